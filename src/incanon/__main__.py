@@ -1,0 +1,5 @@
+"""``python -m incanon``."""
+
+from incanon.cli.main import main
+
+main()

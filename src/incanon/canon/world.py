@@ -1,0 +1,215 @@
+"""The JSON interchange format of a work: what ``incanon canon import/export`` reads and writes.
+
+A ``World`` is the whole canon of one work as plain data. Names (not database ids) link the
+records: a scene lists its participants by character name, a relation names its source and
+target. Positions are strings in ``Position.parse`` form. The canon store validates references
+on import and reports the first bad one by JSON path.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from incanon.canon.position import Axis, Position
+
+SCHEMA_VERSION = 1
+
+EntityType = Literal["character", "location", "time", "event", "organization", "object", "concept"]
+Affection = Literal["high", "low"]
+
+
+def _check_position(value: str | None) -> str | None:
+    if value is not None:
+        Position.parse(value)
+    return value
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TimePoint(_Record):
+    """A named moment of a character's story, e.g. "end of book 1" → ``1-6``."""
+
+    label: str
+    """Human label, e.g. "1st year, Christmas"."""
+    position: str
+    """Where on the axis it falls."""
+    description: str = ""
+    """What the character's situation is at that moment (used in role-play prompts)."""
+
+    _v = field_validator("position")(_check_position)
+
+
+class Character(_Record):
+    """A character of the work."""
+
+    name: str
+    """Canonical name."""
+    aliases: list[str] = Field(default_factory=list)
+    """Other names and forms of address the story uses."""
+    profile: str = ""
+    """Who they are (background, role in the story); written from the whole work."""
+    personality: str = ""
+    """Traits, tone, manner and vocabulary, for personality judging and role-play prompts."""
+    first_position: str | None = None
+    """Where the character first appears."""
+    time_points: list[TimePoint] = Field(default_factory=list)
+    """Named moments a user can put the character at."""
+
+    _v = field_validator("first_position")(_check_position)
+
+
+class Chunk(_Record):
+    """A piece of raw source text at a story position."""
+
+    id: str
+    """Unique within the work."""
+    position: str
+    """Where the text happens."""
+    text: str
+    """The text."""
+    source: str = ""
+    """File or book the text came from."""
+    scene: str | None = None
+    """The scene this chunk belongs to, if any (scene id)."""
+
+    _v = field_validator("position")(_check_position)
+
+
+class Utterance(_Record):
+    """One message of a scene: speech, (action) and [thought] channels."""
+
+    speaker: str
+    """Character name, ``Environment`` for narration, or ``impersonal``."""
+    speech: str = ""
+    """What is said aloud."""
+    action: str = ""
+    """What is done, visible to others."""
+    thought: str = ""
+    """Inner thought, visible to no one else."""
+
+
+class Scene(_Record):
+    """A scene or dialogue session: a place and time where some characters are present."""
+
+    id: str
+    """Unique within the work, e.g. ``1-2-3`` or ``session-14``."""
+    position: str
+    """Where on the axis it happens."""
+    date: str | None = None
+    """Calendar date, for dated sessions (ISO)."""
+    title: str = ""
+    """Short title."""
+    location: str = ""
+    """Where it happens."""
+    summary: str = ""
+    """One or two sentences saying what happens."""
+    participants: list[str] = Field(default_factory=list)
+    """Characters present (they witness everything said and done)."""
+    speakers: list[str] = Field(default_factory=list)
+    """Characters who speak (a subset of participants)."""
+    messages: list[Utterance] = Field(default_factory=list)
+    """The dialogue, when known."""
+
+    _v = field_validator("position")(_check_position)
+
+
+class Entity(_Record):
+    """A non-character thing the story knows about: place, object, organization, event."""
+
+    name: str
+    type: EntityType
+    description: str = ""
+    aliases: list[str] = Field(default_factory=list)
+    position: str | None = None
+    """Where it first becomes known in the story."""
+
+    _v = field_validator("position")(_check_position)
+
+
+class Relation(_Record):
+    """A directed relation between two named characters or entities, valid over a span."""
+
+    source: str
+    target: str
+    type: str
+    """e.g. ``friend``, ``sister``, ``mentor``, ``enemy``, ``lives_in``."""
+    description: str = ""
+    affection: Affection | None = None
+    """High or low affection of source toward target (SHARP)."""
+    weight: float = 1.0
+    """Strength of the relation."""
+    valid_from: str | None = None
+    """Where it becomes true; None = from the start."""
+    valid_to: str | None = None
+    """Where it stops being true (exclusive); None = to the end."""
+
+    _v = field_validator("valid_from", "valid_to")(_check_position)
+
+
+class Fact(_Record):
+    """A statement that becomes true at a position, learned by witnesses or by everyone."""
+
+    id: str
+    subject: str
+    """The character or entity the fact is about."""
+    text: str
+    """The fact in one sentence."""
+    position: str
+    """Where it becomes true."""
+    valid_to: str | None = None
+    """Where it stops being true (exclusive)."""
+    scene: str | None = None
+    """The scene that establishes it; characters not in that scene do not learn it there."""
+    public: bool = False
+    """Known to every character from ``position`` on (news, common knowledge)."""
+    known_by: list[str] = Field(default_factory=list)
+    """Characters who learn it later or second-hand (from ``position``)."""
+
+    _v = field_validator("position", "valid_to")(_check_position)
+
+
+class Probe(_Record):
+    """A ground-truth interview question for a character at a time point (demo and tests)."""
+
+    character: str
+    at: str
+    """The character's position."""
+    question: str
+    data_type: Literal["future", "past-absence", "past-presence", "past-only"]
+    event: str
+    """Scene id (or fact id) the question is about."""
+    gold_response: str
+    """What an in-canon answer says."""
+
+    _v = field_validator("at")(_check_position)
+
+
+class WorkInfo(_Record):
+    """The work itself."""
+
+    id: str
+    """Short slug, unique within a store."""
+    title: str
+    author: str = ""
+    axis: Axis = Axis.CHAPTER
+    description: str = ""
+    books: dict[str, str] = Field(default_factory=dict)
+    """Book number → book title."""
+
+
+class World(_Record):
+    """The whole canon of one work."""
+
+    schema_version: int = SCHEMA_VERSION
+    work: WorkInfo
+    characters: list[Character] = Field(default_factory=list)
+    chunks: list[Chunk] = Field(default_factory=list)
+    scenes: list[Scene] = Field(default_factory=list)
+    entities: list[Entity] = Field(default_factory=list)
+    relations: list[Relation] = Field(default_factory=list)
+    facts: list[Fact] = Field(default_factory=list)
+    probes: list[Probe] = Field(default_factory=list)

@@ -1,0 +1,88 @@
+"""The ``incanon`` command line.
+
+Each command group lives in its own module under ``incanon.cli`` and exposes ``app``; this
+module only wires them together and turns user errors into one line and exit code 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from incanon import __version__
+from incanon.cli.output import err
+from incanon.errors import IncanonError
+
+app = typer.Typer(
+    name="incanon",
+    help="Keep role-playing LLM agents in canon, and measure how well they stay there.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# (module under incanon.cli, group name or None for top-level commands registered by the module)
+_GROUPS: list[tuple[str, str | None]] = [
+    ("doctor", None),
+    ("demo", None),
+    ("cache", "cache"),
+    ("runs", "runs"),
+    ("canon", "canon"),
+]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"incanon {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Keep role-playing LLM agents in canon, and measure how well they stay there."""
+
+
+def _register() -> None:
+    for module_name, group in _GROUPS:
+        try:
+            module = importlib.import_module(f"incanon.cli.{module_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"incanon.cli.{module_name}":
+                continue  # command group not built yet
+            raise
+        if group is None:
+            module.register(app)
+        else:
+            app.add_typer(module.app, name=group)
+
+
+_register()
+
+
+def main() -> None:
+    """Console entry point: run the app, print user errors as one line, exit 2 on them."""
+    try:
+        app(standalone_mode=False)
+    except IncanonError as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(exc.exit_code)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err.print("aborted")
+        sys.exit(130)
+    except KeyboardInterrupt:
+        err.print("interrupted; finished work is saved, run the same command again to resume")
+        sys.exit(130)
+    except Exception as exc:
+        # Usage errors of the (vendored) click layer arrive here in non-standalone mode.
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):
+            exc.show()
+            sys.exit(2)
+        raise
