@@ -30,6 +30,8 @@ _GROUPS: list[tuple[str, str | None]] = [
     ("cache", "cache"),
     ("runs", "runs"),
     ("canon", "canon"),
+    ("timechara", "timechara"),
+    ("sharp", "sharp"),
 ]
 
 

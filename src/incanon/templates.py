@@ -1,0 +1,82 @@
+"""Prompt templates: every prompt incanon sends is a jinja2 file a user can override.
+
+Built-in templates live in ``incanon/prompts/<name>.j2``. A user points ``INCANON_PROMPTS`` (or
+``--prompts DIR`` on commands that take it) at a folder; a file there with the same name wins,
+so anyone can drop in a paper's exact wording. Templates render in jinja2's sandbox with
+``StrictUndefined``: a placeholder left unfilled is an error, never silent text (one of the
+reference evaluators shipped a rubric with ``{major_characters}`` left in it).
+
+Each run records the sha256 of every template it rendered, so results say which wording made them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jinja2 import StrictUndefined, TemplateSyntaxError, UndefinedError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from incanon.errors import ConfigError, InputError, NotFoundError
+
+_BUILTIN = "prompts"
+
+
+def _env() -> ImmutableSandboxedEnvironment:
+    return ImmutableSandboxedEnvironment(
+        undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False
+    )
+
+
+class PromptLibrary:
+    """Finds, renders and fingerprints prompt templates, user overrides first."""
+
+    def __init__(self, override_dir: str | Path | None = None):
+        env_dir = os.environ.get("INCANON_PROMPTS")
+        chosen = override_dir if override_dir is not None else env_dir
+        self.override_dir = Path(chosen).expanduser() if chosen else None
+        if self.override_dir is not None and not self.override_dir.is_dir():
+            raise ConfigError(f"prompt folder {self.override_dir} does not exist or is not a folder")
+        self._env = _env()
+        self.used: dict[str, str] = {}
+        """Template name → sha256 of the source that was rendered (for run configs)."""
+
+    def source(self, name: str) -> tuple[str, str]:
+        """Return (template text, where it came from)."""
+        filename = f"{name}.j2"
+        if self.override_dir is not None:
+            candidate = self.override_dir / filename
+            if candidate.is_file():
+                return candidate.read_text(encoding="utf-8"), str(candidate)
+        builtin = resources.files("incanon").joinpath(_BUILTIN, filename)
+        if not builtin.is_file():
+            raise NotFoundError(f"no prompt template named {name!r} (looked for {filename})")
+        return builtin.read_text(encoding="utf-8"), f"incanon/{_BUILTIN}/{filename}"
+
+    def render(self, name: str, **variables: Any) -> str:
+        """Render template ``name`` with ``variables``; unknown placeholders are errors."""
+        text, origin = self.source(name)
+        try:
+            template = self._env.from_string(text)
+            rendered = template.render(**variables)
+        except TemplateSyntaxError as exc:
+            raise InputError(f"template syntax error: {exc.message}", source=origin, where=f"line {exc.lineno}") from None
+        except UndefinedError as exc:
+            raise InputError(f"template needs a value that was not given: {exc.message}", source=origin) from None
+        self.used[name] = fingerprint(text)
+        return rendered.strip()
+
+
+def fingerprint(text: str) -> str:
+    """Short sha256 of a template's source."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def default_library() -> PromptLibrary:
+    """The process-wide library (honours ``INCANON_PROMPTS``)."""
+    return PromptLibrary()
