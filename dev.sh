@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# One entry point for a fresh machine: creates .venv, installs incanon from this checkout's own
+# files (pyproject.toml pins, constraints.txt locks the rest), then runs the requested job.
+#   ./dev.sh demo [ARGS...]   set up, then `incanon demo ARGS...`
+#   ./dev.sh test [ARGS...]   set up, then the whole test suite (pytest ARGS...)
+#   ./dev.sh setup            only set up
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PY="${INCANON_PYTHON:-}"
+if [ -z "$PY" ]; then
+  for cand in python3.11 python3.12 python3.13 python3; do
+    if command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+      PY="$cand"; break
+    fi
+  done
+fi
+[ -n "$PY" ] || { echo "error: Python 3.11 or newer is needed (set INCANON_PYTHON to its path)" >&2; exit 2; }
+
+setup() {
+  if [ ! -x .venv/bin/python ]; then
+    echo "[setup] creating .venv with $PY" >&2
+    "$PY" -m venv .venv
+  fi
+  # Re-install only when the project's dependency files change (the stamp holds their hash).
+  local want have
+  want=$(cat pyproject.toml constraints.txt 2>/dev/null | sha256sum | cut -d' ' -f1)
+  have=$(cat .venv/.incanon-stamp 2>/dev/null || true)
+  if [ "$want" != "$have" ]; then
+    echo "[setup] installing incanon and its pinned dependencies (llama-cpp-python compiles from source the first time: ~10 min on 2 cores)" >&2
+    .venv/bin/python -m pip install --quiet --upgrade "pip>=24"
+    .venv/bin/python -m pip install --quiet -c constraints.txt -e ".[dev]"
+    echo "$want" > .venv/.incanon-stamp
+  fi
+}
+
+job="${1:-}"; shift || true
+case "$job" in
+  setup) setup ;;
+  demo)  setup; exec .venv/bin/incanon demo "$@" ;;
+  test)  setup; exec .venv/bin/python -m pytest "$@" ;;
+  *) echo "usage: ./dev.sh demo|test|setup [ARGS...]" >&2; exit 2 ;;
+esac
