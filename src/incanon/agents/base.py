@@ -1,0 +1,126 @@
+"""The role-play agent plug point.
+
+An agent is one role-play *method* (zero-shot, RAG-cutoff, narrative experts, ...). It answers
+as a character who stands at one point of the story; ``CharacterAt`` says who and when, and
+carries the knowledge scope that retrieval methods filter through. Every agent returns a
+``Reply`` that records the calls it made and what reached its final prompt, so reports and
+chat's ``/why`` can show what shaped an answer.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from incanon.canon.position import Position
+from incanon.models.types import ChatModel, GenerationParams, Message
+from incanon.templates import PromptLibrary, default_library
+
+
+class CharacterAt(BaseModel):
+    """A character standing at one point of the story: everything a role-play prompt needs."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    work_title: str
+    """Title of the work (series or book)."""
+    author: str = ""
+    """The work's author."""
+    character: str
+    """Canonical name."""
+    aliases: list[str] = Field(default_factory=list)
+    """Other names the character goes by."""
+    profile: str = ""
+    """Background of the character."""
+    personality: str = ""
+    """Tone, manner and vocabulary."""
+    position: Position
+    """Where in story time the character stands."""
+    time_label: str = ""
+    """Human label of that moment, e.g. "end of book 1"."""
+    time_description: str = ""
+    """The character's situation at that moment."""
+    scope: Any = None
+    """The ``KnowledgeScope`` for (character, position), for methods that retrieve canon."""
+
+    @property
+    def when(self) -> str:
+        """The time point as the prompt names it."""
+        return self.time_label or f"story position {self.position}"
+
+
+class Turn(BaseModel):
+    """One turn of the conversation the agent is in."""
+
+    speaker: str
+    """``user`` for the interviewer/user, else a character name."""
+    text: str
+
+
+class CallRecord(BaseModel):
+    """One model call an agent made, for traces and reports."""
+
+    step: str
+    """What the call was for: ``answer``, ``temporal-expert``, ``feedback``..."""
+    messages: list[Message]
+    output: str
+
+
+class Reply(BaseModel):
+    """An agent's answer and the evidence behind it."""
+
+    text: str
+    """The in-character answer."""
+    method: str
+    """The method that produced it."""
+    calls: list[CallRecord] = Field(default_factory=list)
+    """Every model call, in order."""
+    hints: list[str] = Field(default_factory=list)
+    """Hints (e.g. from narrative experts) that reached the final prompt."""
+    context: list[str] = Field(default_factory=list)
+    """Retrieved canon (chunk ids or texts) that reached the final prompt."""
+
+
+class Agent(ABC):
+    """A role-play method. Subclasses set ``name`` and implement ``respond``."""
+
+    name: ClassVar[str]
+
+    def __init__(
+        self,
+        model: ChatModel,
+        *,
+        prompts: PromptLibrary | None = None,
+        params: GenerationParams | None = None,
+        **options: Any,
+    ) -> None:
+        self.model = model
+        self.prompts = prompts or default_library()
+        self.params = params or GenerationParams(max_tokens=256)
+        self.options = options
+
+    @abstractmethod
+    async def respond(self, who: CharacterAt, dialogue: Sequence[Turn]) -> Reply:
+        """Answer the last turn of ``dialogue`` as ``who``."""
+
+    async def _call(self, step: str, messages: list[Message], calls: list[CallRecord],
+                    params: GenerationParams | None = None) -> str:
+        """Make one model call and record it."""
+        completion = await self.model.generate(messages, params or self.params)
+        calls.append(CallRecord(step=step, messages=messages, output=completion.text))
+        return completion.text.strip()
+
+
+def dialogue_messages(who: CharacterAt, dialogue: Sequence[Turn]) -> list[Message]:
+    """The conversation as chat messages seen from the character's side."""
+    messages = []
+    for turn in dialogue:
+        if turn.speaker == who.character:
+            messages.append(Message(role="assistant", content=turn.text))
+        elif turn.speaker == "user":
+            messages.append(Message(role="user", content=turn.text))
+        else:
+            messages.append(Message(role="user", content=f"{turn.speaker}: {turn.text}"))
+    return messages

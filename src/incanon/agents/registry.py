@@ -1,0 +1,46 @@
+"""Agents registered by method name, so benchmarks, chat and plugins pick them by string."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, TypeVar
+
+from incanon.agents.base import Agent
+from incanon.errors import ConfigError
+from incanon.models.types import ChatModel
+
+_AGENTS: dict[str, type[Agent]] = {}
+A = TypeVar("A", bound=type[Agent])
+
+
+def register_agent(name: str) -> Callable[[A], A]:
+    """Class decorator: make an ``Agent`` subclass available as method ``name``."""
+
+    def wrap(cls: A) -> A:
+        cls.name = name
+        _AGENTS[name] = cls
+        return cls
+
+    return wrap
+
+
+def agent_names() -> list[str]:
+    """Every registered method name."""
+    _load_builtins()
+    return sorted(_AGENTS)
+
+
+def create_agent(name: str, model: ChatModel, **options: Any) -> Agent:
+    """Instantiate the method ``name`` on ``model``; unknown names list the known ones."""
+    _load_builtins()
+    try:
+        cls = _AGENTS[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown role-play method {name!r}; known methods: {', '.join(sorted(_AGENTS))}"
+        ) from None
+    return cls(model, **options)
+
+
+def _load_builtins() -> None:
+    # Importing the modules runs their @register_agent decorators.
+    from incanon.agents import zero_shot  # noqa: F401

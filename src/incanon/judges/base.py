@@ -1,0 +1,69 @@
+"""The judge plug point: a prompt template, a score range, a robust parser, one repair call."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from pydantic import BaseModel
+
+from incanon.judges.parse import parse_score
+from incanon.models.types import ChatModel, GenerationParams, Message
+from incanon.templates import PromptLibrary, default_library
+
+
+class Judgement(BaseModel):
+    """A judge's verdict on one answer."""
+
+    score: int | None
+    """The parsed score; ``None`` only when even the repair call gave none."""
+    rationale: str
+    """The judge's reasoning (its full first output)."""
+    repaired: bool = False
+    """True when the score came from the repair call."""
+
+
+class LLMJudge:
+    """Renders ``template`` with the item's fields, asks ``model``, parses a score in ``allowed``."""
+
+    def __init__(
+        self,
+        model: ChatModel,
+        template: str,
+        allowed: Iterable[int] | tuple[float, float],
+        *,
+        prompts: PromptLibrary | None = None,
+        params: GenerationParams | None = None,
+    ) -> None:
+        self.model = model
+        self.template = template
+        self.allowed = allowed if isinstance(allowed, tuple) else frozenset(allowed)
+        self.prompts = prompts or default_library()
+        self.params = params or GenerationParams(max_tokens=384)
+
+    def _range_text(self) -> str:
+        if isinstance(self.allowed, tuple):
+            return f"a whole number from {int(self.allowed[0])} to {int(self.allowed[1])}"
+        return " or ".join(str(v) for v in sorted(self.allowed))
+
+    async def judge(self, **fields: Any) -> Judgement:
+        """Judge one answer; ``fields`` fill the template."""
+        prompt = self.prompts.render(self.template, **fields)
+        messages = [Message(role="user", content=prompt)]
+        first = await self.model.generate(messages, self.params)
+        score = parse_score(first.text, self.allowed)
+        if score is not None:
+            return Judgement(score=score, rationale=first.text.strip())
+        # One repair turn: show the judge its own text and ask for the bare score.
+        repair = messages + [
+            Message(role="assistant", content=first.text),
+            Message(
+                role="user",
+                content=f"Your evaluation did not end with a score. Reply with only the score: {self._range_text()}.",
+            ),
+        ]
+        second = await self.model.generate(repair, GenerationParams(max_tokens=16))
+        return Judgement(
+            score=parse_score(second.text, self.allowed),
+            rationale=first.text.strip(),
+            repaired=True,
+        )
