@@ -1,0 +1,115 @@
+"""Progress of a run on stderr: a rich bar on a terminal, a line every few seconds elsewhere.
+
+stdout stays clean for ``--json`` documents, so nothing here ever writes there.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+logger = logging.getLogger("incanon.runs")
+
+
+class RateColumn(ProgressColumn):
+    """Samples per second."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:,.1f} it/s" if speed else "? it/s", style="progress.data.speed")
+
+
+class RunProgress:
+    """Reports a run's progress: ``start`` once, ``advance`` per sample, ``stop`` at the end.
+
+    ``enabled=False`` reports nothing but notes (sent to the ``incanon.runs`` logger). On a
+    terminal it shows a bar with done/total, rate, elapsed and ETA; on anything else (CI logs,
+    pipes) a plain line every ``every_s`` seconds.
+    """
+
+    def __init__(self, enabled: bool = True, *, console: Console | None = None, every_s: float = 10.0):
+        self.console = console or Console(stderr=True)
+        self.enabled = enabled
+        self.live = enabled and self.console.is_terminal
+        self.every_s = every_s
+        self._bar: Progress | None = None
+        self._task: int | None = None
+        self.total: int | None = None
+        self.done = self.ok = self.failed = 0
+        self._t0 = self._last_line = time.monotonic()
+
+    def start(self, label: str, total: int | None) -> None:
+        """Begin reporting ``total`` samples (None when unknown: no ETA then)."""
+        self.total = total
+        self._t0 = self._last_line = time.monotonic()
+        if not self.live:
+            return
+        self._bar = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("[green]{task.fields[ok]} ok[/] [red]{task.fields[failed]} failed[/]"),
+            RateColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=False,
+        )
+        self._task = self._bar.add_task(label, total=total, ok=0, failed=0)
+        self._bar.start()
+
+    def advance(self, ok: bool) -> None:
+        """Count one finished sample."""
+        self.done += 1
+        if ok:
+            self.ok += 1
+        else:
+            self.failed += 1
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, advance=1, ok=self.ok, failed=self.failed)
+        elif self.enabled:
+            now = time.monotonic()
+            if now - self._last_line >= self.every_s:
+                self._last_line = now
+                self.console.print(self.line(), highlight=False, soft_wrap=True)
+
+    def line(self) -> str:
+        """One-line status: done/total, failures, rate, ETA."""
+        elapsed = max(time.monotonic() - self._t0, 1e-9)
+        rate = self.done / elapsed
+        text = f"{self.done}" + (f"/{self.total}" if self.total else "") + f" done, {self.failed} failed"
+        text += f", {rate:,.1f} it/s"
+        if self.total and rate > 0:
+            text += f", ETA {max(self.total - self.done, 0) / rate:,.0f}s"
+        return text
+
+    def note(self, message: str) -> None:
+        """Tell the user something (above the bar when it is shown)."""
+        if self.enabled:
+            self.console.print(f"[yellow]note:[/] {message}", highlight=False, soft_wrap=True)
+        else:
+            logger.warning(message)
+
+    def stop(self, final: str | None = None) -> None:
+        """Remove the bar and print ``final`` (when reporting is enabled)."""
+        if self._bar is not None:
+            if self.total is None and self._task is not None:
+                self._bar.update(self._task, total=self.done)
+            self._bar.stop()
+            self._bar = None
+        if self.enabled and final:
+            self.console.print(final, highlight=False, soft_wrap=True)

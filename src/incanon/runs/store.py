@@ -1,0 +1,356 @@
+"""The run store: every sample of every run in one SQLite file.
+
+WAL journal so readers (``incanon runs show`` while a run goes on) never block the writer; each
+sample is one short transaction, so a killed process leaves whole samples or none; values are
+JSON text, never pickle, so a store can be read by anything and shared safely.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import threading
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterator
+
+from incanon.errors import InputError, NotFoundError
+from incanon.models.types import Usage
+from incanon.paths import default_runs_path
+from incanon.runs.config import RunConfig, resume_notes, utcnow
+from incanon.runs.records import RunInfo, RunSummary, SampleRecord, dumps
+from incanon.runs.stats import score_stats, usage_from_sums
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id        TEXT PRIMARY KEY,
+    benchmark TEXT NOT NULL,
+    config    TEXT NOT NULL,              -- RunConfig as JSON
+    status    TEXT NOT NULL,              -- running | interrupted | finished | crashed
+    created   TEXT NOT NULL,
+    updated   TEXT NOT NULL,
+    total     INTEGER,                    -- planned samples, when known
+    totals    TEXT NOT NULL DEFAULT '{}', -- JSON: usage spent over all attempts, elapsed
+    pid       INTEGER,                    -- process that last ran it (stale-run detection)
+    host      TEXT
+);
+CREATE TABLE IF NOT EXISTS samples (
+    run_id     TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    item_id    TEXT NOT NULL,
+    epoch      INTEGER NOT NULL DEFAULT 0,
+    input_hash TEXT NOT NULL,
+    input      TEXT NOT NULL,
+    outputs    TEXT,
+    scores     TEXT,
+    extra      TEXT,
+    usage      TEXT NOT NULL DEFAULT '{}',
+    started    TEXT,
+    finished   TEXT,
+    duration_s REAL NOT NULL DEFAULT 0,
+    status     TEXT NOT NULL CHECK (status IN ('ok', 'error')),
+    error_type TEXT,
+    error      TEXT,
+    traceback  TEXT,
+    attempts   INTEGER NOT NULL DEFAULT 1,
+    UNIQUE (run_id, item_id, epoch)
+);
+CREATE INDEX IF NOT EXISTS samples_by_status ON samples (run_id, status);
+"""
+
+_SAMPLE_COLUMNS = (
+    "run_id, item_id, epoch, input_hash, input, outputs, scores, extra, usage, started, "
+    "finished, duration_s, status, error_type, error, traceback, attempts"
+)
+
+
+def _ts(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _loads(text: str | None) -> Any:
+    return json.loads(text) if text is not None else None
+
+
+def _alive(pid: int | None, host: str | None) -> bool:
+    # Only processes on this machine can be checked; elsewhere assume the run is alive.
+    if pid is None or host != socket.gethostname():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class RunStore:
+    """SQLite store of runs and their samples (one file; safe for concurrent readers)."""
+
+    def __init__(self, path: str | Path | None = None, *, create: bool = True, timeout: float = 30.0):
+        """Open (and by default create) the store at ``path`` (default ``~/.incanon/runs.sqlite``)."""
+        self.path = Path(path).expanduser() if path is not None else default_runs_path()
+        if not create and not self.path.is_file():
+            raise NotFoundError(f"no run store at {self.path}")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Autocommit mode: transactions are opened explicitly (BEGIN IMMEDIATE) so a writer takes
+        # the lock up front instead of failing to upgrade a read lock under contention.
+        self._db = sqlite3.connect(
+            str(self.path), timeout=timeout, isolation_level=None, check_same_thread=False
+        )
+        self._lock = threading.RLock()
+        self._db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+        self._db.execute("PRAGMA journal_mode = WAL")
+        # NORMAL in WAL mode: a commit survives a killed process; only power loss may drop the
+        # last few commits, and never leaves a torn one.
+        self._db.execute("PRAGMA synchronous = NORMAL")
+        self._db.execute("PRAGMA foreign_keys = ON")
+        self._init_schema()
+
+    def _init_schema(self) -> None:
+        with self._lock:
+            self._db.executescript(_SCHEMA)
+            self._db.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+                (str(SCHEMA_VERSION),),
+            )
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> "RunStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- runs ---------------------------------------------------------------------------------
+
+    def create_or_resume(self, config: RunConfig, *, fresh: bool = False) -> RunInfo:
+        """Open the run ``config`` names (resuming it if it exists), or a new one if ``fresh``."""
+        now = _ts(utcnow())
+        with self._tx() as db:
+            run_id = config.fresh_run_id() if fresh else config.run_id
+            while fresh and db.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone():
+                run_id = config.fresh_run_id()
+            row = db.execute("SELECT config FROM runs WHERE id = ?", (run_id,)).fetchone()
+            notes: list[str] = []
+            if row is None:
+                db.execute(
+                    "INSERT INTO runs (id, benchmark, config, status, created, updated, pid, host)"
+                    " VALUES (?, ?, ?, 'running', ?, ?, ?, ?)",
+                    (run_id, config.benchmark, config.to_json(), _ts(config.created), now,
+                     os.getpid(), socket.gethostname()),
+                )
+            else:
+                stored = RunConfig.model_validate_json(row[0])
+                notes = resume_notes(stored, config)
+                merged = stored.with_templates(config.templates)
+                db.execute(
+                    "UPDATE runs SET status = 'running', updated = ?, config = ?, pid = ?, host = ?"
+                    " WHERE id = ?",
+                    (now, merged.to_json(), os.getpid(), socket.gethostname(), run_id),
+                )
+        info = self.get_run(run_id)
+        return info.model_copy(update={"resumed": row is not None, "notes": notes})
+
+    def set_total(self, run_id: str, total: int | None) -> None:
+        """Record how many samples the run plans (items × epochs)."""
+        with self._tx() as db:
+            db.execute("UPDATE runs SET total = ? WHERE id = ?", (total, run_id))
+
+    def add_templates(self, run_id: str, used: dict[str, str]) -> None:
+        """Merge template fingerprints rendered during the run into the stored config."""
+        if not used:
+            return
+        with self._tx() as db:
+            row = db.execute("SELECT config FROM runs WHERE id = ?", (run_id,)).fetchone()
+            config = RunConfig.model_validate_json(row[0]).with_templates(used)
+            db.execute("UPDATE runs SET config = ? WHERE id = ?", (config.to_json(), run_id))
+
+    def finish(self, run_id: str, status: str, *, spent: Usage | None = None, elapsed_s: float = 0.0) -> None:
+        """Set the run's status and add this session's usage and wall time to its totals."""
+        with self._tx() as db:
+            row = db.execute("SELECT totals FROM runs WHERE id = ?", (run_id,)).fetchone()
+            totals = json.loads(row[0]) if row else {}
+            total_spent = Usage.model_validate(totals.get("spent", {})) + (spent or Usage())
+            totals["spent"] = total_spent.model_dump()
+            totals["elapsed_s"] = float(totals.get("elapsed_s", 0.0)) + elapsed_s
+            totals["sessions"] = int(totals.get("sessions", 0)) + 1
+            db.execute(
+                "UPDATE runs SET status = ?, totals = ?, updated = ? WHERE id = ?",
+                (status, json.dumps(totals), _ts(utcnow()), run_id),
+            )
+
+    def _info(self, row: sqlite3.Row | tuple) -> RunInfo:
+        run_id, benchmark, config, status, created, updated, total, totals, pid, host = row[:10]
+        ok, failed = row[10] or 0, row[11] or 0
+        if status == "running" and not _alive(pid, host):
+            status = "interrupted"  # its process died (kill -9, crash): resumable
+        return RunInfo(
+            id=run_id, benchmark=benchmark, status=status, created=created, updated=updated,
+            ok=ok, failed=failed, total=total, config=RunConfig.model_validate_json(config),
+            totals=json.loads(totals),
+        )
+
+    _RUN_QUERY = (
+        "SELECT r.id, r.benchmark, r.config, r.status, r.created, r.updated, r.total, r.totals,"
+        " r.pid, r.host,"
+        " (SELECT COUNT(*) FROM samples s WHERE s.run_id = r.id AND s.status = 'ok'),"
+        " (SELECT COUNT(*) FROM samples s WHERE s.run_id = r.id AND s.status = 'error')"
+        " FROM runs r"
+    )
+
+    def runs(self) -> list[RunInfo]:
+        """Every run, newest first."""
+        with self._lock:
+            rows = self._db.execute(self._RUN_QUERY + " ORDER BY r.created DESC, r.id").fetchall()
+        return [self._info(row) for row in rows]
+
+    def get_run(self, run_id: str) -> RunInfo:
+        """The run with exactly this id."""
+        with self._lock:
+            row = self._db.execute(self._RUN_QUERY + " WHERE r.id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise self._not_found(run_id)
+        return self._info(row)
+
+    def resolve(self, ref: str) -> str:
+        """The id of the run ``ref`` names: an exact id or a unique prefix of one."""
+        with self._lock:
+            ids = [r[0] for r in self._db.execute("SELECT id FROM runs ORDER BY created DESC")]
+        if ref in ids:
+            return ref
+        matches = [i for i in ids if i.startswith(ref)]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            shown = ", ".join(matches[:5]) + (f" (and {len(matches) - 5} more)" if len(matches) > 5 else "")
+            raise InputError(f"run {ref!r} is ambiguous; it matches {shown}")
+        raise self._not_found(ref, ids)
+
+    def _not_found(self, ref: str, ids: list[str] | None = None) -> NotFoundError:
+        if ids is None:
+            with self._lock:
+                ids = [r[0] for r in self._db.execute("SELECT id FROM runs ORDER BY created DESC")]
+        if not ids:
+            return NotFoundError(f"no run {ref!r}: the run store {self.path} has no runs")
+        known = ", ".join(ids[:5]) + (f" (and {len(ids) - 5} more)" if len(ids) > 5 else "")
+        return NotFoundError(f"no run {ref!r} in {self.path}; known runs: {known}")
+
+    # -- samples ------------------------------------------------------------------------------
+
+    def record(self, sample: SampleRecord) -> int:
+        """Write one finished sample in its own transaction; returns its attempt count.
+
+        A sample already stored for (run, item, epoch) is replaced; its attempt count goes up
+        by one, or restarts at 1 when the input changed (a different item under the same id).
+        """
+        values = (
+            sample.run_id, sample.item_id, sample.epoch, sample.input_hash, dumps(sample.input),
+            None if sample.outputs is None else dumps(sample.outputs),
+            None if sample.scores is None else dumps(sample.scores),
+            None if sample.extra is None else dumps(sample.extra),
+            dumps(sample.usage.model_dump()), _ts(sample.started), _ts(sample.finished),
+            sample.duration_s, sample.status, sample.error_type, sample.error, sample.traceback, 1,
+        )
+        update = ", ".join(
+            f"{c} = excluded.{c}" for c in _SAMPLE_COLUMNS.replace(" ", "").split(",")[3:-1]
+        )
+        with self._tx() as db:
+            (attempts,) = db.execute(
+                f"INSERT INTO samples ({_SAMPLE_COLUMNS}) VALUES ({', '.join('?' * 17)})"
+                f" ON CONFLICT (run_id, item_id, epoch) DO UPDATE SET {update},"
+                " attempts = CASE WHEN samples.input_hash = excluded.input_hash"
+                " THEN samples.attempts + 1 ELSE 1 END"
+                " RETURNING attempts",
+                values,
+            ).fetchone()
+            db.execute("UPDATE runs SET updated = ? WHERE id = ?", (values[10] or _ts(utcnow()), sample.run_id))
+        return int(attempts)
+
+    def sample_states(self, run_id: str) -> dict[tuple[str, int], tuple[str, str]]:
+        """(item id, epoch) → (status, input hash) of every stored sample: what resume needs."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT item_id, epoch, status, input_hash FROM samples WHERE run_id = ?", (run_id,)
+            ).fetchall()
+        return {(item, epoch): (status, digest) for item, epoch, status, digest in rows}
+
+    def done_ids(self, run_id: str) -> set[tuple[str, int]]:
+        """(item id, epoch) of every sample finished ``ok``."""
+        return {key for key, (status, _) in self.sample_states(run_id).items() if status == "ok"}
+
+    def samples(self, run_id: str, status: str | None = None) -> Iterator[SampleRecord]:
+        """The run's samples in the order they were first recorded (streamed, not loaded at once)."""
+        query = f"SELECT {_SAMPLE_COLUMNS} FROM samples WHERE run_id = ?"
+        args: tuple[Any, ...] = (run_id,)
+        if status is not None:
+            query += " AND status = ?"
+            args += (status,)
+        # A separate connection so a long export never holds this one's lock.
+        reader = sqlite3.connect(str(self.path), timeout=30.0)
+        try:
+            for row in reader.execute(query + " ORDER BY rowid", args):
+                yield SampleRecord(
+                    run_id=row[0], item_id=row[1], epoch=row[2], input_hash=row[3],
+                    input=json.loads(row[4]), outputs=_loads(row[5]), scores=_loads(row[6]),
+                    extra=_loads(row[7]), usage=Usage.model_validate_json(row[8]),
+                    started=row[9], finished=row[10], duration_s=row[11], status=row[12],
+                    error_type=row[13], error=row[14], traceback=row[15], attempts=row[16],
+                )
+        finally:
+            reader.close()
+
+    def summary(self, run_id: str) -> RunSummary:
+        """Counts, mean ± SEM of each numeric score (ok samples), usage totals, errors by type."""
+        info = self.get_run(run_id)
+        with self._lock:
+            db = self._db
+            attempts, duration = db.execute(
+                "SELECT COALESCE(SUM(attempts), 0), COALESCE(SUM(duration_s), 0)"
+                " FROM samples WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            usage_row = db.execute(
+                "SELECT " + ", ".join(
+                    f"COALESCE(SUM(json_extract(usage, '$.{f}')), 0)" for f in Usage.model_fields
+                ) + " FROM samples WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            score_rows = db.execute(
+                "SELECT j.key,"
+                " SUM(j.type IN ('integer', 'real')),"
+                " SUM(CASE WHEN j.type IN ('integer', 'real') THEN j.value END),"
+                " SUM(CASE WHEN j.type IN ('integer', 'real') THEN j.value * j.value END),"
+                " SUM(j.type = 'null')"
+                " FROM samples s, json_each(s.scores) j"
+                " WHERE s.run_id = ? AND s.status = 'ok' AND s.scores IS NOT NULL"
+                " GROUP BY j.key ORDER BY j.key", (run_id,)
+            ).fetchall()
+            errors = dict(db.execute(
+                "SELECT COALESCE(error_type, 'Error'), COUNT(*) FROM samples"
+                " WHERE run_id = ? AND status = 'error' GROUP BY 1 ORDER BY 2 DESC", (run_id,)
+            ).fetchall())
+        return RunSummary(
+            run_id=run_id, status=info.status, ok=info.ok, failed=info.failed, total=info.total,
+            scores=score_stats(score_rows), usage=usage_from_sums(usage_row), errors=errors,
+            attempts=attempts, duration_s=duration,
+        )
