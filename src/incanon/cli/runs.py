@@ -1,0 +1,186 @@
+"""``incanon runs``: list, inspect and export stored runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.errors import InputError, NotFoundError
+from incanon.paths import default_runs_path
+from incanon.runs.export import export_jsonl, write_jsonl
+from incanon.runs.records import RunInfo, RunSummary
+from incanon.runs.store import RunStore
+
+app = typer.Typer(help="List, inspect and export benchmark runs.", no_args_is_help=True)
+
+RUNS_HELP = "Run store file (default: ~/.incanon/runs.sqlite, or $INCANON_HOME/runs.sqlite)."
+
+
+def _open(path: Optional[Path]) -> RunStore | None:
+    """The store at ``path``; None when the default store was never created."""
+    target = path.expanduser() if path is not None else default_runs_path()
+    if not target.is_file():
+        if path is not None:
+            raise NotFoundError(f"no run store at {target}")
+        return None
+    return RunStore(target, create=False)
+
+
+def _require(path: Optional[Path]) -> RunStore:
+    store = _open(path)
+    if store is None:
+        raise NotFoundError(f"no runs yet: the run store {default_runs_path()} does not exist")
+    return store
+
+
+def _when(info: RunInfo) -> str:
+    return info.created.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def _row(info: RunInfo) -> dict[str, Any]:
+    return {
+        "id": info.id, "benchmark": info.benchmark, "status": info.status, "done": info.done,
+        "ok": info.ok, "failed": info.failed, "total": info.total,
+        "created": info.created.isoformat(), "updated": info.updated.isoformat(),
+    }
+
+
+@app.command("list")
+def list_runs(
+    runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """List runs, newest first: status and how many samples are done, failed, planned."""
+    store = _open(runs)
+    infos = store.runs() if store is not None else []
+    if json_:
+        emit_json({"runs": [_row(i) for i in infos]})
+        return
+    if not infos:
+        err.print("no runs yet")
+        return
+    table = Table(title="runs")
+    # Ids and dates are copied into other commands: never wrap them.
+    table.add_column("id", no_wrap=True)
+    table.add_column("benchmark", overflow="fold", min_width=9)
+    table.add_column("status", overflow="fold", min_width=11)
+    table.add_column("done/failed/total", justify="right", no_wrap=True)
+    table.add_column("created", no_wrap=True)
+    for i in infos:
+        failed = f"[red]{i.failed}[/]" if i.failed else "0"
+        total = "?" if i.total is None else str(i.total)
+        table.add_row(i.id, i.benchmark, i.status, f"{i.done}/{failed}/{total}", _when(i))
+    out.print(table)
+
+
+def _config_lines(info: RunInfo) -> list[tuple[str, str]]:
+    c = info.config
+    lines = [("run", info.id), ("benchmark", c.benchmark), ("status", info.status),
+             ("created", info.created.isoformat()), ("incanon", c.package_version)]
+    if c.name:
+        lines.append(("name", c.name))
+    if c.task:
+        lines.append(("task", c.task))
+    if c.dataset:
+        lines.append(("dataset", json.dumps(c.dataset, ensure_ascii=False)))
+    if c.models:
+        lines.append(("models", ", ".join(f"{role}={spec}" for role, spec in c.models.items())))
+    if c.methods:
+        lines.append(("methods", ", ".join(c.methods)))
+    if c.seeds:
+        lines.append(("seeds", ", ".join(map(str, c.seeds))))
+    if c.params:
+        lines.append(("params", json.dumps(c.params, ensure_ascii=False, sort_keys=True)))
+    if c.templates:
+        lines.append(("templates", ", ".join(f"{k}@{v[:8]}" for k, v in sorted(c.templates.items()))))
+    if c.stripped:
+        lines.append(("not stored", ", ".join(c.stripped) + " (looked like credentials)"))
+    return lines
+
+
+def _print_summary(info: RunInfo, summary: RunSummary) -> None:
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column(overflow="fold")
+    for key, value in _config_lines(info):
+        head.add_row(key, value)
+    total = "?" if summary.total is None else str(summary.total)
+    head.add_row("samples", f"{summary.ok} ok, {summary.failed} failed, {total} planned"
+                 f" ({summary.attempts} attempts)")
+    out.print(head)
+
+    if summary.scores:
+        scores = Table(title="scores (ok samples)")
+        for col, justify in (("score", "left"), ("n", "right"), ("mean ± SEM", "right"), ("missing", "right")):
+            scores.add_column(col, justify=justify)  # type: ignore[arg-type]
+        for s in summary.scores:
+            scores.add_row(s.name, str(s.n), s.format(), str(s.missing))
+        out.print(scores)
+
+    u = summary.usage
+    usage = Table(title="usage (stored samples)")
+    for col in ("calls", "cached", "prompt tok", "completion tok", "model time (s)", "cost"):
+        usage.add_column(col, justify="right")
+    usage.add_row(f"{u.calls:,}", f"{u.cached_calls:,}", f"{u.prompt_tokens:,}",
+                  f"{u.completion_tokens:,}", f"{u.latency_s:,.1f}", f"{u.cost:,.4f}")
+    spent = info.totals.get("spent")
+    if spent and spent.get("calls", 0) != u.calls:
+        usage.caption = f"all attempts, including retried failures: {spent['calls']:,} calls"
+    out.print(usage)
+
+    if summary.errors:
+        errors = Table(title="errors by type")
+        errors.add_column("type")
+        errors.add_column("samples", justify="right")
+        for name, count in summary.errors.items():
+            errors.add_row(name, str(count))
+        out.print(errors)
+
+
+@app.command("show")
+def show(
+    run: str = typer.Argument(..., help="Run id, or a unique prefix of one."),
+    runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Show a run: its configuration, score means ± SEM, usage totals and errors by type."""
+    with _require(runs) as store:
+        info = store.get_run(store.resolve(run))
+        summary = store.summary(info.id)
+    if json_:
+        emit_json({"run": _row(info), "config": info.config.model_dump(mode="json"),
+                   "totals": info.totals, "summary": summary.model_dump(mode="json")})
+    else:
+        _print_summary(info, summary)
+
+
+@app.command("export")
+def export(
+    run: str = typer.Argument(..., help="Run id, or a unique prefix of one."),
+    jsonl: bool = typer.Option(True, "--jsonl", help="JSON Lines: one object per sample (the only format so far)."),
+    out_file: Optional[Path] = typer.Option(None, "--out", "-o", help="Write here (atomically) instead of stdout."),
+    status: Optional[str] = typer.Option(None, "--status", help="Only samples with this status: ok or error."),
+    runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
+) -> None:
+    """Export every sample of a run (input, outputs, scores, usage, timings, error)."""
+    if status not in (None, "ok", "error"):
+        raise InputError(f"--status must be ok or error, not {status!r}")
+    with _require(runs) as store:
+        run_id = store.resolve(run)
+        if out_file is None:
+            try:
+                write_jsonl(store, run_id, sys.stdout, status=status)
+                sys.stdout.flush()
+            except BrokenPipeError:
+                # `incanon runs export X | head`: the reader left; that is not an error.
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        else:
+            count = export_jsonl(store, run_id, out_file, status=status)
+            err.print(f"wrote {count} samples of {run_id} to {out_file}", highlight=False)
