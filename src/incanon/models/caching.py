@@ -1,0 +1,56 @@
+"""The caching wrapper: answers repeated calls from the ``ResponseCache``."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Sequence
+
+from incanon.models.cache import ResponseCache, cache_key
+from incanon.models.types import ChatModel, Completion, GenerationParams, Message
+
+
+class CachingModel:
+    """Looks each call up in the cache; on a miss calls the wrapped model and stores the reply.
+
+    Identical calls in flight at the same time are sent once: the others wait for the first
+    and are served from the cache (so a batch of equal prompts costs one call).
+    """
+
+    def __init__(self, inner: ChatModel, cache: ResponseCache):
+        self.inner = inner
+        self.cache = cache
+        self._in_flight: dict[str, asyncio.Future[Completion]] = {}
+
+    @property
+    def name(self) -> str:
+        """The wrapped model's name."""
+        return self.inner.name
+
+    def __repr__(self) -> str:
+        return f"CachingModel({self.inner!r}, {self.cache!r})"
+
+    async def generate(
+        self, messages: Sequence[Message], params: GenerationParams | None = None
+    ) -> Completion:
+        """A cached completion (``cached=True``) or a fresh one, stored for next time."""
+        params = params or GenerationParams()
+        key = cache_key(self.name, messages, params)
+        while (pending := self._in_flight.get(key)) is not None:
+            await asyncio.wait([pending])
+            if not pending.cancelled():
+                return pending.result().model_copy(update={"cached": True})
+            # The first caller failed; this one tries for itself.
+        hit = self.cache.get_completion(key)
+        if hit is not None:
+            return hit
+        future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = future
+        try:
+            completion = await self.inner.generate(messages, params)
+            self.cache.put_completion(key, self.name, completion)
+            future.set_result(completion)
+            return completion
+        finally:
+            if not future.done():
+                future.cancel()  # waiters see a cancelled future and call on their own
+            self._in_flight.pop(key, None)

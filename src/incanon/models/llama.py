@@ -1,0 +1,162 @@
+"""The embedded backend: a GGUF model run in-process by llama-cpp-python.
+
+One ``Llama`` per (file, n_ctx) per process, shared by every model object that asks for it,
+because loading costs memory and seconds; a lock serializes calls (a llama context is not
+reentrant) and calls run in a worker thread so the event loop keeps serving other tasks.
+The chat template comes from the GGUF metadata (llama-cpp's default when no chat format is
+given).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from incanon.errors import ModelError
+from incanon.models.faults import ContextOverflowError
+from incanon.models.gguf import resolve_gguf
+from incanon.models.types import Completion, GenerationParams, Message
+
+DEFAULT_N_CTX = 4096
+
+
+@dataclass
+class _Shared:
+    llama: Any
+    lock: threading.Lock
+
+
+_instances: dict[tuple[str, int], _Shared] = {}
+_instances_lock = threading.Lock()
+
+
+def shared_llama(path: Path, n_ctx: int, n_threads: int | None = None, n_batch: int = 512) -> _Shared:
+    """The process-wide ``Llama`` for (path, n_ctx), loaded on first use (threads: first caller's)."""
+    key = (str(path.resolve()), n_ctx)
+    with _instances_lock:
+        shared = _instances.get(key)
+        if shared is None:
+            try:
+                from llama_cpp import Llama
+            except ImportError as exc:
+                raise ModelError(
+                    f"the embedded backend needs llama-cpp-python ({exc}); "
+                    "fix: pip install llama-cpp-python==0.3.36, or use an openai: model"
+                ) from None
+            try:
+                llama = Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_threads=n_threads or os.cpu_count() or 1,
+                    n_batch=n_batch,
+                    verbose=False,
+                )
+            except (ValueError, RuntimeError, OSError) as exc:
+                raise ModelError(f"could not load GGUF model {path}: {exc}") from None
+            shared = _instances[key] = _Shared(llama, threading.Lock())
+        return shared
+
+
+def llama_options(params: GenerationParams) -> dict[str, Any]:
+    """``create_chat_completion`` arguments for ``params``."""
+    options: dict[str, Any] = {
+        "temperature": params.temperature,
+        "top_p": params.top_p,
+        "max_tokens": params.max_tokens,
+        "stop": list(params.stop),
+        "seed": params.seed,
+    }
+    fmt = params.response_format
+    if fmt is not None:
+        kind = fmt.get("type")
+        if kind == "json_object":
+            options["response_format"] = {"type": "json_object", **({"schema": fmt["schema"]} if "schema" in fmt else {})}
+        elif kind == "json_schema":
+            # OpenAI nests the schema in json_schema.schema; llama-cpp wants json_object + schema.
+            schema = (fmt.get("json_schema") or {}).get("schema")
+            options["response_format"] = {"type": "json_object", **({"schema": schema} if schema else {})}
+        elif kind not in (None, "text"):
+            raise ModelError(f"response_format type {kind!r} is not supported by the embedded backend")
+    return options
+
+
+_OVERFLOW = re.compile(r"Requested tokens \((\d+)\) exceed context window of (\d+)")
+
+
+class LlamaChatModel:
+    """A chat model running a local GGUF file."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        n_ctx: int = DEFAULT_N_CTX,
+        threads: int | None = None,
+        n_batch: int = 512,
+    ):
+        self.path = resolve_gguf(path)
+        self.n_ctx = n_ctx
+        self.threads = threads
+        self.n_batch = n_batch
+        self.endpoint = f"gguf:{self.path}"
+        """Concurrency-limit key: the file (calls to one file are serialized anyway)."""
+
+    @property
+    def name(self) -> str:
+        """``gguf:<file stem>``: the same file under ``embedded`` and ``gguf:PATH`` caches alike."""
+        return f"gguf:{self.path.stem}"
+
+    def __repr__(self) -> str:
+        return f"LlamaChatModel(path={str(self.path)!r}, n_ctx={self.n_ctx})"
+
+    def _shared(self) -> _Shared:
+        return shared_llama(self.path, self.n_ctx, self.threads, self.n_batch)
+
+    def load(self) -> "LlamaChatModel":
+        """Load the model now rather than on the first call."""
+        self._shared()
+        return self
+
+    async def generate(
+        self, messages: Sequence[Message], params: GenerationParams | None = None
+    ) -> Completion:
+        """Generate in a worker thread; ``ContextOverflowError`` when the prompt does not fit."""
+        return await asyncio.to_thread(self.generate_sync, messages, params or GenerationParams())
+
+    def generate_sync(self, messages: Sequence[Message], params: GenerationParams) -> Completion:
+        """The blocking call (what ``generate`` runs off the event loop)."""
+        shared = self._shared()
+        options = llama_options(params)
+        chat = [{"role": m.role, "content": m.content} for m in messages]
+        start = time.perf_counter()
+        with shared.lock:
+            try:
+                response = shared.llama.create_chat_completion(messages=chat, **options)
+            except ValueError as exc:
+                match = _OVERFLOW.search(str(exc))
+                if match is None:
+                    raise ModelError(f"{self.name}: {exc}") from None
+                tokens, n_ctx = int(match.group(1)), int(match.group(2))
+                raise ContextOverflowError(
+                    f"{self.name}: the prompt has {tokens} tokens but the context window (n_ctx) is "
+                    f"{n_ctx}; shorten the prompt or load with a larger n_ctx (e.g. embedded?n_ctx={n_ctx * 2})",
+                    prompt_tokens=tokens,
+                    n_ctx=n_ctx,
+                ) from None
+        latency = time.perf_counter() - start
+        choice = response["choices"][0]
+        usage = response.get("usage") or {}
+        return Completion(
+            text=choice["message"].get("content") or "",
+            model=self.name,
+            prompt_tokens=usage.get("prompt_tokens", 0),
+            completion_tokens=usage.get("completion_tokens", 0),
+            latency_s=latency,
+            finish_reason=choice.get("finish_reason"),
+        )

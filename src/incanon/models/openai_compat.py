@@ -1,0 +1,203 @@
+"""Chat over any OpenAI-compatible HTTP API (OpenAI, vLLM, Ollama, llama.cpp server, ...).
+
+The client never retries (``max_retries=0``): the retry wrapper is the only retry layer, so
+attempts, delays and ``Retry-After`` are decided in one place. The API key lives in a
+``Secret`` and in the client; every message we build is scrubbed of it, and no exception that
+holds the HTTP request (and so the ``Authorization`` header) is chained to ours.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import os
+import time
+import weakref
+from typing import Any, Sequence
+from urllib.parse import urlparse
+
+from incanon.errors import ConfigError, ModelError
+from incanon.models.faults import MalformedResponseError, RetryableError, parse_retry_after, scrub
+from incanon.models.types import Completion, GenerationParams, Message
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+LOCAL_PLACEHOLDER_KEY = "sk-no-key-needed"
+"""Sent to local servers when no key is set (the client insists on some key)."""
+DEFAULT_TIMEOUT_S = 120.0
+
+
+class Secret:
+    """A string that never shows itself in ``repr`` or ``str``."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str):
+        self._value = value
+
+    def reveal(self) -> str:
+        """The secret itself; only for handing to the HTTP client."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+
+def is_local_url(url: str) -> bool:
+    """True for loopback and private-network hosts (where servers usually need no key)."""
+    host = urlparse(url).hostname or ""
+    if host in ("localhost", "host.docker.internal") or host.endswith(".local"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_unspecified
+
+
+def resolve_endpoint(base_url: str | None, key_env: str | None) -> tuple[str, Secret]:
+    """Base URL (argument, else ``$OPENAI_BASE_URL``, else OpenAI) and the API key to send."""
+    url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+    env = key_env or DEFAULT_KEY_ENV
+    key = os.environ.get(env)
+    if not key:
+        if not is_local_url(url):
+            raise ConfigError(
+                f"no API key for {url}: set the environment variable {env} "
+                f"(or name another one with ?key_env=NAME)"
+            )
+        key = LOCAL_PLACEHOLDER_KEY
+    return url, Secret(key)
+
+
+def translate_error(exc: BaseException, where: str, key: Secret, timeout: float) -> ModelError:
+    """Our error for an exception of the ``openai`` package (or a parse failure), key scrubbed."""
+    import openai
+
+    secret = key.reveal()
+    if isinstance(exc, openai.APITimeoutError):
+        return RetryableError(f"{where}: no reply within the {timeout:g}s timeout")
+    if isinstance(exc, openai.APIConnectionError):
+        cause = type(exc.__cause__).__name__ if exc.__cause__ else "connection error"
+        return RetryableError(f"{where}: connection failed ({cause})")
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        headers = exc.response.headers
+        retry_after = None
+        if headers.get("retry-after-ms"):
+            ms = parse_retry_after(headers.get("retry-after-ms"))
+            retry_after = None if ms is None else ms / 1000
+        if retry_after is None:
+            retry_after = parse_retry_after(headers.get("retry-after"))
+        message = scrub(f"{where}: HTTP {status}: {exc.message}", secret)
+        if status in (408, 409, 429) or status >= 500:
+            return RetryableError(message, status=status, retry_after=retry_after)
+        if status in (401, 403):
+            message += " (check the API key and its environment variable)"
+        return ModelError(message)
+    if isinstance(exc, openai.APIResponseValidationError):
+        return MalformedResponseError(scrub(f"{where}: reply does not match the API: {exc.message}", secret))
+    if isinstance(exc, openai.OpenAIError):
+        return ModelError(scrub(f"{where}: {type(exc).__name__}: {exc}", secret))
+    # json.JSONDecodeError, pydantic errors and the like: the body was not what the API promises.
+    return MalformedResponseError(scrub(f"{where}: unreadable reply ({type(exc).__name__}: {exc})", secret))
+
+
+def request_options(params: GenerationParams) -> dict[str, Any]:
+    """Chat-completions arguments for ``params`` (unset ones left out, as servers differ)."""
+    options: dict[str, Any] = {
+        "temperature": params.temperature,
+        "top_p": params.top_p,
+        "max_tokens": params.max_tokens,
+    }
+    if params.stop:
+        options["stop"] = list(params.stop)
+    if params.seed is not None:
+        options["seed"] = params.seed
+    if params.response_format is not None:
+        options["response_format"] = params.response_format
+    return options
+
+
+class OpenAIChatModel:
+    """A chat model behind an OpenAI-compatible ``/chat/completions`` endpoint."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        key_env: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+    ):
+        self.model = model
+        self.base_url, self._key = resolve_endpoint(base_url, key_env)
+        self.timeout = timeout
+        self.endpoint = self.base_url
+        """Concurrency-limit key: all models of one server share a limit."""
+        # httpx pools belong to an event loop, so each loop gets its own client.
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+
+    @property
+    def name(self) -> str:
+        """``openai:MODEL`` (the base URL is not part of the name or the cache key)."""
+        return f"openai:{self.model}"
+
+    def __repr__(self) -> str:
+        return f"OpenAIChatModel(model={self.model!r}, base_url={self.base_url!r})"
+
+    def _client(self) -> Any:
+        import openai
+
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = openai.AsyncOpenAI(
+                api_key=self._key.reveal(), base_url=self.base_url, max_retries=0, timeout=self.timeout
+            )
+            self._clients[loop] = client
+        return client
+
+    async def generate(
+        self, messages: Sequence[Message], params: GenerationParams | None = None
+    ) -> Completion:
+        """One ``/chat/completions`` call; failures become ``RetryableError`` or ``ModelError``."""
+        params = params or GenerationParams()
+        where = f"{self.name} at {self.base_url}"
+        start = time.perf_counter()
+        error: ModelError | None = None
+        try:
+            response = await self._client().chat.completions.create(
+                model=self.model,
+                messages=[{"role": m.role, "content": m.content} for m in messages],
+                **request_options(params),
+            )
+        except Exception as exc:  # noqa: BLE001 - every failure is translated below
+            error = translate_error(exc, where, self._key, self.timeout)
+        if error is not None:
+            raise error  # raised outside the except block: the openai exception is not chained
+        return _completion(response, self.model, where, time.perf_counter() - start)
+
+
+def _completion(response: Any, model: str, where: str, latency: float) -> Completion:
+    choices = getattr(response, "choices", None)
+    if not choices:
+        raise MalformedResponseError(f"{where}: reply has no choices")
+    choice = choices[0]
+    message = getattr(choice, "message", None)
+    text = getattr(message, "content", None)
+    if text is None:
+        if getattr(message, "refusal", None):
+            raise ModelError(f"{where}: the model refused: {message.refusal}")
+        raise MalformedResponseError(f"{where}: reply has no message content")
+    usage = getattr(response, "usage", None)
+    return Completion(
+        text=text,
+        model=getattr(response, "model", None) or model,
+        prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+        completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        latency_s=latency,
+        finish_reason=getattr(choice, "finish_reason", None),
+    )

