@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from incanon.canon.position import Axis, Position
+from incanon.errors import InputError
 
 SCHEMA_VERSION = 1
 
@@ -22,7 +23,12 @@ Affection = Literal["high", "low"]
 
 def _check_position(value: str | None) -> str | None:
     if value is not None:
-        Position.parse(value)
+        try:
+            Position.parse(value)
+        except InputError as exc:
+            # A ValueError lets pydantic attach the field path (e.g. ``chunks[3].position``) to
+            # the message; an InputError would escape validation without saying where it was.
+            raise ValueError(str(exc)) from None
     return value
 
 

@@ -1,0 +1,180 @@
+"""Typed read models: what canon store lookups and knowledge scopes return.
+
+They are frozen dataclasses (cheap to build by the hundred thousand, unlike validated models)
+carrying ``Position`` objects rather than strings; ``to_dict()`` gives the JSON-able form with
+positions as strings, as the CLI's ``--json`` output and the world format spell them.
+Records name things (scene ids, character names) the way the interchange format does; database
+row ids stay inside the store.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from incanon.canon.position import Axis, Position
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Position):
+        return str(value)
+    if isinstance(value, Axis):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            f.name: _jsonable(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.repr  # internal row ids are repr=False and stay out of JSON too
+        }
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    return value
+
+
+class _Record:
+    """Shared behaviour of the read models."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict (positions as strings)."""
+        return _jsonable(self)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkRecord(_Record):
+    """A work in the store."""
+
+    id: str
+    title: str
+    author: str
+    axis: Axis
+    description: str
+    books: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class TimePointRecord(_Record):
+    """A named moment of a character's story."""
+
+    label: str
+    position: Position
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterRecord(_Record):
+    """A character with every name it answers to and its named time points."""
+
+    name: str
+    aliases: tuple[str, ...]
+    profile: str
+    personality: str
+    first_position: Position | None
+    time_points: tuple[TimePointRecord, ...]
+    row_id: int = field(default=0, repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SceneRecord(_Record):
+    """A scene or dialogue session and who was there."""
+
+    id: str
+    position: Position
+    date: str | None
+    title: str
+    location: str
+    summary: str
+    participants: tuple[str, ...]
+    speakers: tuple[str, ...]
+    row_id: int = field(default=0, repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRecord(_Record):
+    """One utterance of a scene. ``thought`` is empty when the reader may not see it."""
+
+    scene: str
+    order: int
+    speaker: str
+    speech: str
+    action: str
+    thought: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord(_Record):
+    """A piece of source text at a story position."""
+
+    id: str
+    position: Position
+    text: str
+    source: str
+    scene: str | None
+    row_id: int = field(default=0, repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class EntityRecord(_Record):
+    """A place, object, organization, event or concept of the story."""
+
+    name: str
+    type: str
+    description: str
+    aliases: tuple[str, ...]
+    position: Position | None
+    row_id: int = field(default=0, repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class RelationRecord(_Record):
+    """A directed relation valid from ``valid_from`` (inclusive) to ``valid_to`` (exclusive)."""
+
+    source: str
+    target: str
+    type: str
+    description: str
+    affection: str | None
+    weight: float
+    valid_from: Position | None
+    valid_to: Position | None
+
+
+@dataclass(frozen=True, slots=True)
+class FactRecord(_Record):
+    """A statement true from ``position`` (until ``valid_to``, exclusive)."""
+
+    id: str
+    subject: str
+    text: str
+    position: Position
+    valid_to: Position | None
+    scene: str | None
+    public: bool
+    known_by: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeRecord(_Record):
+    """A ground-truth interview question for a character at a position."""
+
+    character: str
+    at: Position
+    question: str
+    data_type: str
+    event: str
+    gold_response: str
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Hit(_Record, Generic[T]):
+    """A search result: the record and its cosine similarity to the query."""
+
+    item: T
+    score: float

@@ -1,0 +1,324 @@
+"""The canon store's SQLite schema and its migrations.
+
+The schema version lives in ``PRAGMA user_version``. ``MIGRATIONS`` is an ordered list: migration
+``i`` (0-based) takes a database from version ``i`` to ``i + 1``. Opening a store applies the
+missing ones in one transaction each; a database written by a newer incanon is refused with both
+versions named, never silently read.
+
+Story positions are stored as ``Position.key`` integers (``*_key`` columns): "at or before P" is
+then one indexed integer comparison. Every list of the interchange format keeps its order in an
+``ord`` column so an export gives back the lists as they were imported.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from incanon.errors import InputError
+
+#: File name of the database inside a store directory (the directory has room for other files).
+DB_NAME = "canon.sqlite"
+
+_V1_CORE = """
+CREATE TABLE works (
+    id           INTEGER PRIMARY KEY,
+    slug         TEXT NOT NULL UNIQUE,
+    title        TEXT NOT NULL,
+    author       TEXT NOT NULL DEFAULT '',
+    axis         TEXT NOT NULL CHECK (axis IN ('chapter', 'date')),
+    description  TEXT NOT NULL DEFAULT '',
+    books        TEXT NOT NULL DEFAULT '{}',   -- JSON: book number -> title
+    world_schema INTEGER NOT NULL,             -- World.schema_version of the imported file
+    imported_at  TEXT NOT NULL
+);
+
+CREATE TABLE characters (
+    id          INTEGER PRIMARY KEY,
+    work_id     INTEGER NOT NULL REFERENCES works(id) ON DELETE CASCADE,
+    ord         INTEGER NOT NULL,
+    name        TEXT NOT NULL,
+    profile     TEXT NOT NULL DEFAULT '',
+    personality TEXT NOT NULL DEFAULT '',
+    first_key   INTEGER
+);
+CREATE INDEX characters_work ON characters(work_id, ord);
+
+-- Every name a character answers to, the canonical name included (is_name = 1), so resolving
+-- "Strider" or "aragorn" is one primary-key lookup on the case-folded form.
+CREATE TABLE aliases (
+    work_id      INTEGER NOT NULL REFERENCES works(id) ON DELETE CASCADE,
+    norm         TEXT NOT NULL,
+    character_id INTEGER NOT NULL REFERENCES characters(id) ON DELETE CASCADE,
+    ord          INTEGER NOT NULL,
+    alias        TEXT NOT NULL,
+    is_name      INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (work_id, norm)
+) WITHOUT ROWID;
+CREATE INDEX aliases_character ON aliases(character_id, ord);
+
+CREATE TABLE time_points (
+    character_id INTEGER NOT NULL REFERENCES characters(id) ON DELETE CASCADE,
+    norm         TEXT NOT NULL,
+    ord          INTEGER NOT NULL,
+    label        TEXT NOT NULL,
+    pos_key      INTEGER NOT NULL,
+    description  TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (character_id, norm)
+) WITHOUT ROWID;
+
+CREATE TABLE scenes (
+    id       INTEGER PRIMARY KEY,
+    work_id  INTEGER NOT NULL REFERENCES works(id) ON DELETE CASCADE,
+    ord      INTEGER NOT NULL,
+    ext_id   TEXT NOT NULL,
+    pos_key  INTEGER NOT NULL,
+    date     TEXT,
+    title    TEXT NOT NULL DEFAULT '',
+    location TEXT NOT NULL DEFAULT '',
+    summary  TEXT NOT NULL DEFAULT '',
+    UNIQUE (work_id, ext_id)
+);
+CREATE INDEX scenes_work_pos ON scenes(work_id, pos_key);
+
+CREATE TABLE scene_participants (
+    scene_id     INTEGER NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
+    character_id INTEGER NOT NULL REFERENCES characters(id) ON DELETE CASCADE,
+    present      INTEGER NOT NULL DEFAULT 1,
+    spoke        INTEGER NOT NULL DEFAULT 0,
+    present_ord  INTEGER,
+    spoke_ord    INTEGER,
+    PRIMARY KEY (scene_id, character_id)
+) WITHOUT ROWID;
+-- The scope's "scenes this character witnessed" starts from the character.
+CREATE INDEX participants_character ON scene_participants(character_id, scene_id);
+
+CREATE TABLE messages (
+    scene_id   INTEGER NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
+    ord        INTEGER NOT NULL,
+    speaker_id INTEGER REFERENCES characters(id) ON DELETE CASCADE,  -- NULL: narration
+    speaker    TEXT NOT NULL,
+    speech     TEXT NOT NULL DEFAULT '',
+    action     TEXT NOT NULL DEFAULT '',
+    thought    TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (scene_id, ord)
+) WITHOUT ROWID;
+CREATE INDEX messages_speaker ON messages(speaker_id);  -- cascade deletes look it up
+
+CREATE TABLE chunks (
+    id       INTEGER PRIMARY KEY,
+    work_id  INTEGER NOT NULL REFERENCES works(id) ON DELETE CASCADE,
+    ord      INTEGER NOT NULL,
+    ext_id   TEXT NOT NULL,
+    pos_key  INTEGER NOT NULL,
+    text     TEXT NOT NULL,
+    source   TEXT NOT NULL DEFAULT '',
+    scene_id INTEGER REFERENCES scenes(id) ON DELETE CASCADE,
+    UNIQUE (work_id, ext_id)
+);
+CREATE INDEX chunks_work_pos ON chunks(work_id, pos_key);
+CREATE INDEX chunks_scene ON chunks(scene_id);
+
+CREATE TABLE entities (
+    id          INTEGER PRIMARY KEY,
+    work_id     INTEGER NOT NULL REFERENCES works(id) ON DELETE CASCADE,
+    ord         INTEGER NOT NULL,
+    name        TEXT NOT NULL,
+    norm        TEXT NOT NULL,
+    type        TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    pos_key     INTEGER,                       -- NULL: known from the start
+    UNIQUE (work_id, norm)
+);
+CREATE INDEX entities_work_pos ON entities(work_id, pos_key);
+
+CREATE TABLE entity_aliases (
+    entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    ord       INTEGER NOT NULL,
+    alias     TEXT NOT NULL,
+    norm      TEXT NOT NULL,
+    PRIMARY KEY (entity_id, ord)
+) WITHOUT ROWID;
+CREATE INDEX entity_aliases_norm ON entity_aliases(norm);
+
+-- An endpoint is a character or an entity: exactly one of the two columns is set.
+CREATE TABLE relations (
+    id                  INTEGER PRIMARY KEY,
+    work_id             INTEGER NOT NULL REFERENCES works(id) ON DELETE CASCADE,
+    ord                 INTEGER NOT NULL,
+    source_character_id INTEGER REFERENCES characters(id) ON DELETE CASCADE,
+    source_entity_id    INTEGER REFERENCES entities(id) ON DELETE CASCADE,
+    target_character_id INTEGER REFERENCES characters(id) ON DELETE CASCADE,
+    target_entity_id    INTEGER REFERENCES entities(id) ON DELETE CASCADE,
+    type                TEXT NOT NULL,
+    description         TEXT NOT NULL DEFAULT '',
+    affection           TEXT CHECK (affection IN ('high', 'low')),
+    weight              REAL NOT NULL DEFAULT 1.0,
+    from_key            INTEGER,               -- NULL: from the start
+    to_key              INTEGER,               -- NULL: to the end; exclusive otherwise
+    CHECK ((source_character_id IS NULL) <> (source_entity_id IS NULL)),
+    CHECK ((target_character_id IS NULL) <> (target_entity_id IS NULL))
+);
+CREATE INDEX relations_work_from ON relations(work_id, from_key);
+CREATE INDEX relations_source_character ON relations(source_character_id);
+CREATE INDEX relations_target_character ON relations(target_character_id);
+CREATE INDEX relations_source_entity ON relations(source_entity_id);
+CREATE INDEX relations_target_entity ON relations(target_entity_id);
+
+CREATE TABLE facts (
+    id                   INTEGER PRIMARY KEY,
+    work_id              INTEGER NOT NULL REFERENCES works(id) ON DELETE CASCADE,
+    ord                  INTEGER NOT NULL,
+    ext_id               TEXT NOT NULL,
+    subject_character_id INTEGER REFERENCES characters(id) ON DELETE CASCADE,
+    subject_entity_id    INTEGER REFERENCES entities(id) ON DELETE CASCADE,
+    text                 TEXT NOT NULL,
+    pos_key              INTEGER NOT NULL,
+    to_key               INTEGER,              -- NULL: true to the end; exclusive otherwise
+    scene_id             INTEGER REFERENCES scenes(id) ON DELETE CASCADE,
+    public               INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (work_id, ext_id),
+    CHECK ((subject_character_id IS NULL) <> (subject_entity_id IS NULL))
+);
+CREATE INDEX facts_work_pos ON facts(work_id, pos_key);
+CREATE INDEX facts_scene ON facts(scene_id);
+CREATE INDEX facts_subject_character ON facts(subject_character_id);
+CREATE INDEX facts_subject_entity ON facts(subject_entity_id);
+
+CREATE TABLE fact_known_by (
+    fact_id      INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+    character_id INTEGER NOT NULL REFERENCES characters(id) ON DELETE CASCADE,
+    ord          INTEGER NOT NULL,
+    PRIMARY KEY (fact_id, character_id)
+) WITHOUT ROWID;
+CREATE INDEX known_by_character ON fact_known_by(character_id, fact_id);
+
+CREATE TABLE probes (
+    id            INTEGER PRIMARY KEY,
+    work_id       INTEGER NOT NULL REFERENCES works(id) ON DELETE CASCADE,
+    ord           INTEGER NOT NULL,
+    character_id  INTEGER NOT NULL REFERENCES characters(id) ON DELETE CASCADE,
+    at_key        INTEGER NOT NULL,
+    question      TEXT NOT NULL,
+    data_type     TEXT NOT NULL,
+    event         TEXT NOT NULL,
+    gold_response TEXT NOT NULL
+);
+CREATE INDEX probes_work ON probes(work_id, ord);
+CREATE INDEX probes_character ON probes(character_id);
+"""
+
+# Embeddings came after the first layout: one row per (work, kind, embedder) set, whose
+# ``generation`` changes on every write so readers can cache a set's matrix and notice changes
+# (including writes from another process) with one cheap query.
+_V2_VECTORS = """
+CREATE TABLE vector_sets (
+    id         INTEGER PRIMARY KEY,
+    work_id    INTEGER NOT NULL REFERENCES works(id) ON DELETE CASCADE,
+    kind       TEXT NOT NULL,
+    embedder   TEXT NOT NULL,
+    dim        INTEGER NOT NULL,
+    generation INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (work_id, kind, embedder)
+);
+
+CREATE TABLE vectors (
+    set_id  INTEGER NOT NULL REFERENCES vector_sets(id) ON DELETE CASCADE,
+    item_id INTEGER NOT NULL,                  -- row id in the table the kind names
+    vec     BLOB NOT NULL,                     -- float32, little-endian, dim values
+    PRIMARY KEY (set_id, item_id)
+) WITHOUT ROWID;
+"""
+
+
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    # Not ``executescript``: it COMMITs first, which would split a migration from its version bump.
+    statement = ""
+    for line in script.splitlines(keepends=True):
+        statement += line
+        if sqlite3.complete_statement(statement):
+            conn.execute(statement)
+            statement = ""
+
+
+def _v1_core(conn: sqlite3.Connection) -> None:
+    _run_script(conn, _V1_CORE)
+
+
+def _v2_vectors(conn: sqlite3.Connection) -> None:
+    _run_script(conn, _V2_VECTORS)
+
+
+#: Ordered migrations: ``MIGRATIONS[i]`` takes a database from version ``i`` to ``i + 1``.
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1_core, _v2_vectors]
+#: The schema version this code writes and reads.
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def connect(db_path: Path, *, timeout: float = 30.0) -> sqlite3.Connection:
+    """Open the database with the store's pragmas (WAL, foreign keys, busy timeout)."""
+    # isolation_level=None: transactions are explicit (BEGIN ... COMMIT in ``transaction``), so
+    # an import is exactly one transaction and a failed one leaves nothing behind.
+    conn = sqlite3.connect(db_path, timeout=timeout, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+    conn.execute("PRAGMA synchronous = NORMAL")  # safe with WAL; a crash loses at most the last commit
+    return conn
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    """The schema version recorded in the database."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(
+    conn: sqlite3.Connection,
+    *,
+    source: str,
+    migrations: list[Callable[[sqlite3.Connection], None]] | None = None,
+) -> int:
+    """Bring the database up to the latest version; return the version it is at afterwards.
+
+    Raises ``InputError`` if the database is newer than this code.
+    """
+    steps = MIGRATIONS if migrations is None else migrations
+    current = user_version(conn)
+    if current > len(steps):
+        raise InputError(
+            f"canon store schema version {current} is newer than this incanon supports "
+            f"(version {len(steps)}); upgrade incanon to open it",
+            source=source,
+        )
+    for version in range(current, len(steps)):
+        # BEGIN IMMEDIATE takes the write lock first, so two processes opening a fresh store at
+        # once cannot both run the same migration; re-read the version once the lock is held.
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if user_version(conn) != version:
+                conn.execute("COMMIT")
+                continue
+            steps[version](conn)
+            conn.execute(f"PRAGMA user_version = {version + 1}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return user_version(conn)
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction: everything inside commits together or not at all."""
+    # IMMEDIATE: take the write lock up front, so a concurrent writer waits (busy timeout)
+    # instead of failing halfway through with "database is locked".
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

@@ -1,0 +1,310 @@
+"""The knowledge scope: what one character can know at one story position.
+
+A scope is the single filter every benchmark and retriever goes through (TimeChara's RAG-cutoff,
+RoleRAG's graph retrieval, DialSim's answerability, CoSER's "no future information"). Its rules:
+
+* **time**: anything at a position ``<= at`` is past (an event in chapter 2-5 is known to a
+  character at 2-5); later is future and never visible.
+* **witnessing**: a character witnesses the scenes they are present at. Scene-tied chunks of
+  scenes they missed are hidden when ``witnessed_only``; messages of a missed scene are never
+  returned; nobody sees another character's ``[thought]``.
+* **facts**: known when past, not expired (``at < valid_to``), and public, or established in a
+  scene the character witnessed, or listed in ``known_by``.
+* **relations**: current when ``valid_from <= at < valid_to``, and both ends already introduced.
+
+``character=None`` is the omniscient reader: the time filter alone (every scene counts as
+witnessed, every thought is visible). Every filter is a SQL condition on indexed columns; Python
+only builds records from the rows that pass.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import numpy as np
+
+from incanon.canon.position import Position
+from incanon.canon.reads import (
+    select_chunks,
+    select_entities,
+    select_facts,
+    select_messages,
+    select_relations,
+    select_scenes,
+)
+from incanon.canon.records import (
+    CharacterRecord,
+    ChunkRecord,
+    EntityRecord,
+    FactRecord,
+    Hit,
+    MessageRecord,
+    RelationRecord,
+    SceneRecord,
+    WorkRecord,
+)
+from incanon.canon.names import did_you_mean, listing
+from incanon.canon.vectors import VectorCache, VectorKind, search
+from incanon.errors import InputError, NotFoundError
+
+Cond = tuple[str, list[Any]]
+
+# Row ids of the scenes the character was present at, up to the scope's position.
+_WITNESSED = (
+    "SELECT p.scene_id FROM scene_participants p JOIN scenes ws ON ws.id = p.scene_id"
+    " WHERE p.character_id = ? AND p.present AND ws.pos_key <= ?"
+)
+_PRESENT = (
+    "EXISTS (SELECT 1 FROM scene_participants p"
+    " WHERE p.scene_id = s.id AND p.character_id = ? AND p.present)"
+)
+_RELATIONS_FROM = (
+    "relations r LEFT JOIN characters sc ON sc.id = r.source_character_id"
+    " LEFT JOIN entities se ON se.id = r.source_entity_id"
+    " LEFT JOIN characters tc ON tc.id = r.target_character_id"
+    " LEFT JOIN entities te ON te.id = r.target_entity_id"
+)
+
+
+class KnowledgeScope:
+    """What ``character`` (None: the omniscient reader) can know at ``at`` in one work."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        cache: VectorCache,
+        work_row_id: int,
+        work: WorkRecord,
+        character: CharacterRecord | None,
+        at: Position,
+        *,
+        witnessed_only: bool = False,
+    ):
+        if at.axis is not work.axis:
+            raise InputError(f"position {str(at)!r} is not on work {work.id!r}'s {work.axis} axis")
+        self._conn = conn
+        self._cache = cache
+        self._wid = work_row_id
+        self.work = work
+        """The work."""
+        self.character = character
+        """The character whose knowledge this is; None for the omniscient reader."""
+        self.at = at
+        """The story position the character is at."""
+        self.witnessed_only = witnessed_only
+        """Default for scenes/chunks: only what the character witnessed (plus untied chunks)."""
+        self._cid = character.row_id if character is not None else None
+        self._at = at.key
+
+    # -- conditions (SQL text, parameters) ---------------------------------------------------
+    def _wo(self, witnessed_only: bool | None) -> bool:
+        chosen = self.witnessed_only if witnessed_only is None else witnessed_only
+        return chosen and self._cid is not None
+
+    def _scene_cond(self, witnessed_only: bool | None) -> Cond:
+        sql, params = "s.work_id = ? AND s.pos_key <= ?", [self._wid, self._at]
+        if self._wo(witnessed_only):
+            sql += f" AND {_PRESENT}"
+            params.append(self._cid)
+        return sql, params
+
+    def _chunk_cond(self, witnessed_only: bool | None) -> Cond:
+        sql, params = "k.work_id = ? AND k.pos_key <= ?", [self._wid, self._at]
+        if self._wo(witnessed_only):
+            sql += f" AND (k.scene_id IS NULL OR k.scene_id IN ({_WITNESSED}))"
+            params += [self._cid, self._at]
+        return sql, params
+
+    def _fact_cond(self, include_expired: bool) -> Cond:
+        sql, params = "f.work_id = ? AND f.pos_key <= ?", [self._wid, self._at]
+        if not include_expired:
+            sql += " AND (f.to_key IS NULL OR ? < f.to_key)"
+            params.append(self._at)
+        if self._cid is not None:
+            sql += (
+                f" AND (f.public OR f.scene_id IN ({_WITNESSED}) OR EXISTS (SELECT 1 FROM"
+                " fact_known_by kb WHERE kb.fact_id = f.id AND kb.character_id = ?))"
+            )
+            params += [self._cid, self._at, self._cid]
+        return sql, params
+
+    def _entity_cond(self) -> Cond:
+        return "e.work_id = ? AND (e.pos_key IS NULL OR e.pos_key <= ?)", [self._wid, self._at]
+
+    def _relation_cond(self, current_only: bool) -> Cond:
+        # An endpoint not yet introduced (first position after ``at``) hides the relation.
+        sql = (
+            "r.work_id = ? AND (r.from_key IS NULL OR r.from_key <= ?)"
+            " AND COALESCE(sc.first_key, se.pos_key, -1) <= ?"
+            " AND COALESCE(tc.first_key, te.pos_key, -1) <= ?"
+        )
+        params = [self._wid, self._at, self._at, self._at]
+        if current_only:
+            sql += " AND (r.to_key IS NULL OR ? < r.to_key)"
+            params.append(self._at)
+        return sql, params
+
+    def _count(self, table: str, cond: Cond) -> int:
+        return int(self._conn.execute(f"SELECT COUNT(*) FROM {table} WHERE {cond[0]}", cond[1]).fetchone()[0])
+
+    # -- time and witnessing ---------------------------------------------------------------
+    def _position(self, pos: Position | str) -> Position:
+        p = Position.parse(pos)
+        if p.axis is not self.work.axis:
+            raise InputError(f"position {str(p)!r} is not on work {self.work.id!r}'s {self.work.axis} axis")
+        return p
+
+    def is_known_time(self, pos: Position | str) -> bool:
+        """True when ``pos`` is at or before the scope's position (past, not future)."""
+        return self._position(pos) <= self.at
+
+    def _scene_row(self, scene_id: str) -> sqlite3.Row:
+        row = self._conn.execute(
+            "SELECT id, pos_key FROM scenes WHERE work_id = ? AND ext_id = ?", (self._wid, scene_id)
+        ).fetchone()
+        if row is None:
+            known = [r[0] for r in self._conn.execute(
+                "SELECT ext_id FROM scenes WHERE work_id = ? ORDER BY ord", (self._wid,))]
+            raise NotFoundError(
+                f"unknown scene {scene_id!r} in work {self.work.id!r} (known: {listing(known)})"
+                f"{did_you_mean(scene_id, known)}"
+            )
+        return row
+
+    def witnessed(self, scene_id: str) -> bool:
+        """True when the scene is past and the character was present (always, if omniscient)."""
+        row = self._scene_row(scene_id)
+        if row["pos_key"] > self._at:
+            return False
+        if self._cid is None:
+            return True
+        return self._conn.execute(
+            "SELECT 1 FROM scene_participants WHERE scene_id = ? AND character_id = ? AND present",
+            (row["id"], self._cid),
+        ).fetchone() is not None
+
+    # -- scenes and text -------------------------------------------------------------------
+    def scenes(self, witnessed_only: bool | None = None) -> list[SceneRecord]:
+        """Scenes at or before the position (only witnessed ones if ``witnessed_only``)."""
+        sql, params = self._scene_cond(witnessed_only)
+        return select_scenes(self._conn, self.work.axis, sql, params)
+
+    def future_scenes(self) -> list[SceneRecord]:
+        """Scenes after the position: what the character must not know yet."""
+        return select_scenes(self._conn, self.work.axis, "s.work_id = ? AND s.pos_key > ?", [self._wid, self._at])
+
+    def missed_scenes(self) -> list[SceneRecord]:
+        """Past scenes the character was not at (none for the omniscient reader)."""
+        if self._cid is None:
+            return []
+        sql = f"s.work_id = ? AND s.pos_key <= ? AND NOT {_PRESENT}"
+        return select_scenes(self._conn, self.work.axis, sql, [self._wid, self._at, self._cid])
+
+    def messages(self, scene_id: str) -> list[MessageRecord]:
+        """A witnessed scene's messages with only the character's own thoughts; [] if not witnessed."""
+        if not self.witnessed(scene_id):
+            return []
+        row = self._scene_row(scene_id)
+        return select_messages(
+            self._conn, row["id"], scene_id, thoughts_of=self._cid, all_thoughts=self._cid is None
+        )
+
+    def chunks(self, witnessed_only: bool | None = None) -> list[ChunkRecord]:
+        """Chunks at or before the position; with ``witnessed_only``, scene-tied chunks of
+        missed scenes are left out (chunks tied to no scene stay)."""
+        sql, params = self._chunk_cond(witnessed_only)
+        return select_chunks(self._conn, self.work.axis, sql, params)
+
+    def chunk_ids(self, witnessed_only: bool | None = None) -> list[str]:
+        """Ids of ``chunks()``, without reading their text."""
+        sql, params = self._chunk_cond(witnessed_only)
+        return [r[0] for r in self._conn.execute(f"SELECT k.ext_id FROM chunks k WHERE {sql} ORDER BY k.pos_key, k.ord", params)]
+
+    # -- knowledge graph -------------------------------------------------------------------
+    def entities(self) -> list[EntityRecord]:
+        """Entities introduced at or before the position (or with no position)."""
+        sql, params = self._entity_cond()
+        return select_entities(self._conn, self.work.axis, sql, params)
+
+    def relations(self, current_only: bool = True) -> list[RelationRecord]:
+        """Relations true at the position; ``current_only=False``: every one begun by then."""
+        sql, params = self._relation_cond(current_only)
+        return select_relations(self._conn, self.work.axis, sql, params)
+
+    def facts(self, include_expired: bool = False) -> list[FactRecord]:
+        """Facts the character knows at the position (see the module docstring for the rule)."""
+        sql, params = self._fact_cond(include_expired)
+        return select_facts(self._conn, self.work.axis, sql, params)
+
+    def knows_fact(self, fact_id: str, include_expired: bool = False) -> bool:
+        """True when the fact is among ``facts()``; NotFoundError for an unknown id."""
+        if self._conn.execute(
+            "SELECT 1 FROM facts WHERE work_id = ? AND ext_id = ?", (self._wid, fact_id)
+        ).fetchone() is None:
+            raise NotFoundError(f"unknown fact {fact_id!r} in work {self.work.id!r}")
+        sql, params = self._fact_cond(include_expired)
+        return self._conn.execute(
+            f"SELECT 1 FROM facts f WHERE {sql} AND f.ext_id = ?", [*params, fact_id]
+        ).fetchone() is not None
+
+    # -- vector search ---------------------------------------------------------------------
+    def search_chunks(
+        self, query_vec: np.ndarray, embedder_name: str, k: int = 5, witnessed_only: bool | None = None
+    ) -> list[Hit[ChunkRecord]]:
+        """Top-``k`` chunks by cosine similarity among the chunks this scope allows."""
+        sql, params = self._chunk_cond(witnessed_only)
+        hits = search(
+            self._conn, self._cache, self._wid, VectorKind.CHUNK, embedder_name, query_vec, k,
+            f"SELECT k.id FROM chunks k WHERE {sql}", params,
+        )
+        ids = [rid for rid, _ in hits]
+        found = {r.row_id: r for r in select_chunks(
+            self._conn, self.work.axis, f"k.id IN ({','.join('?' * len(ids))})", ids)}
+        return [Hit(found[rid], score) for rid, score in hits]
+
+    def search_entities(self, query_vec: np.ndarray, embedder_name: str, k: int = 5) -> list[Hit[EntityRecord]]:
+        """Top-``k`` entities by cosine similarity among the entities this scope allows."""
+        sql, params = self._entity_cond()
+        hits = search(
+            self._conn, self._cache, self._wid, VectorKind.ENTITY, embedder_name, query_vec, k,
+            f"SELECT e.id FROM entities e WHERE {sql}", params,
+        )
+        ids = [rid for rid, _ in hits]
+        found = {r.row_id: r for r in select_entities(
+            self._conn, self.work.axis, f"e.id IN ({','.join('?' * len(ids))})", ids)}
+        return [Hit(found[rid], score) for rid, score in hits]
+
+    # -- summary ---------------------------------------------------------------------------
+    def describe(self) -> dict[str, Any]:
+        """A small JSON-able summary: who, when, and how much is visible or hidden."""
+        wid = [self._wid]
+        total = {
+            t: self._count(t, ("work_id = ?", wid))
+            for t in ("scenes", "chunks", "facts", "entities", "relations")
+        }
+        visible = {
+            "scenes": self._count("scenes s", self._scene_cond(None)),
+            "witnessed_scenes": self._count("scenes s", self._scene_cond(True)),
+            "chunks": self._count("chunks k", self._chunk_cond(None)),
+            "facts": self._count("facts f", self._fact_cond(False)),
+            "entities": self._count("entities e", self._entity_cond()),
+            "relations": self._count(_RELATIONS_FROM, self._relation_cond(True)),
+        }
+        future = self._count("scenes s", ("s.work_id = ? AND s.pos_key > ?", [self._wid, self._at]))
+        past = self._count("scenes s", self._scene_cond(False))
+        return {
+            "work": self.work.id,
+            "character": self.character.name if self.character else None,
+            "at": str(self.at),
+            "witnessed_only": self.witnessed_only,
+            "visible": visible,
+            "hidden": {
+                "future_scenes": future,
+                "missed_scenes": past - visible["witnessed_scenes"],
+                "chunks": total["chunks"] - visible["chunks"],
+                "facts": total["facts"] - visible["facts"],
+                "entities": total["entities"] - visible["entities"],
+                "relations": total["relations"] - visible["relations"],
+            },
+        }

@@ -1,0 +1,278 @@
+"""``CanonStore``: the SQLite canon of one or more works, and the door to knowledge scopes.
+
+A store is a directory holding ``canon.sqlite`` (and room for other files later). Opening it
+applies any pending schema migrations. Reads return the records of ``incanon.canon.records``;
+``scope()`` gives the filter that keeps an agent in canon.
+
+One store object holds one SQLite connection: use it from one thread, and open another store
+object (on the same directory) per extra thread or process; WAL lets readers run while a
+writer writes.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+
+import numpy as np
+
+from incanon import paths
+from incanon.canon import exporter, importer, reads, vectors
+from incanon.canon.names import did_you_mean, listing, norm
+from incanon.canon.position import Position
+from incanon.canon.records import (
+    CharacterRecord,
+    ChunkRecord,
+    EntityRecord,
+    FactRecord,
+    MessageRecord,
+    ProbeRecord,
+    RelationRecord,
+    SceneRecord,
+    WorkRecord,
+)
+from incanon.canon.schema import DB_NAME, connect, migrate, transaction, user_version
+from incanon.canon.scope import KnowledgeScope
+from incanon.canon.validate import axis_forms
+from incanon.canon.vectors import VectorSet
+from incanon.canon.world import World
+from incanon.errors import InputError, NotFoundError
+
+
+def default_store_path() -> Path:
+    """``INCANON_CANON`` if set, else ``<incanon home>/canon``."""
+    env = os.environ.get("INCANON_CANON")
+    return Path(env).expanduser() if env else paths.home() / "canon"
+
+
+class CanonStore:
+    """The canon store. Create with ``CanonStore.open(directory)``."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path):
+        self._conn = conn
+        self._cache = vectors.VectorCache()
+        self.path = path
+        """The store directory."""
+
+    # -- lifecycle -------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> "CanonStore":
+        """Open (creating if missing) the store in directory ``path``, migrating its schema."""
+        root = Path(path).expanduser()
+        if root.exists() and not root.is_dir():
+            raise InputError(f"canon store {root} is a file; a store is a directory (it holds {DB_NAME})")
+        root.mkdir(parents=True, exist_ok=True)
+        db = root / DB_NAME
+        conn = connect(db)
+        try:
+            migrate(conn, source=str(db))
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, root)
+
+    @property
+    def db_path(self) -> Path:
+        """The SQLite file."""
+        return self.path / DB_NAME
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version of the open database."""
+        return user_version(self._conn)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()
+
+    def __enter__(self) -> "CanonStore":
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    # -- works -----------------------------------------------------------------------------
+    def works(self) -> list[WorkRecord]:
+        """Every work in the store, by id."""
+        return [reads.work_from_row(r) for r in self._conn.execute("SELECT * FROM works ORDER BY slug")]
+
+    def _work(self, work: str | WorkRecord) -> tuple[int, WorkRecord]:
+        slug = work.id if isinstance(work, WorkRecord) else work
+        row = self._conn.execute("SELECT * FROM works WHERE slug = ?", (slug,)).fetchone()
+        if row is None:
+            known = [r[0] for r in self._conn.execute("SELECT slug FROM works ORDER BY slug")]
+            raise NotFoundError(
+                f"unknown work {slug!r} in canon store {self.path} (works: {listing(known)})"
+                f"{did_you_mean(slug, known)}"
+            )
+        return int(row["id"]), reads.work_from_row(row)
+
+    def work(self, work: str) -> WorkRecord:
+        """One work by id; NotFoundError listing the store's works."""
+        return self._work(work)[1]
+
+    def counts(self, work: str) -> dict[str, int]:
+        """How many characters, scenes, chunks, ... the work has."""
+        wid, _ = self._work(work)
+        tables = ("characters", "scenes", "chunks", "entities", "relations", "facts", "probes")
+        sql = ", ".join(f"(SELECT COUNT(*) FROM {t} WHERE work_id = :w) AS {t}" for t in tables)
+        row = self._conn.execute(f"SELECT {sql}, (SELECT COUNT(*) FROM messages m JOIN scenes s"
+                                 " ON s.id = m.scene_id WHERE s.work_id = :w) AS messages", {"w": wid}).fetchone()
+        return {k: int(row[k]) for k in row.keys()}
+
+    def import_world(self, world: World, replace: bool = False, *, source: str | None = None) -> WorkRecord:
+        """Import a whole work in one transaction (nothing is written if anything is wrong).
+
+        ``replace`` overwrites an existing work of the same id (its vectors are dropped too).
+        ``source`` (a file name) prefixes error messages.
+        """
+        importer.import_world(self._conn, world, replace=replace, source=source)
+        self._cache.clear()
+        return self.work(world.work.id)
+
+    def export_world(self, work: str) -> World:
+        """The work as interchange data; re-importing it gives the same store content."""
+        wid, _ = self._work(work)
+        return exporter.export_world(self._conn, wid)
+
+    def delete_work(self, work: str) -> None:
+        """Remove a work and everything in it."""
+        wid, _ = self._work(work)
+        with transaction(self._conn):
+            self._conn.execute("DELETE FROM works WHERE id = ?", (wid,))
+        self._cache.clear()
+
+    # -- characters and positions ------------------------------------------------------------
+    def characters(self, work: str) -> list[CharacterRecord]:
+        """The work's characters, in import order."""
+        wid, w = self._work(work)
+        return reads.select_characters(self._conn, w.axis, "c.work_id = ?", [wid])
+
+    def character(self, work: str, name_or_alias: str) -> CharacterRecord:
+        """A character by canonical name or alias, case-insensitively."""
+        wid, w = self._work(work)
+        found = reads.select_characters(
+            self._conn, w.axis,
+            "c.id = (SELECT character_id FROM aliases WHERE work_id = ? AND norm = ?)",
+            [wid, norm(name_or_alias)],
+        )
+        if not found:
+            known = [r[0] for r in self._conn.execute(
+                "SELECT name FROM characters WHERE work_id = ? ORDER BY ord", (wid,))]
+            aliases = [r[0] for r in self._conn.execute(
+                "SELECT alias FROM aliases WHERE work_id = ?", (wid,))]
+            raise NotFoundError(
+                f"unknown character {name_or_alias!r} in work {w.id!r} (known: {listing(known)})"
+                f"{did_you_mean(name_or_alias, aliases)}"
+            )
+        return found[0]
+
+    def resolve_position(
+        self, work: str, text: str | Position, character: str | CharacterRecord | None = None
+    ) -> Position:
+        """A position string (``2-5``, ``2024-03-07``) or one of ``character``'s time-point
+        labels ("end of book 1", any case) as a Position on the work's axis."""
+        _, w = self._work(work)
+        ch = self.character(work, character) if isinstance(character, str) else character
+        if isinstance(text, str) and ch is not None:
+            for tp in ch.time_points:
+                if norm(tp.label) == norm(text):
+                    return tp.position
+        try:
+            pos = Position.parse(text)
+        except InputError:
+            forms = f"a position ({axis_forms(w.axis)})"
+            if ch is None:
+                raise NotFoundError(f"unknown story position {text!r}: expected {forms}") from None
+            points = ", ".join(f"{tp.label!r} ({tp.position})" for tp in ch.time_points) or "none"
+            raise NotFoundError(
+                f"unknown story position {text!r} for {ch.name}: expected one of their time "
+                f"points ({points}) or {forms}"
+            ) from None
+        if pos.axis is not w.axis:
+            raise InputError(
+                f"position {str(text)!r} is a {pos.axis} position but work {w.id!r} uses the "
+                f"{w.axis} axis (expected {axis_forms(w.axis)})"
+            )
+        return pos
+
+    # -- listings --------------------------------------------------------------------------
+    def scenes(self, work: str) -> list[SceneRecord]:
+        """Every scene of the work in story order."""
+        wid, w = self._work(work)
+        return reads.select_scenes(self._conn, w.axis, "s.work_id = ?", [wid])
+
+    def scene(self, work: str, scene_id: str) -> SceneRecord:
+        """One scene by id."""
+        wid, w = self._work(work)
+        found = reads.select_scenes(self._conn, w.axis, "s.work_id = ? AND s.ext_id = ?", [wid, scene_id])
+        if not found:
+            known = [r[0] for r in self._conn.execute("SELECT ext_id FROM scenes WHERE work_id = ? ORDER BY ord", (wid,))]
+            raise NotFoundError(f"unknown scene {scene_id!r} in work {w.id!r} (known: {listing(known)})"
+                                f"{did_you_mean(scene_id, known)}")
+        return found[0]
+
+    def messages(self, work: str, scene_id: str) -> list[MessageRecord]:
+        """A scene's messages with every thought (the omniscient view; scopes filter)."""
+        scene = self.scene(work, scene_id)
+        return reads.select_messages(self._conn, scene.row_id, scene.id, all_thoughts=True)
+
+    def chunks(self, work: str) -> list[ChunkRecord]:
+        """Every chunk of the work in story order."""
+        wid, w = self._work(work)
+        return reads.select_chunks(self._conn, w.axis, "k.work_id = ?", [wid])
+
+    def entities(self, work: str) -> list[EntityRecord]:
+        """Every entity of the work, in import order."""
+        wid, w = self._work(work)
+        return reads.select_entities(self._conn, w.axis, "e.work_id = ?", [wid])
+
+    def relations(self, work: str) -> list[RelationRecord]:
+        """Every relation of the work, in import order."""
+        wid, w = self._work(work)
+        return reads.select_relations(self._conn, w.axis, "r.work_id = ?", [wid])
+
+    def facts(self, work: str) -> list[FactRecord]:
+        """Every fact of the work in story order."""
+        wid, w = self._work(work)
+        return reads.select_facts(self._conn, w.axis, "f.work_id = ?", [wid])
+
+    def probes(self, work: str) -> list[ProbeRecord]:
+        """The work's ground-truth probes."""
+        wid, w = self._work(work)
+        return reads.select_probes(self._conn, w.axis, wid)
+
+    # -- scopes ----------------------------------------------------------------------------
+    def scope(
+        self,
+        work: str,
+        character: str | CharacterRecord | None,
+        at: str | Position,
+        *,
+        witnessed_only: bool = False,
+    ) -> KnowledgeScope:
+        """What ``character`` (None: the omniscient reader) can know at ``at`` (a position or
+        one of the character's time-point labels)."""
+        wid, w = self._work(work)
+        ch = self.character(work, character) if isinstance(character, str) else character
+        pos = self.resolve_position(work, at, ch)
+        return KnowledgeScope(self._conn, self._cache, wid, w, ch, pos, witnessed_only=witnessed_only)
+
+    # -- vectors ---------------------------------------------------------------------------
+    def put_vectors(
+        self, work: str, kind: str, ids: Sequence[str], embedder_name: str, matrix: np.ndarray
+    ) -> int:
+        """Store one float32 vector per id (``kind``: chunk, scene, entity or fact; entity ids
+        are names). Overwrites earlier vectors of the same ids; returns the count written."""
+        wid, _ = self._work(work)
+        return vectors.put_vectors(self._conn, wid, kind, ids, embedder_name, matrix)
+
+    def vectors(
+        self, work: str, kind: str, embedder_name: str, ids: Sequence[str] | None = None
+    ) -> VectorSet:
+        """Stored vectors, for ``ids`` in that order or for every embedded item."""
+        wid, _ = self._work(work)
+        return vectors.get_vectors(self._conn, wid, kind, embedder_name, ids)
