@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
+from rich import box
 from rich.table import Table
 
 from incanon.cli.output import JSON_HELP, emit_json, err, out
@@ -66,7 +67,8 @@ def list_runs(
     if not infos:
         err.print("no runs yet")
         return
-    table = Table(title="runs")
+    # No borders: the table fits 80 columns with 20-character run ids.
+    table = Table(title="runs", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     # Ids and dates are copied into other commands: never wrap them.
     table.add_column("id", no_wrap=True)
     table.add_column("benchmark", overflow="fold", min_width=9)

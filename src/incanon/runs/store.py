@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator
 
-from incanon.errors import InputError, NotFoundError
+from incanon.errors import ConfigError, InputError, NotFoundError
 from incanon.models.types import Usage
 from incanon.paths import default_runs_path
 from incanon.runs.config import RunConfig, resume_notes, utcnow
@@ -27,7 +27,6 @@ from incanon.runs.stats import score_stats, usage_from_sums
 SCHEMA_VERSION = 1
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
     id        TEXT PRIMARY KEY,
     benchmark TEXT NOT NULL,
@@ -114,12 +113,27 @@ class RunStore:
         self._init_schema()
 
     def _init_schema(self) -> None:
+        # Readers (``incanon runs show`` during a run) must not need the write lock, so the
+        # schema is only written when the file does not have it yet.
         with self._lock:
-            self._db.executescript(_SCHEMA)
-            self._db.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
-                (str(SCHEMA_VERSION),),
-            )
+            (version,) = self._db.execute("PRAGMA user_version").fetchone()
+            if version == SCHEMA_VERSION:
+                return
+            if version > SCHEMA_VERSION:
+                raise ConfigError(
+                    f"run store {self.path} was written by a newer incanon (schema {version}); "
+                    "upgrade incanon to read it"
+                )
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
