@@ -91,7 +91,8 @@ def translate_error(exc: BaseException, where: str, key: Secret, timeout: float)
             retry_after = None if ms is None else ms / 1000
         if retry_after is None:
             retry_after = parse_retry_after(headers.get("retry-after"))
-        message = scrub(f"{where}: HTTP {status}: {exc.message}", secret)
+        detail = exc.message.removeprefix(f"Error code: {status} - ")
+        message = scrub(f"{where}: HTTP {status}: {detail}", secret)
         if status in (408, 409, 429) or status >= 500:
             return RetryableError(message, status=status, retry_after=retry_after)
         if status in (401, 403):

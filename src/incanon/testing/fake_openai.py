@@ -196,7 +196,9 @@ class FakeOpenAIServer:
             fake = server
 
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
+        )
         self._thread.start()
         return self
 

@@ -1,0 +1,45 @@
+"""The per-endpoint concurrency limit, observed from the server side."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from incanon.models import ConcurrencyLimitedModel, ScriptedModel, load_chat_model, user
+from incanon.testing import FakeOpenAIServer
+
+
+@pytest.fixture
+def slow_server():
+    with FakeOpenAIServer(reply_delay=0.1) as server:
+        yield server
+
+
+async def test_models_of_one_endpoint_share_the_limit(slow_server):
+    url = slow_server.base_url
+    first = load_chat_model(f"openai:model-a@{url}", max_concurrency=2)
+    second = load_chat_model(f"openai:model-b@{url}", max_concurrency=2)
+    calls = [m.generate([user(f"q{i}")]) for i in range(5) for m in (first, second)]
+    results = await asyncio.gather(*calls)
+    assert len(results) == 10
+    assert slow_server.max_in_flight == 2
+
+
+async def test_without_a_limit_calls_overlap(slow_server):
+    model = load_chat_model(f"openai:model-a@{slow_server.base_url}")
+    await asyncio.gather(*(model.generate([user(f"q{i}")]) for i in range(8)))
+    assert slow_server.max_in_flight > 2
+
+
+async def test_different_endpoints_have_their_own_limit():
+    with FakeOpenAIServer(reply_delay=0.1) as a, FakeOpenAIServer(reply_delay=0.1) as b:
+        one = load_chat_model(f"openai:m@{a.base_url}", max_concurrency=1)
+        two = load_chat_model(f"openai:m@{b.base_url}", max_concurrency=3)
+        await asyncio.gather(*(m.generate([user(f"{i}")]) for i in range(6) for m in (one, two)))
+        assert (a.max_in_flight, b.max_in_flight) == (1, 3)
+
+
+def test_limit_must_be_positive():
+    with pytest.raises(ValueError):
+        ConcurrencyLimitedModel(ScriptedModel(default="x"), 0)
