@@ -1,0 +1,167 @@
+"""``incanon canon``: import, export and inspect the canon store, and show a knowledge scope."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich import box
+from rich.table import Table
+
+from incanon.canon import CanonStore, default_store_path, load_world_file, write_world_file
+from incanon.canon.schema import DB_NAME
+from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.errors import NotFoundError
+
+app = typer.Typer(help="Import, export and inspect the canon store; show what a character knows.", no_args_is_help=True)
+
+STORE_HELP = "Canon store directory (default: $INCANON_CANON, or <incanon home>/canon)."
+
+
+def _store_dir(store: Optional[Path]) -> Path:
+    return store.expanduser() if store is not None else default_store_path()
+
+
+def _open_existing(store: Optional[Path]) -> CanonStore:
+    """Open a store that must already exist (reading commands never create one)."""
+    path = _store_dir(store)
+    if not (path / DB_NAME).is_file():
+        raise NotFoundError(f"no canon store at {path} (create one with: incanon canon import FILE --store {path})")
+    return CanonStore.open(path)
+
+
+def _table(title: str, *columns: str) -> Table:
+    table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title_justify="left")
+    for i, name in enumerate(columns):
+        # The first column holds ids and names that get copied into other commands: never wrap.
+        table.add_column(name, no_wrap=i == 0, overflow="fold")
+    return table
+
+
+@app.command("import")
+def import_cmd(
+    file: Path = typer.Argument(..., help="World JSON file."),
+    store: Optional[Path] = typer.Option(None, "--store", help=STORE_HELP),
+    replace: bool = typer.Option(False, "--replace", help="Overwrite a work of the same id (drops its vectors)."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Import a world file (all of it, or nothing if any reference is wrong)."""
+    world = load_world_file(file)
+    with CanonStore.open(_store_dir(store)) as canon:
+        work = canon.import_world(world, replace=replace, source=str(file))
+        counts = canon.counts(work.id)
+    if json_:
+        emit_json({"store": str(_store_dir(store)), "work": work.to_dict(), "counts": counts})
+        return
+    summary = ", ".join(f"{n} {name}" for name, n in counts.items())
+    out.print(f"imported [bold]{work.id}[/] ({work.title}): {summary}", highlight=False)
+
+
+@app.command("export")
+def export_cmd(
+    work: str = typer.Argument(..., help="Work id."),
+    out_file: Path = typer.Option(..., "--out", help="World JSON file to write ('-' for stdout)."),
+    store: Optional[Path] = typer.Option(None, "--store", help=STORE_HELP),
+) -> None:
+    """Export a work as a world file (written atomically: a temporary file, then a rename)."""
+    with _open_existing(store) as canon:
+        world = canon.export_world(work)
+    if str(out_file) == "-":
+        sys.stdout.write(world.model_dump_json(indent=2) + "\n")
+        return
+    path = write_world_file(world, out_file)
+    err.print(f"wrote {path}", highlight=False)
+
+
+def _work_detail(canon: CanonStore, work_id: str) -> dict[str, Any]:
+    return {
+        "work": canon.work(work_id).to_dict(),
+        "counts": canon.counts(work_id),
+        "characters": [c.to_dict() for c in canon.characters(work_id)],
+    }
+
+
+@app.command("show")
+def show_cmd(
+    work: Optional[str] = typer.Argument(None, help="Work id (omit to list every work)."),
+    store: Optional[Path] = typer.Option(None, "--store", help=STORE_HELP),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """List the store's works, or show one work's characters, aliases, time points and counts."""
+    with _open_existing(store) as canon:
+        if work is None:
+            rows = [{**w.to_dict(), "counts": canon.counts(w.id)} for w in canon.works()]
+            if json_:
+                emit_json({"store": str(canon.path), "works": rows})
+                return
+            if not rows:
+                err.print(f"no works in {canon.path}")
+                return
+            table = _table(f"works in {canon.path}", "id", "title", "axis", "characters", "scenes", "chunks", "facts")
+            for r in rows:
+                c = r["counts"]
+                table.add_row(r["id"], r["title"], r["axis"], *(str(c[k]) for k in ("characters", "scenes", "chunks", "facts")))
+            out.print(table)
+            return
+        detail = _work_detail(canon, work)
+    if json_:
+        emit_json(detail)
+        return
+    w = detail["work"]
+    out.print(f"[bold]{w['id']}[/]: {w['title']}" + (f" by {w['author']}" if w["author"] else "")
+              + f" ({w['axis']} axis)", highlight=False)
+    out.print(", ".join(f"{n} {name}" for name, n in detail["counts"].items()), highlight=False)
+    table = _table("characters", "name", "aliases", "time points")
+    for c in detail["characters"]:
+        points = "; ".join(f"{t['label']} ({t['position']})" for t in c["time_points"])
+        table.add_row(c["name"], ", ".join(c["aliases"]), points)
+    out.print(table)
+
+
+@app.command("scope")
+def scope_cmd(
+    work: str = typer.Option(..., "--work", help="Work id."),
+    at: str = typer.Option(..., "--at", help="Story position (e.g. 2-5) or one of the character's time-point labels."),
+    character: Optional[str] = typer.Option(None, "--character", help="Character name or alias (omit for the omniscient reader)."),
+    witnessed_only: bool = typer.Option(False, "--witnessed-only", help="Count only scenes and chunks the character witnessed."),
+    store: Optional[Path] = typer.Option(None, "--store", help=STORE_HELP),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Show what a character can know at a point of the story: scenes seen and missed, known
+    facts, current relations."""
+    with _open_existing(store) as canon:
+        scope = canon.scope(work, character, at, witnessed_only=witnessed_only)
+        missed = scope.missed_scenes()
+        missed_ids = {s.id for s in missed}
+        data = {
+            "scope": scope.describe(),
+            "scenes": [{**s.to_dict(), "witnessed": s.id not in missed_ids} for s in scope.scenes()],
+            "missed_scenes": [s.to_dict() for s in missed],
+            "facts": [f.to_dict() for f in scope.facts()],
+            "relations": [r.to_dict() for r in scope.relations()],
+        }
+    if json_:
+        emit_json(data)
+        return
+    d = data["scope"]
+    who = d["character"] or "the omniscient reader"
+    out.print(f"[bold]{who}[/] at [bold]{d['at']}[/] in {d['work']}", highlight=False)
+    hidden = d["hidden"]
+    out.print(
+        f"hidden: {hidden['future_scenes']} future scenes, {hidden['missed_scenes']} missed scenes, "
+        f"{hidden['facts']} facts, {hidden['chunks']} chunks", highlight=False,
+    )
+    scenes = _table("scenes so far", "id", "position", "seen", "summary")
+    for s in data["scenes"]:
+        scenes.add_row(s["id"], s["position"], "yes" if s["witnessed"] else "[dim]missed[/]", s["summary"] or s["title"])
+    out.print(scenes)
+    facts = _table("known facts", "id", "position", "subject", "fact")
+    for f in data["facts"]:
+        facts.add_row(f["id"], f["position"], f["subject"], f["text"])
+    out.print(facts)
+    rels = _table("current relations", "source", "relation", "target", "since")
+    for r in data["relations"]:
+        rels.add_row(r["source"], r["type"], r["target"], r["valid_from"] or "start")
+    out.print(rels)
