@@ -88,3 +88,25 @@ def test_kill_9_then_resume(tmp_path: Path):
         run(kill_worker.items(N), kill_worker.make_task(None, 0), store=clean,
             config=kill_worker.config(N), concurrency=CONCURRENCY, progress=False)
         assert _results(clean, run_id) == resumed
+
+
+@pytest.mark.timeout(120)
+def test_ctrl_c_marks_run_interrupted(tmp_path: Path):
+    store_path, side = tmp_path / "runs.sqlite", tmp_path / "executed.txt"
+    proc = _worker(store_path, side)
+    deadline = time.monotonic() + 60
+    while _ok_count(store_path) < 20:
+        assert proc.poll() is None, proc.stderr.read().decode()
+        assert time.monotonic() < deadline, "worker made no progress"
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=30)
+    assert "KeyboardInterrupt" in proc.stderr.read().decode()
+    with sqlite3.connect(store_path) as db:
+        (status, totals) = db.execute("SELECT status, totals FROM runs").fetchone()
+        recorded = db.execute("SELECT COUNT(*) FROM samples").fetchone()[0]
+    assert status == "interrupted"  # written by the runner itself, not inferred from a dead pid
+    assert '"sessions": 1' in totals and 20 <= recorded < N
+    proc = _worker(store_path, side)
+    assert proc.wait(timeout=60) == 0
+    assert _ok_count(store_path) == N

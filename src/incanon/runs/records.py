@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from incanon.models.types import Usage
-from incanon.runs.config import RunConfig, canonical_json
+from incanon.runs.config import RunConfig
 
 SampleStatus = Literal["ok", "error"]
 RunStatus = Literal["running", "interrupted", "finished", "crashed"]
@@ -36,7 +36,8 @@ class RunItem(BaseModel):
 
 def input_hash(value: Any) -> str:
     """sha256 (hex, 16 chars) of ``value`` in canonical JSON."""
-    return hashlib.sha256(canonical_json(to_jsonable(value)).encode("utf-8")).hexdigest()[:16]
+    text = json.dumps(value, default=_default, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def to_jsonable(value: Any) -> Any:
