@@ -30,6 +30,34 @@ DEFAULT_N_CTX = 4096
 class _Shared:
     llama: Any
     lock: threading.Lock
+    formatter: Any = None
+
+    def prompt_tokens(self, chat: list[dict[str, str]]) -> int:
+        """Tokens of the templated prompt, counted before generating.
+
+        llama-cpp fails on an oversized prompt deep inside ``eval`` with a numpy broadcast
+        error (or its own ValueError), so the size is checked up front.
+        """
+        if self.formatter is not None:
+            prompt = self.formatter(messages=chat).prompt
+            return len(self.llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True))
+        # No template in the file: contents plus a few tokens of role markup per message.
+        text = "\n".join(m["content"] for m in chat)
+        return len(self.llama.tokenize(text.encode("utf-8"), add_bos=True)) + 4 * len(chat)
+
+
+def _formatter(llama: Any) -> Any:
+    template = (llama.metadata or {}).get("tokenizer.chat_template")
+    if not template:
+        return None
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    def token_text(token_id: int) -> str:
+        return llama._model.token_get_text(token_id) if token_id != -1 else ""
+
+    return Jinja2ChatFormatter(
+        template=template, eos_token=token_text(llama.token_eos()), bos_token=token_text(llama.token_bos())
+    )
 
 
 _instances: dict[tuple[str, int], _Shared] = {}
@@ -59,7 +87,7 @@ def shared_llama(path: Path, n_ctx: int, n_threads: int | None = None, n_batch: 
                 )
             except (ValueError, RuntimeError, OSError) as exc:
                 raise ModelError(f"could not load GGUF model {path}: {exc}") from None
-            shared = _instances[key] = _Shared(llama, threading.Lock())
+            shared = _instances[key] = _Shared(llama, threading.Lock(), _formatter(llama))
         return shared
 
 
@@ -123,6 +151,14 @@ class LlamaChatModel:
         self._shared()
         return self
 
+    def _overflow(self, tokens: int, n_ctx: int) -> ContextOverflowError:
+        return ContextOverflowError(
+            f"{self.name}: the prompt has {tokens} tokens but the context window (n_ctx) is "
+            f"{n_ctx}; shorten the prompt or load with a larger n_ctx (e.g. embedded?n_ctx={n_ctx * 2})",
+            prompt_tokens=tokens,
+            n_ctx=n_ctx,
+        )
+
     async def generate(
         self, messages: Sequence[Message], params: GenerationParams | None = None
     ) -> Completion:
@@ -136,19 +172,20 @@ class LlamaChatModel:
         chat = [{"role": m.role, "content": m.content} for m in messages]
         start = time.perf_counter()
         with shared.lock:
+            tokens = shared.prompt_tokens(chat)
+            # llama.cpp may round the context up (to 256) while llama-cpp-python's token
+            # buffer keeps the size asked for: the smaller one is what fits.
+            n_ctx = min(shared.llama.n_ctx(), len(shared.llama.input_ids))
+            if tokens >= n_ctx:
+                raise self._overflow(tokens, n_ctx)
             try:
                 response = shared.llama.create_chat_completion(messages=chat, **options)
             except ValueError as exc:
                 match = _OVERFLOW.search(str(exc))
-                if match is None:
-                    raise ModelError(f"{self.name}: {exc}") from None
-                tokens, n_ctx = int(match.group(1)), int(match.group(2))
-                raise ContextOverflowError(
-                    f"{self.name}: the prompt has {tokens} tokens but the context window (n_ctx) is "
-                    f"{n_ctx}; shorten the prompt or load with a larger n_ctx (e.g. embedded?n_ctx={n_ctx * 2})",
-                    prompt_tokens=tokens,
-                    n_ctx=n_ctx,
-                ) from None
+                if match is not None:
+                    raise self._overflow(int(match.group(1)), int(match.group(2))) from None
+                shared.llama.reset()  # a failed eval may leave the context half-filled
+                raise ModelError(f"{self.name}: {exc}") from None
         latency = time.perf_counter() - start
         choice = response["choices"][0]
         usage = response.get("usage") or {}
