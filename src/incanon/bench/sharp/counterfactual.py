@@ -1,0 +1,278 @@
+"""SHARP's transformation rules: turn a commonsense edge into a false ("ridiculous") claim.
+
+The paper names four kinds of rule: add a negation, add an absolute qualifier, replace an entity
+by its antonym, disrupt the relation between the entities. Disruption comes in two forms here,
+each its own rule so the sampler can balance them: ``swap`` (head and tail trade places, for
+relations where the reverse is false) and ``substitute`` (the tail is replaced by the tail of an
+unrelated edge of the same relation).
+
+Every rule is a function ``rule(edge, index=None, *, lang="en", rng=None) -> Claim | None`` and
+returns None when it cannot make a clean counterfactual of that edge: no garbage claims.
+The ``KnowledgeIndex`` is what the rules know about the rest of the graph: antonyms, known
+triples (so a "counterfactual" that is in fact another edge of the graph is refused), IsA parents.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+
+from incanon.bench.sharp.claims import Claim, make_claim
+from incanon.bench.sharp.conceptnet import Concept, Edge
+from incanon.bench.sharp.templates import Forms, Language, get_language
+
+# Relations whose facts are negative: negating them is fine, the other rules would make
+# claims that are usually true ("A penguin cannot swim-backwards").
+NEGATIVE_RELATIONS = frozenset({"NotCapableOf", "NotDesires", "NotHasProperty", "NotUsedFor", "DistinctFrom"})
+LEXICAL_RELATIONS = frozenset({"Antonym", "Synonym", "SimilarTo", "RelatedTo", "FormOf", "DerivedFrom",
+                               "EtymologicallyRelatedTo", "EtymologicallyDerivedFrom"})
+# Reversing these gives a false statement ("A car is part of a wheel.").
+ASYMMETRIC_RELATIONS = frozenset({"IsA", "PartOf", "MadeOf", "HasA", "AtLocation", "CreatedBy"})
+SAMENESS_RELATIONS = frozenset({"Synonym", "SimilarTo"})
+# Relations whose tails are specific enough that a tail from another head is usually false.
+# Left out: AtLocation (most things can be found in many places), causes, goals and desires
+# ("An earthquake can cause pain.", "People go to bed because they want to keep warm.").
+SUBSTITUTABLE_RELATIONS = frozenset({"IsA", "UsedFor", "CapableOf", "HasProperty", "PartOf", "HasA",
+                                     "MadeOf", "ReceivesAction", "CreatedBy"})
+_ANCESTOR_DEPTH = 3
+
+RULES: tuple[str, ...] = ("negation", "absolute", "antonym", "swap", "substitute")
+
+_Key = tuple[str, str]  # (language, casefolded text)
+
+
+def _k(concept: Concept) -> _Key:
+    return (concept.lang, concept.text.casefold())
+
+
+class KnowledgeIndex:
+    """What the rules may consult about the graph the edges came from."""
+
+    def __init__(self, edges: Iterable[Edge] = ()):
+        self.triples: set[tuple[str, _Key, _Key]] = set()
+        self.pairs: set[tuple[_Key, _Key]] = set()
+        self.antonyms: dict[_Key, dict[tuple[str, str | None], float]] = defaultdict(dict)
+        self.parents: dict[_Key, set[str]] = defaultdict(set)
+        self.by_relation: dict[tuple[str, str], list[Edge]] = defaultdict(list)
+        for edge in edges:
+            self.add(edge)
+
+    def add(self, edge: Edge) -> None:
+        """Index one edge."""
+        h, t = _k(edge.head), _k(edge.tail)
+        self.triples.add((edge.relation, h, t))
+        self.pairs.add((h, t))
+        if edge.relation == "Antonym" and edge.head.lang == edge.tail.lang:
+            for a, b in ((edge.head, edge.tail), (edge.tail, edge.head)):
+                entry = (b.text, b.pos if b.pos == a.pos else None)
+                prev = self.antonyms[_k(a)].get(entry, float("-inf"))
+                self.antonyms[_k(a)][entry] = max(prev, edge.weight)
+        elif edge.relation == "IsA":
+            self.parents[h].add(t[1])
+        if edge.relation not in NEGATIVE_RELATIONS | LEXICAL_RELATIONS:
+            self.by_relation[(edge.head.lang, edge.relation)].append(edge)
+
+    def knows(self, relation: str, head: Concept, tail: Concept) -> bool:
+        """Is (head, relation, tail) an edge of the graph?"""
+        return (relation, _k(head), _k(tail)) in self.triples
+
+    def linked(self, a: Concept, b: Concept) -> bool:
+        """Does any edge join a and b, in either direction?"""
+        return (_k(a), _k(b)) in self.pairs or (_k(b), _k(a)) in self.pairs
+
+    def graph_antonyms(self, lang: str, word: str, *, verb: bool | None = None) -> list[str]:
+        """Antonyms from the graph's Antonym edges, highest weight first.
+
+        ``verb=True`` keeps verb antonyms (or untagged ones), ``False`` keeps non-verbs.
+        """
+        found = self.antonyms.get((lang, word.casefold()), {})
+        ranked = sorted(found.items(), key=lambda kv: (-kv[1], kv[0][0]))
+        out: list[str] = []
+        for (text, pos), _ in ranked:
+            if verb is not None and pos is not None and (pos == "v") != verb:
+                continue
+            if text not in out:
+                out.append(text)
+        return out
+
+    def ancestors(self, concept: Concept) -> set[str]:
+        """IsA parents, their parents, ... (a few levels), as casefolded texts."""
+        found: set[str] = set()
+        frontier = {_k(concept)}
+        for _ in range(_ANCESTOR_DEPTH):
+            nxt = {(key[0], p) for key in frontier for p in self.parents.get(key, ())}
+            nxt = {key for key in nxt if key[1] not in found}
+            found |= {key[1] for key in nxt}
+            frontier = nxt
+        return found
+
+    def implied(self, relation: str, head: Concept, tail: Concept) -> bool:
+        """Is the triple known, or inherited from an IsA ancestor of the head ("A shark can
+        swim" from "A fish can swim"), or, for IsA, is the tail an ancestor of the head?"""
+        if self.knows(relation, head, tail):
+            return True
+        ancestors = self.ancestors(head)
+        if relation == "IsA" and tail.text.casefold() in ancestors:
+            return True
+        t = _k(tail)
+        return any((relation, (head.lang, a), t) in self.triples for a in ancestors)
+
+    def siblings(self, a: Concept, b: Concept) -> bool:
+        """Do a and b share an IsA parent (so they likely share properties)?"""
+        return bool(self.parents.get(_k(a), set()) & self.parents.get(_k(b), set()))
+
+
+def _forms(edge: Edge, lang: str, head: Concept | None = None, tail: Concept | None = None
+           ) -> tuple[Language, Forms | None]:
+    language = get_language(lang)
+    if edge.head.lang != lang or edge.tail.lang != lang:
+        return language, None
+    return language, language.forms(edge.relation, head or edge.head, tail or edge.tail)
+
+
+def _counterfactual(edge: Edge, text: str | None, lang: str, rule: str, detail: str | None = None
+                    ) -> Claim | None:
+    if not text:
+        return None
+    _, original = _forms(edge, lang)
+    if original is None or text.casefold() == original.fact.casefold():
+        return None
+    return make_claim(edge, text, label="counterfactual", lang=lang, rule=rule, detail=detail)
+
+
+def negation(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en",
+             rng: random.Random | None = None) -> Claim | None:
+    """'A dog is an animal.' → 'A dog is not an animal.' (negative relations turn positive)."""
+    _, forms = _forms(edge, lang)
+    return _counterfactual(edge, forms.negated if forms else None, lang, "negation", "negated")
+
+
+def absolute(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en",
+             rng: random.Random | None = None) -> Claim | None:
+    """'A dog can bark.' → 'Dogs can never bark.'; 'A hammer is a tool.' → 'Every tool is a hammer.'
+
+    The absolute form contradicts the fact rather than overstating it. IsA edges between
+    near-synonyms are refused, since "every drink is a beverage" would be true.
+    """
+    if edge.relation in LEXICAL_RELATIONS:
+        return None
+    if index is not None and edge.relation == "IsA" and _reverse_known(edge, index):
+        return None
+    _, forms = _forms(edge, lang)
+    return _counterfactual(edge, forms.absolute if forms else None, lang, "absolute", "absolute qualifier")
+
+
+def antonym(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en",
+            rng: random.Random | None = None) -> Claim | None:
+    """'Ice is cold.' → 'Ice is hot.': the tail (or one word of it) becomes its antonym.
+
+    Antonyms come from the graph's Antonym edges when it has any for the word, else from the
+    language's built-in lexicon. Only the tail changes: swapping the head for its antonym tends
+    to give a sibling that shares the property ("Night is a time.").
+    """
+    if edge.relation in NEGATIVE_RELATIONS | LEXICAL_RELATIONS:
+        return None
+    language, forms = _forms(edge, lang)
+    if forms is None:
+        return None
+    origin: dict[str, str] = {}
+    tail_is_verb = language.verbal(edge.tail)
+
+    def opposites(word: str, position: int) -> list[str]:
+        # The first word of a verb phrase is its verb; every other word is not.
+        verb = tail_is_verb if position <= 0 else False
+        found = index.graph_antonyms(lang, word, verb=verb) if index is not None else []
+        where = "graph"
+        if not found:
+            table = language.verb_antonyms if verb else language.antonyms
+            fallback = table.get(word.casefold())
+            found, where = ([fallback] if fallback else []), "lexicon"
+        for w in found:
+            origin[w] = where
+        return found
+
+    for new_text, old, new in language.replacements(edge.tail.text, opposites):
+        new_tail = edge.tail.with_text(new_text)
+        if index is not None and (index.implied(edge.relation, edge.head, new_tail)
+                                  or index.linked(edge.head, new_tail)):
+            continue
+        _, changed = _forms(edge, lang, tail=new_tail)
+        claim = _counterfactual(edge, changed.fact if changed else None, lang, "antonym",
+                                f"{old!r} -> {new!r} (antonym from {origin.get(new, 'lexicon')})")
+        if claim is not None:
+            return claim
+    return None
+
+
+def _reverse_known(edge: Edge, index: KnowledgeIndex) -> bool:
+    h, t = _k(edge.head), _k(edge.tail)
+    return (t, h) in index.pairs or any((r, h, t) in index.triples or (r, t, h) in index.triples
+                                        for r in SAMENESS_RELATIONS)
+
+
+def swap(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en",
+         rng: random.Random | None = None) -> Claim | None:
+    """'A wheel is part of a car.' → 'A car is part of a wheel.' (asymmetric relations only)."""
+    language = get_language(lang)
+    if edge.relation not in ASYMMETRIC_RELATIONS or language.verbal(edge.head) or language.verbal(edge.tail):
+        return None
+    if edge.head.text.casefold() == edge.tail.text.casefold():
+        return None
+    if index is not None and _reverse_known(edge, index):
+        return None
+    _, forms = _forms(edge, lang, head=edge.tail, tail=edge.head)
+    return _counterfactual(edge, forms.fact if forms else None, lang, "swap", "head and tail swapped")
+
+
+_SUBSTITUTE_TRIES = 64
+
+
+def substitute(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en",
+               rng: random.Random | None = None) -> Claim | None:
+    """'A dog can bark.' → 'A dog can fly.': the tail comes from another edge of the same
+    relation whose head differs and is not a sibling (no shared IsA parent); the new pair must
+    not be joined by any edge of the graph nor follow from an IsA ancestor. Only relations with
+    specific tails (``SUBSTITUTABLE_RELATIONS``) are disrupted this way. Needs an index to draw from; ``rng`` picks the
+    donor (default: seeded from the edge, so the result is reproducible)."""
+    if index is None or edge.relation not in SUBSTITUTABLE_RELATIONS:
+        return None
+    donors = index.by_relation.get((edge.head.lang, edge.relation), [])
+    if len(donors) < 2:
+        return None
+    rng = rng or random.Random(f"substitute|{edge.uri}|{edge.key}")
+    tried: set[str] = set()
+    for _ in range(min(_SUBSTITUTE_TRIES, len(donors) * 2)):
+        donor = donors[rng.randrange(len(donors))]
+        new_tail = donor.tail
+        name = new_tail.text.casefold()
+        if name in tried:
+            continue
+        tried.add(name)
+        if (
+            donor.head.text.casefold() == edge.head.text.casefold()
+            or new_tail.lang != edge.tail.lang
+            or name in (edge.tail.text.casefold(), edge.head.text.casefold())
+            or (new_tail.pos and edge.tail.pos and new_tail.pos != edge.tail.pos)
+            or index.implied(edge.relation, edge.head, new_tail)
+            or index.linked(edge.head, new_tail)
+            or index.siblings(edge.head, donor.head)
+        ):
+            continue
+        _, forms = _forms(edge, lang, tail=new_tail)
+        claim = _counterfactual(edge, forms.fact if forms else None, lang, "substitute",
+                                f"tail {edge.tail.text!r} -> {new_tail.text!r} from {donor.uri or donor.key}")
+        if claim is not None:
+            return claim
+    return None
+
+
+Rule = Callable[..., "Claim | None"]
+
+RULE_FUNCTIONS: dict[str, Rule] = {
+    "negation": negation,
+    "absolute": absolute,
+    "antonym": antonym,
+    "swap": swap,
+    "substitute": substitute,
+}

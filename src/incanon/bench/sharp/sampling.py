@@ -1,0 +1,210 @@
+"""Balanced, seeded sampling of factual and counterfactual claims from a set of edges.
+
+The paper's test set is about half commonsense claims and half "ridiculous" ones (472 / 481).
+``build_claims`` draws ``n`` claims with a chosen counterfactual share, spreads the
+counterfactuals evenly over the rules, never repeats a text, and by default never uses one edge
+for two claims, so a model under test never sees a fact next to its own negation. Everything
+random flows from ``seed``: the same seed and edges give the same claims in the same order.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from incanon.bench.sharp.claims import Claim, edge_to_claim
+from incanon.bench.sharp.conceptnet import Edge
+from incanon.bench.sharp.counterfactual import RULE_FUNCTIONS, RULES, KnowledgeIndex
+from incanon.bench.sharp.templates import get_language
+from incanon.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+FACT = "fact"
+
+
+@dataclass
+class BuildReport:
+    """What ``build_claims`` did with its edges."""
+
+    edges: int = 0
+    candidates: int = 0
+    """Distinct edges that render as a factual claim in the chosen language."""
+    skipped: Counter[str] = field(default_factory=Counter)
+    """Edges left out, by reason: language, excluded_relation, relation_filter, no_template, duplicate."""
+    quotas: dict[str, int] = field(default_factory=dict)
+    made: Counter[str] = field(default_factory=Counter)
+    """Claims made per bucket: 'fact' and each rule name."""
+    shortfall: int = 0
+    """Claims asked for but not made (too few usable edges)."""
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().rstrip(".!?。").split())
+
+
+def _quotas(n: int, ratio: float, rules: Sequence[str], rng: random.Random) -> dict[str, int]:
+    n_cf = round(n * ratio)
+    quotas = {FACT: n - n_cf}
+    base, extra = divmod(n_cf, len(rules)) if rules else (0, 0)
+    lucky = set(rng.sample(list(rules), extra)) if extra else set()
+    for rule in rules:
+        quotas[rule] = base + (1 if rule in lucky else 0)
+    return quotas
+
+
+def _candidates(edges: list[Edge], lang: str, relations: set[str] | None, exclude: frozenset[str],
+                report: BuildReport) -> list[tuple[Edge, Claim]]:
+    language = get_language(lang)
+    best: dict[tuple[str, str, str], Edge] = {}
+    for edge in edges:
+        if edge.head.lang != lang or edge.tail.lang != lang:
+            report.skipped["language"] += 1
+        elif relations is not None and edge.relation not in relations:
+            report.skipped["relation_filter"] += 1
+        elif edge.relation in exclude:
+            report.skipped["excluded_relation"] += 1
+        elif not language.supports(edge.relation):
+            report.skipped["no_template"] += 1
+        else:
+            key = (edge.relation, edge.head.text.casefold(), edge.tail.text.casefold())
+            if key in best:
+                report.skipped["duplicate"] += 1
+                if edge.weight <= best[key].weight:
+                    continue
+            best[key] = edge
+    out = []
+    for key in sorted(best):
+        claim = edge_to_claim(best[key], lang)
+        if claim is None:
+            report.skipped["no_template"] += 1
+        else:
+            out.append((best[key], claim))
+    return out
+
+
+def build_claims(
+    edges: Iterable[Edge],
+    n: int = 100,
+    *,
+    seed: int = 0,
+    ratio: float = 0.5,
+    rules: Sequence[str] = RULES,
+    lang: str = "en",
+    relations: Iterable[str] | None = None,
+    exclude_relations: Iterable[str] | None = None,
+    separate_edges: bool = True,
+    report: BuildReport | None = None,
+) -> list[Claim]:
+    """Draw ``n`` claims: ``ratio`` of them counterfactual, split evenly over ``rules``.
+
+    Args:
+        edges: the graph to draw from (all of it is indexed: Antonym edges feed the antonym
+            rule even though Antonym edges make no claims themselves).
+        n: how many claims; fewer come back (with a warning and ``report.shortfall``) when the
+            edges cannot supply them.
+        seed: drives every random choice.
+        ratio: share of counterfactual claims (0.5 = as many as factual ones).
+        rules: counterfactual rules to use, names from ``RULES``; a rule that runs out of
+            applicable edges hands its share to the others.
+        lang: language of the claims; edges in other languages are skipped.
+        relations: only make claims from these relations (default: all with a template).
+        exclude_relations: relations never to make claims from (default: the language's
+            lexical ones, Antonym and Synonym).
+        separate_edges: use each edge for at most one claim (default), so a fact and its own
+            counterfactual are never both in the set; False lets an edge give one of each.
+        report: filled with counts of what happened.
+    """
+    if n < 0 or not 0.0 <= ratio <= 1.0:
+        raise ConfigError(f"build_claims needs n >= 0 and 0 <= ratio <= 1 (got n={n}, ratio={ratio})")
+    unknown = [r for r in rules if r not in RULE_FUNCTIONS]
+    if unknown or (ratio > 0 and not rules):
+        raise ConfigError(f"unknown or missing counterfactual rules {unknown}; choose from {', '.join(RULES)}")
+    rules = list(dict.fromkeys(rules))
+    report = report if report is not None else BuildReport()
+    edge_list = list(edges)
+    report.edges = len(edge_list)
+    index = KnowledgeIndex(edge_list)
+    exclude = frozenset(exclude_relations) if exclude_relations is not None else get_language(lang).claim_exclude
+    pool = _candidates(edge_list, lang, set(relations) if relations is not None else None, exclude, report)
+    report.candidates = len(pool)
+
+    rng = random.Random(seed)
+    rng.shuffle(pool)
+    quotas = _quotas(n, ratio, rules, rng)
+    report.quotas = dict(quotas)
+    chosen: dict[str, list[Claim]] = {bucket: [] for bucket in quotas}
+    texts: set[str] = set()
+    fact_used: set[int] = set()
+    cf_used: set[int] = set()
+    cache: dict[tuple[int, str], Claim | None] = {}
+
+    def attempt(i: int, bucket: str) -> Claim | None:
+        """The claim edge i gives for a bucket, if that edge may still serve it."""
+        if bucket == FACT:
+            if i in fact_used or (separate_edges and i in cf_used):
+                return None
+        elif i in cf_used or (separate_edges and i in fact_used):
+            return None
+        if (i, bucket) not in cache:
+            edge, fact = pool[i]
+            if bucket == FACT:
+                cache[(i, bucket)] = fact
+            else:
+                edge_rng = random.Random(f"{seed}|{bucket}|{edge.uri}|{edge.key}")
+                cache[(i, bucket)] = RULE_FUNCTIONS[bucket](edge, index, lang=lang, rng=edge_rng)
+        claim = cache[(i, bucket)]
+        return None if claim is None or _norm(claim.text) in texts else claim
+
+    def take(i: int, bucket: str, claim: Claim) -> None:
+        chosen[bucket].append(claim)
+        texts.add(_norm(claim.text))
+        (fact_used if bucket == FACT else cf_used).add(i)
+
+    def need(bucket: str) -> float:
+        quota = quotas[bucket]
+        return (quota - len(chosen[bucket])) / quota if quota else 0.0
+
+    # Pass 1: each edge goes to the bucket furthest from its quota among those it can serve,
+    # so scarce rules (antonym, swap) get the edges that support them. With shared edges an
+    # edge may serve the facts and one rule.
+    for i in range(len(pool)):
+        if all(len(chosen[b]) >= quotas[b] for b in quotas):
+            break
+        buckets = sorted((b for b in quotas if need(b) > 0), key=lambda b: -need(b))
+        if not separate_edges and FACT in buckets:
+            buckets.remove(FACT)
+            if (claim := attempt(i, FACT)) is not None:
+                take(i, FACT, claim)
+        for bucket in buckets:
+            if (claim := attempt(i, bucket)) is not None:
+                take(i, bucket, claim)
+                break
+
+    # Pass 2: a rule that ran dry hands its share to the rules that still apply, least used first.
+    short_cf = sum(quotas[r] - len(chosen[r]) for r in rules)
+    short_fact = quotas[FACT] - len(chosen[FACT])
+    for i in range(len(pool)):
+        if short_cf <= 0 and short_fact <= 0:
+            break
+        if short_fact > 0 and (claim := attempt(i, FACT)) is not None:
+            take(i, FACT, claim)
+            short_fact -= 1
+        if short_cf > 0:
+            for rule in sorted(rules, key=lambda r: (len(chosen[r]), rules.index(r))):
+                if (claim := attempt(i, rule)) is not None:
+                    take(i, rule, claim)
+                    short_cf -= 1
+                    break
+
+    claims = [c for bucket in chosen.values() for c in bucket]
+    for bucket, made in chosen.items():
+        report.made[bucket] = len(made)
+    report.shortfall = max(0, n - len(claims))
+    if report.shortfall:
+        log.warning("asked for %d claims, made %d from %d usable edges", n, len(claims), len(pool))
+    rng.shuffle(claims)
+    return claims
