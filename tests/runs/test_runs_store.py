@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sqlite3
 import statistics
 
@@ -153,3 +154,12 @@ def test_resume_notes_on_changed_templates(store):
     info = store.create_or_resume(c2)
     assert info.resumed and any("judge" in n for n in info.notes)
     assert any("0.0.1" in n for n in info.notes)
+
+
+def test_resume_warns_when_another_live_process_runs_it(store, store_path, config):
+    run_id = store.create_or_resume(config).id
+    with sqlite3.connect(store_path) as raw:
+        raw.execute("UPDATE runs SET pid = ? WHERE id = ?", (os.getppid(), run_id))
+    info = store.create_or_resume(config)
+    assert any("running already" in n for n in info.notes)
+    assert not store.create_or_resume(config).notes  # now it is ours

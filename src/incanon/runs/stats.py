@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+import sqlite3
 from typing import Iterable, Sequence
 
 from incanon.models.types import Usage
-from incanon.runs.records import ScoreStat
+from incanon.runs.records import RunInfo, RunSummary, ScoreStat
 
 
 def mean_sem(n: int, total: float, total_sq: float) -> tuple[float | None, float | None]:
@@ -42,4 +43,46 @@ def usage_from_sums(row: Sequence) -> Usage:
             name: (int(value) if Usage.model_fields[name].annotation is int else float(value))
             for name, value in values.items()
         }
+    )
+
+
+def summarize(db: sqlite3.Connection, info: RunInfo) -> RunSummary:
+    """Counts, mean ± SEM per numeric score (ok samples), usage sums and errors of one run.
+
+    Everything is summed inside SQLite (JSON1), so a 100k-sample run is summarized without
+    loading its samples into Python.
+    """
+    run_id = info.id
+    attempts, duration = db.execute(
+        "SELECT COALESCE(SUM(attempts), 0), COALESCE(SUM(duration_s), 0) FROM samples WHERE run_id = ?",
+        (run_id,),
+    ).fetchone()
+    usage_row = db.execute(
+        "SELECT "
+        + ", ".join(f"COALESCE(SUM(json_extract(usage, '$.{f}')), 0)" for f in Usage.model_fields)
+        + " FROM samples WHERE run_id = ?",
+        (run_id,),
+    ).fetchone()
+    score_rows = db.execute(
+        "SELECT j.key,"
+        " SUM(j.type IN ('integer', 'real')),"
+        " SUM(CASE WHEN j.type IN ('integer', 'real') THEN j.value END),"
+        " SUM(CASE WHEN j.type IN ('integer', 'real') THEN j.value * j.value END),"
+        " SUM(j.type = 'null')"
+        " FROM samples s, json_each(s.scores) j"
+        " WHERE s.run_id = ? AND s.status = 'ok' AND s.scores IS NOT NULL"
+        " GROUP BY j.key ORDER BY j.key",
+        (run_id,),
+    ).fetchall()
+    errors = dict(
+        db.execute(
+            "SELECT COALESCE(error_type, 'Error'), COUNT(*) FROM samples"
+            " WHERE run_id = ? AND status = 'error' GROUP BY 1 ORDER BY 2 DESC, 1",
+            (run_id,),
+        ).fetchall()
+    )
+    return RunSummary(
+        run_id=run_id, status=info.status, ok=info.ok, failed=info.failed, total=info.total,
+        scores=score_stats(score_rows), usage=usage_from_sums(usage_row), errors=errors,
+        attempts=attempts, duration_s=duration,
     )

@@ -17,54 +17,28 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator
 
-from incanon.errors import ConfigError, InputError, NotFoundError
+from incanon.errors import InputError, NotFoundError
 from incanon.models.types import Usage
 from incanon.paths import default_runs_path
 from incanon.runs.config import RunConfig, resume_notes, utcnow
 from incanon.runs.records import RunInfo, RunSummary, SampleRecord, dumps
-from incanon.runs.stats import score_stats, usage_from_sums
-
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    id        TEXT PRIMARY KEY,
-    benchmark TEXT NOT NULL,
-    config    TEXT NOT NULL,              -- RunConfig as JSON
-    status    TEXT NOT NULL,              -- running | interrupted | finished | crashed
-    created   TEXT NOT NULL,
-    updated   TEXT NOT NULL,
-    total     INTEGER,                    -- planned samples, when known
-    totals    TEXT NOT NULL DEFAULT '{}', -- JSON: usage spent over all attempts, elapsed
-    pid       INTEGER,                    -- process that last ran it (stale-run detection)
-    host      TEXT
-);
-CREATE TABLE IF NOT EXISTS samples (
-    run_id     TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    item_id    TEXT NOT NULL,
-    epoch      INTEGER NOT NULL DEFAULT 0,
-    input_hash TEXT NOT NULL,
-    input      TEXT NOT NULL,
-    outputs    TEXT,
-    scores     TEXT,
-    extra      TEXT,
-    usage      TEXT NOT NULL DEFAULT '{}',
-    started    TEXT,
-    finished   TEXT,
-    duration_s REAL NOT NULL DEFAULT 0,
-    status     TEXT NOT NULL CHECK (status IN ('ok', 'error')),
-    error_type TEXT,
-    error      TEXT,
-    traceback  TEXT,
-    attempts   INTEGER NOT NULL DEFAULT 1,
-    UNIQUE (run_id, item_id, epoch)
-);
-CREATE INDEX IF NOT EXISTS samples_by_status ON samples (run_id, status);
-"""
+from incanon.runs.schema import ensure_schema
+from incanon.runs.stats import summarize
 
 _SAMPLE_COLUMNS = (
     "run_id, item_id, epoch, input_hash, input, outputs, scores, extra, usage, started, "
     "finished, duration_s, status, error_type, error, traceback, attempts"
+)
+_COLUMNS = [c.strip() for c in _SAMPLE_COLUMNS.split(",")]
+# One statement per sample: insert, or replace the earlier attempt in place (the key columns
+# stay; attempts go up, or restart at 1 when the input under this id changed).
+_UPSERT = (
+    f"INSERT INTO samples ({_SAMPLE_COLUMNS}) VALUES ({', '.join('?' * len(_COLUMNS))})"
+    " ON CONFLICT (run_id, item_id, epoch) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS if c not in ("run_id", "item_id", "epoch", "attempts"))
+    + ", attempts = CASE WHEN samples.input_hash = excluded.input_hash"
+    " THEN samples.attempts + 1 ELSE 1 END"
+    " RETURNING attempts"
 )
 
 
@@ -110,30 +84,8 @@ class RunStore:
         # last few commits, and never leaves a torn one.
         self._db.execute("PRAGMA synchronous = NORMAL")
         self._db.execute("PRAGMA foreign_keys = ON")
-        self._init_schema()
-
-    def _init_schema(self) -> None:
-        # Readers (``incanon runs show`` during a run) must not need the write lock, so the
-        # schema is only written when the file does not have it yet.
         with self._lock:
-            (version,) = self._db.execute("PRAGMA user_version").fetchone()
-            if version == SCHEMA_VERSION:
-                return
-            if version > SCHEMA_VERSION:
-                raise ConfigError(
-                    f"run store {self.path} was written by a newer incanon (schema {version}); "
-                    "upgrade incanon to read it"
-                )
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        self._db.execute(statement)
-                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+            ensure_schema(self._db, self.path)
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -166,7 +118,9 @@ class RunStore:
             run_id = config.fresh_run_id() if fresh else config.run_id
             while fresh and db.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone():
                 run_id = config.fresh_run_id()
-            row = db.execute("SELECT config FROM runs WHERE id = ?", (run_id,)).fetchone()
+            row = db.execute(
+                "SELECT config, status, pid, host FROM runs WHERE id = ?", (run_id,)
+            ).fetchone()
             notes: list[str] = []
             if row is None:
                 db.execute(
@@ -178,6 +132,11 @@ class RunStore:
             else:
                 stored = RunConfig.model_validate_json(row[0])
                 notes = resume_notes(stored, config)
+                _, status, pid, host = row
+                if status == "running" and pid != os.getpid() and _alive(pid, host):
+                    # Samples cannot be duplicated (one row per item), but the work would be.
+                    notes.append(f"run {run_id} seems to be running already (process {pid} on "
+                                 f"{host}); both processes will work on the same items")
                 merged = stored.with_templates(config.templates)
                 db.execute(
                     "UPDATE runs SET status = 'running', updated = ?, config = ?, pid = ?, host = ?"
@@ -287,18 +246,8 @@ class RunStore:
             dumps(sample.usage.model_dump()), _ts(sample.started), _ts(sample.finished),
             sample.duration_s, sample.status, sample.error_type, sample.error, sample.traceback, 1,
         )
-        update = ", ".join(
-            f"{c} = excluded.{c}" for c in _SAMPLE_COLUMNS.replace(" ", "").split(",")[3:-1]
-        )
         with self._tx() as db:
-            (attempts,) = db.execute(
-                f"INSERT INTO samples ({_SAMPLE_COLUMNS}) VALUES ({', '.join('?' * 17)})"
-                f" ON CONFLICT (run_id, item_id, epoch) DO UPDATE SET {update},"
-                " attempts = CASE WHEN samples.input_hash = excluded.input_hash"
-                " THEN samples.attempts + 1 ELSE 1 END"
-                " RETURNING attempts",
-                values,
-            ).fetchone()
+            (attempts,) = db.execute(_UPSERT, values).fetchone()
             db.execute("UPDATE runs SET updated = ? WHERE id = ?", (values[10] or _ts(utcnow()), sample.run_id))
         return int(attempts)
 
@@ -339,32 +288,4 @@ class RunStore:
         """Counts, mean ± SEM of each numeric score (ok samples), usage totals, errors by type."""
         info = self.get_run(run_id)
         with self._lock:
-            db = self._db
-            attempts, duration = db.execute(
-                "SELECT COALESCE(SUM(attempts), 0), COALESCE(SUM(duration_s), 0)"
-                " FROM samples WHERE run_id = ?", (run_id,)
-            ).fetchone()
-            usage_row = db.execute(
-                "SELECT " + ", ".join(
-                    f"COALESCE(SUM(json_extract(usage, '$.{f}')), 0)" for f in Usage.model_fields
-                ) + " FROM samples WHERE run_id = ?", (run_id,)
-            ).fetchone()
-            score_rows = db.execute(
-                "SELECT j.key,"
-                " SUM(j.type IN ('integer', 'real')),"
-                " SUM(CASE WHEN j.type IN ('integer', 'real') THEN j.value END),"
-                " SUM(CASE WHEN j.type IN ('integer', 'real') THEN j.value * j.value END),"
-                " SUM(j.type = 'null')"
-                " FROM samples s, json_each(s.scores) j"
-                " WHERE s.run_id = ? AND s.status = 'ok' AND s.scores IS NOT NULL"
-                " GROUP BY j.key ORDER BY j.key", (run_id,)
-            ).fetchall()
-            errors = dict(db.execute(
-                "SELECT COALESCE(error_type, 'Error'), COUNT(*) FROM samples"
-                " WHERE run_id = ? AND status = 'error' GROUP BY 1 ORDER BY 2 DESC", (run_id,)
-            ).fetchall())
-        return RunSummary(
-            run_id=run_id, status=info.status, ok=info.ok, failed=info.failed, total=info.total,
-            scores=score_stats(score_rows), usage=usage_from_sums(usage_row), errors=errors,
-            attempts=attempts, duration_s=duration,
-        )
+            return summarize(self._db, info)
