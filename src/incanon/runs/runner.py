@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
+import sqlite3
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -28,6 +30,8 @@ TaskResult = Union[ItemOutcome, Mapping[str, Any]]
 Task = Callable[[RunItem], Union[Awaitable[TaskResult], TaskResult]]
 """``task(item)`` → :class:`ItemOutcome` (or a mapping of its fields); async or plain."""
 Items = Union[Iterable[Any], AsyncIterable[Any]]
+
+logger = logging.getLogger("incanon.runs")
 
 _MAX_NOTES = 5  # per kind: a dataset that changed wholesale should not print 100k lines
 _MAX_MESSAGE = 2000
@@ -274,9 +278,13 @@ async def run_items(
             f"{tally.skipped} already done, {elapsed:,.1f}s, {rate:,.1f} it/s"
         )
         await units.aclose()
-        if templates:
-            store.add_templates(run_id, dict(templates))
-        store.finish(run_id, status, spent=tally.usage, elapsed_s=elapsed)
+        try:
+            if templates:
+                store.add_templates(run_id, dict(templates))
+            store.finish(run_id, status, spent=tally.usage, elapsed_s=elapsed)
+        except sqlite3.Error as exc:
+            # The store itself failing (disk full, locked) must not hide why the run stopped.
+            logger.warning("could not record the end of run %s: %s", run_id, exc)
     return RunResult(
         run_id=run_id, status="finished", resumed=info.resumed, ran=tally.ran, ok=tally.ok,
         failed=tally.failed, skipped=tally.skipped, replaced=tally.replaced,
