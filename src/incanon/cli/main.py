@@ -70,7 +70,9 @@ _register()
 def main() -> None:
     """Console entry point: run the app, print user errors as one line, exit 2 on them."""
     try:
-        app(standalone_mode=False)
+        # In non-standalone mode click returns a command's exit code instead of exiting.
+        code = app(standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else 0)
     except IncanonError as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
