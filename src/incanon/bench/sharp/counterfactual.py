@@ -55,6 +55,7 @@ class KnowledgeIndex:
         self.antonyms: dict[_Key, dict[tuple[str, str | None], float]] = defaultdict(dict)
         self.parents: dict[_Key, set[str]] = defaultdict(set)
         self.by_relation: dict[tuple[str, str], list[Edge]] = defaultdict(list)
+        self._sorted: set[tuple[str, str]] = set()
         for edge in edges:
             self.add(edge)
 
@@ -72,6 +73,16 @@ class KnowledgeIndex:
             self.parents[h].add(t[1])
         if edge.relation not in NEGATIVE_RELATIONS | LEXICAL_RELATIONS:
             self.by_relation[(edge.head.lang, edge.relation)].append(edge)
+            self._sorted.discard((edge.head.lang, edge.relation))
+
+    def donors(self, lang: str, relation: str) -> list[Edge]:
+        """Edges of one relation in a fixed order (so draws do not depend on input order)."""
+        key = (lang, relation)
+        found = self.by_relation.get(key, [])
+        if key not in self._sorted:
+            found.sort(key=lambda e: (e.key, e.uri))
+            self._sorted.add(key)
+        return found
 
     def knows(self, relation: str, head: Concept, tail: Concept) -> bool:
         """Is (head, relation, tail) an edge of the graph?"""
@@ -237,13 +248,13 @@ def substitute(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "
     donor (default: seeded from the edge, so the result is reproducible)."""
     if index is None or edge.relation not in SUBSTITUTABLE_RELATIONS:
         return None
-    donors = index.by_relation.get((edge.head.lang, edge.relation), [])
+    donors = index.donors(edge.head.lang, edge.relation)
     if len(donors) < 2:
         return None
     rng = rng or random.Random(f"substitute|{edge.uri}|{edge.key}")
     tried: set[str] = set()
-    for _ in range(min(_SUBSTITUTE_TRIES, len(donors) * 2)):
-        donor = donors[rng.randrange(len(donors))]
+    for pick in rng.sample(range(len(donors)), min(_SUBSTITUTE_TRIES, len(donors))):
+        donor = donors[pick]
         new_tail = donor.tail
         name = new_tail.text.casefold()
         if name in tried:
