@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from incanon.canon.position import Axis, Position
@@ -35,8 +36,23 @@ def _names(sql_from_where_order: str) -> str:
     return f"(SELECT json_group_array(name) FROM (SELECT {sql_from_where_order}))"
 
 
+@lru_cache(maxsize=65536)
+def position_of(axis: Axis, key: int) -> Position:
+    """``Position.from_key``, memoised: a work has few distinct positions and many rows per
+    position, and positions are immutable, so rows can share them."""
+    return Position.from_key(axis, key)
+
+
 def _pos(axis: Axis, key: int | None) -> Position | None:
-    return None if key is None else Position.from_key(axis, key)
+    return None if key is None else position_of(axis, key)
+
+
+def plain_rows(conn: sqlite3.Connection, sql: str, params: Params) -> list[tuple[Any, ...]]:
+    """Rows as plain tuples: on the hot paths (50k chunks) ``sqlite3.Row`` lookups by name cost
+    more than the query."""
+    cur = conn.cursor()
+    cur.row_factory = None
+    return cur.execute(sql, params).fetchall()
 
 
 def work_from_row(row: sqlite3.Row) -> WorkRecord:
@@ -73,7 +89,7 @@ def select_characters(conn: sqlite3.Connection, axis: Axis, where: str, params: 
             personality=r["personality"],
             first_position=_pos(axis, r["first_key"]),
             time_points=tuple(
-                TimePointRecord(label, Position.from_key(axis, key), desc)
+                TimePointRecord(label, position_of(axis, key), desc)
                 for label, key, desc in json.loads(r["time_points"])
             ),
             row_id=r["id"],
@@ -96,20 +112,13 @@ def select_scenes(
     conn: sqlite3.Connection, axis: Axis, where: str, params: Params, order: str = "s.pos_key, s.ord"
 ) -> list[SceneRecord]:
     """Scenes matching ``where`` (alias ``s``)."""
-    rows = conn.execute(f"{_SCENES} WHERE {where} ORDER BY {order}", params).fetchall()
+    rows = plain_rows(conn, f"{_SCENES} WHERE {where} ORDER BY {order}", params)
     return [
         SceneRecord(
-            id=r["ext_id"],
-            position=Position.from_key(axis, r["pos_key"]),
-            date=r["date"],
-            title=r["title"],
-            location=r["location"],
-            summary=r["summary"],
-            participants=tuple(json.loads(r["participants"])),
-            speakers=tuple(json.loads(r["speakers"])),
-            row_id=r["id"],
+            ext_id, position_of(axis, key), date, title, location, summary,
+            tuple(json.loads(participants)), tuple(json.loads(speakers)), row_id,
         )
-        for r in rows
+        for row_id, ext_id, key, date, title, location, summary, participants, speakers in rows
     ]
 
 
@@ -156,10 +165,10 @@ def select_chunks(
     conn: sqlite3.Connection, axis: Axis, where: str, params: Params, order: str = "k.pos_key, k.ord"
 ) -> list[ChunkRecord]:
     """Chunks matching ``where`` (alias ``k``)."""
-    rows = conn.execute(f"{_CHUNKS} WHERE {where} ORDER BY {order}", params).fetchall()
+    rows = plain_rows(conn, f"{_CHUNKS} WHERE {where} ORDER BY {order}", params)
     return [
-        ChunkRecord(r["ext_id"], Position.from_key(axis, r["pos_key"]), r["text"], r["source"], r["scene"], r["id"])
-        for r in rows
+        ChunkRecord(ext_id, position_of(axis, key), text, source, scene, row_id)
+        for row_id, ext_id, key, text, source, scene in rows
     ]
 
 
@@ -174,13 +183,10 @@ def select_entities(
     conn: sqlite3.Connection, axis: Axis, where: str, params: Params, order: str = "e.ord"
 ) -> list[EntityRecord]:
     """Entities matching ``where`` (alias ``e``)."""
-    rows = conn.execute(f"{_ENTITIES} WHERE {where} ORDER BY {order}", params).fetchall()
+    rows = plain_rows(conn, f"{_ENTITIES} WHERE {where} ORDER BY {order}", params)
     return [
-        EntityRecord(
-            r["name"], r["type"], r["description"], tuple(json.loads(r["aliases"])),
-            _pos(axis, r["pos_key"]), r["id"],
-        )
-        for r in rows
+        EntityRecord(name, type_, desc, tuple(json.loads(aliases)), _pos(axis, key), row_id)
+        for row_id, name, type_, desc, key, aliases in rows
     ]
 
 
@@ -197,13 +203,10 @@ LEFT JOIN entities te ON te.id = r.target_entity_id
 
 def select_relations(conn: sqlite3.Connection, axis: Axis, where: str, params: Params) -> list[RelationRecord]:
     """Relations matching ``where`` (alias ``r``), in import order."""
-    rows = conn.execute(f"{_RELATIONS} WHERE {where} ORDER BY r.ord", params).fetchall()
+    rows = plain_rows(conn, f"{_RELATIONS} WHERE {where} ORDER BY r.ord", params)
     return [
-        RelationRecord(
-            r["source"], r["target"], r["type"], r["description"], r["affection"], r["weight"],
-            _pos(axis, r["from_key"]), _pos(axis, r["to_key"]),
-        )
-        for r in rows
+        RelationRecord(src, tgt, type_, desc, aff, weight, _pos(axis, start), _pos(axis, end))
+        for src, tgt, type_, desc, aff, weight, start, end in rows
     ]
 
 
@@ -223,13 +226,13 @@ def select_facts(
     conn: sqlite3.Connection, axis: Axis, where: str, params: Params, order: str = "f.pos_key, f.ord"
 ) -> list[FactRecord]:
     """Facts matching ``where`` (alias ``f``)."""
-    rows = conn.execute(f"{_FACTS} WHERE {where} ORDER BY {order}", params).fetchall()
+    rows = plain_rows(conn, f"{_FACTS} WHERE {where} ORDER BY {order}", params)
     return [
         FactRecord(
-            r["ext_id"], r["subject"], r["text"], Position.from_key(axis, r["pos_key"]),
-            _pos(axis, r["to_key"]), r["scene"], bool(r["public"]), tuple(json.loads(r["known_by"])),
+            ext_id, subject, text, position_of(axis, key), _pos(axis, end), scene, bool(public),
+            tuple(json.loads(known_by)),
         )
-        for r in rows
+        for ext_id, subject, text, key, end, scene, public, known_by in rows
     ]
 
 
@@ -241,6 +244,6 @@ def select_probes(conn: sqlite3.Connection, axis: Axis, work_row_id: int) -> lis
         (work_row_id,),
     ).fetchall()
     return [
-        ProbeRecord(r["name"], Position.from_key(axis, r["at_key"]), r["question"], r["data_type"], r["event"], r["gold_response"])
+        ProbeRecord(r["name"], position_of(axis, r["at_key"]), r["question"], r["data_type"], r["event"], r["gold_response"])
         for r in rows
     ]

@@ -26,6 +26,7 @@ import numpy as np
 
 from incanon.canon.position import Position
 from incanon.canon.reads import (
+    plain_rows,
     select_chunks,
     select_entities,
     select_facts,
@@ -219,7 +220,8 @@ class KnowledgeScope:
     def chunk_ids(self, witnessed_only: bool | None = None) -> list[str]:
         """Ids of ``chunks()``, without reading their text."""
         sql, params = self._chunk_cond(witnessed_only)
-        return [r[0] for r in self._conn.execute(f"SELECT k.ext_id FROM chunks k WHERE {sql} ORDER BY k.pos_key, k.ord", params)]
+        rows = plain_rows(self._conn, f"SELECT k.ext_id FROM chunks k WHERE {sql} ORDER BY k.pos_key, k.ord", params)
+        return [r[0] for r in rows]
 
     # -- knowledge graph -------------------------------------------------------------------
     def entities(self) -> list[EntityRecord]:

