@@ -130,9 +130,14 @@ def test_antonym_replaces_one_word_of_a_phrase():
     assert claim.text == "A refrigerator is used to keep food hot."
 
 
+def test_antonym_leaves_nouns_after_determiners_alone():
+    owl = edge("CapableOf", "owl/n", "see_in_the_dark/v")
+    assert antonym(owl, KnowledgeIndex([owl, edge("Antonym", "bright/a", "dark/a")])) is None
+
+
 def test_antonym_of_a_verb_must_be_a_verb():
-    horse = edge("CapableOf", "horse/n", "pull_a_cart/v")
-    assert antonym(horse).text == "A horse can push a cart."
+    dinner = edge("HasPrerequisite", "cook_dinner/v", "buy_food/v")
+    assert antonym(dinner).text == "To cook dinner, you need to sell food."
     # "clean" as a verb has no verb antonym: "used to dirty teeth" is never made.
     brush = edge("UsedFor", "toothbrush/n", "clean_teeth/v")
     index = KnowledgeIndex([brush, edge("Antonym", "clean/a", "dirty/a")])
@@ -144,6 +149,12 @@ def test_antonym_skips_results_the_graph_says_are_true():
     coffee_cold = edge("HasProperty", "coffee/n", "cold/a")
     index = KnowledgeIndex([coffee_hot, coffee_cold, edge("Antonym", "hot/a", "cold/a")])
     assert antonym(coffee_hot, index) is None
+
+
+def test_antonym_leaves_abilities_alone():
+    # What can cry can usually laugh; a door that can be opened can be closed.
+    assert antonym(edge("CapableOf", "baby/n", "cry/v")) is None
+    assert antonym(edge("ReceivesAction", "door/n", "opened/v")) is None
 
 
 def test_antonym_not_applicable():
@@ -182,7 +193,7 @@ def test_substitute_draws_a_tail_from_another_head(sample_index):
     new_tail = claim.detail.split("-> ")[1].split("'")[1]
     donors = [e for e in sample_index.by_relation[("en", "CapableOf")] if e.tail.text == new_tail]
     assert donors and all(d.head.text != "dog" for d in donors)
-    # never a sibling's ability (dog and cat are both animals), never a known pair
+    # never a kin's ability (dog and cat are both animals), never a known pair
     assert not any(sample_index.siblings(DOG_BARK.head, d.head) for d in donors)
     assert not sample_index.linked(DOG_BARK.head, donors[0].tail)
 
@@ -215,6 +226,9 @@ def test_substitute_not_applicable():
     at = edge("AtLocation", "fork/n", "kitchen/n")
     index = KnowledgeIndex([at, edge("AtLocation", "book/n", "library/n")])
     assert substitute(at, index) is None  # places are too permissive to be surely false
+    book = edge("ReceivesAction", "book/n", "read/v")
+    index = KnowledgeIndex([book, edge("ReceivesAction", "letter/n", "mailed/v")])
+    assert substitute(book, index) is None  # "A book can be mailed." is true
 
 
 # -- all rules ---------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ def fact(rel: str, head: str, tail: str) -> str:
         ("AtLocation", "student/n", "school/n", "You can find a student at school."),
         ("AtLocation", "lion/n", "zoo/n", "You can find a lion at a zoo."),
         ("AtLocation", "cloud/n", "sky/n", "You can find a cloud in the sky."),
+        ("AtLocation", "sky/n", "cloud/n", "You can find the sky in a cloud."),
         ("PartOf", "wheel/n", "car/n", "A wheel is part of a car."),
         ("HasA", "bird/n", "wing/n", "A bird has wings."),
         ("HasA", "bird/n", "beak/n", "A bird has a beak."),
@@ -130,7 +131,8 @@ def test_article(word, expected):
 @pytest.mark.parametrize(
     ("word", "expected"),
     [("dog", "dogs"), ("box", "boxes"), ("church", "churches"), ("city", "cities"), ("day", "days"),
-     ("knife", "knives"), ("person", "people"), ("fish", "fish"), ("child", "children"), ("potato", "potatoes")],
+     ("knife", "knives"), ("person", "people"), ("fish", "fish"), ("child", "children"), ("potato", "potatoes"),
+     ("snowman", "snowmen"), ("human", "humans")],
 )
 def test_pluralize(word, expected):
     assert pluralize(word) == expected
@@ -141,6 +143,7 @@ def test_noun_phrases_and_verb_forms():
     assert NP.of("water").a == "water" and NP.of("water").pl_be == "is"
     assert NP.of("scissors").a == "scissors" and NP.of("scissors").be == "are"
     assert NP.of("happiness").kind == "mass"
+    assert NP.of("sky").a == "the sky" and NP.of("sky").pl_be == "is"
     assert NP.of("building").kind == "count"
     assert NP.of(parse_concept_uri("/c/en/play_tennis/v")).text == "playing tennis"
     assert [gerund(v) for v in ("run", "make tea", "swim", "open", "lie", "see", "read")] == [

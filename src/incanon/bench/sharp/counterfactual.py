@@ -30,12 +30,19 @@ LEXICAL_RELATIONS = frozenset({"Antonym", "Synonym", "SimilarTo", "RelatedTo", "
 # Reversing these gives a false statement ("A car is part of a wheel.").
 ASYMMETRIC_RELATIONS = frozenset({"IsA", "PartOf", "MadeOf", "HasA", "AtLocation", "CreatedBy"})
 SAMENESS_RELATIONS = frozenset({"Synonym", "SimilarTo"})
+# Abilities and possible actions are not exclusive: what can cry can usually laugh, and a door
+# that can be opened can be closed. An antonym there often gives another truth.
+ANTONYM_UNSAFE_RELATIONS = frozenset({"CapableOf", "ReceivesAction"})
 # Relations whose tails are specific enough that a tail from another head is usually false.
-# Left out: AtLocation (most things can be found in many places), causes, goals and desires
-# ("An earthquake can cause pain.", "People go to bed because they want to keep warm.").
+# Left out: AtLocation (most things can be found in many places), ReceivesAction (most things
+# can be opened, mailed, washed), causes, goals and desires ("An earthquake can cause pain.",
+# "People go to bed because they want to keep warm." are plausible).
 SUBSTITUTABLE_RELATIONS = frozenset({"IsA", "UsedFor", "CapableOf", "HasProperty", "PartOf", "HasA",
-                                     "MadeOf", "ReceivesAction", "CreatedBy"})
+                                     "MadeOf", "CreatedBy"})
 _ANCESTOR_DEPTH = 3
+# IsA ancestors so general that sharing them says nothing about shared properties.
+GENERIC_ANCESTORS = frozenset({"thing", "object", "entity", "item", "something", "physical object",
+                               "artifact", "artefact", "concept", "whole", "unit", "matter", "stuff"})
 
 RULES: tuple[str, ...] = ("negation", "absolute", "antonym", "swap", "substitute")
 
@@ -130,8 +137,13 @@ class KnowledgeIndex:
         return any((relation, (head.lang, a), t) in self.triples for a in ancestors)
 
     def siblings(self, a: Concept, b: Concept) -> bool:
-        """Do a and b share an IsA parent (so they likely share properties)?"""
-        return bool(self.parents.get(_k(a), set()) & self.parents.get(_k(b), set()))
+        """Are a and b taxonomic kin: one an ancestor of the other, or both under a common IsA
+        ancestor that is not one of the catch-alls (thing, object...)? Kin tend to share
+        abilities and parts, so a tail taken from one often holds for the other."""
+        up_a, up_b = self.ancestors(a), self.ancestors(b)
+        if a.text.casefold() in up_b or b.text.casefold() in up_a:
+            return True
+        return bool((up_a & up_b) - GENERIC_ANCESTORS)
 
 
 def _forms(edge: Edge, lang: str, head: Concept | None = None, tail: Concept | None = None
@@ -180,9 +192,10 @@ def antonym(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en"
 
     Antonyms come from the graph's Antonym edges when it has any for the word, else from the
     language's built-in lexicon. Only the tail changes: swapping the head for its antonym tends
-    to give a sibling that shares the property ("Night is a time.").
+    to give a sibling that shares the property ("Night is a time."). Abilities are left alone
+    (``ANTONYM_UNSAFE_RELATIONS``): "A baby can cry." → "A baby can laugh." is still true.
     """
-    if edge.relation in NEGATIVE_RELATIONS | LEXICAL_RELATIONS:
+    if edge.relation in NEGATIVE_RELATIONS | LEXICAL_RELATIONS | ANTONYM_UNSAFE_RELATIONS:
         return None
     language, forms = _forms(edge, lang)
     if forms is None:
@@ -239,12 +252,17 @@ def swap(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en",
 _SUBSTITUTE_TRIES = 64
 
 
+def _content_words(language: Language, text: str) -> set[str]:
+    return {w.casefold() for w in language.words(text) if len(w) > 2 or not language.word_sep}
+
+
 def substitute(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en",
                rng: random.Random | None = None) -> Claim | None:
     """'A dog can bark.' → 'A dog can fly.': the tail comes from another edge of the same
-    relation whose head differs and is not a sibling (no shared IsA parent); the new pair must
-    not be joined by any edge of the graph nor follow from an IsA ancestor. Only relations with
-    specific tails (``SUBSTITUTABLE_RELATIONS``) are disrupted this way. Needs an index to draw from; ``rng`` picks the
+    relation whose head differs and is not taxonomic kin (no shared IsA ancestor); the new pair must
+    not be joined by any edge of the graph nor follow from an IsA ancestor, and the new tail
+    shares no word with the old one ("cut paper" for "cut bread" is often still true). Only
+    relations with specific tails (``SUBSTITUTABLE_RELATIONS``) are disrupted this way. Needs an index to draw from; ``rng`` picks the
     donor (default: seeded from the edge, so the result is reproducible)."""
     if index is None or edge.relation not in SUBSTITUTABLE_RELATIONS:
         return None
@@ -252,6 +270,8 @@ def substitute(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "
     if len(donors) < 2:
         return None
     rng = rng or random.Random(f"substitute|{edge.uri}|{edge.key}")
+    language = get_language(lang)
+    old_words = _content_words(language, edge.tail.text)
     tried: set[str] = set()
     for pick in rng.sample(range(len(donors)), min(_SUBSTITUTE_TRIES, len(donors))):
         donor = donors[pick]
@@ -268,6 +288,7 @@ def substitute(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "
             or index.implied(edge.relation, edge.head, new_tail)
             or index.linked(edge.head, new_tail)
             or index.siblings(edge.head, donor.head)
+            or old_words & _content_words(language, new_tail.text)  # "cut bread" ~ "cut paper"
         ):
             continue
         _, forms = _forms(edge, lang, tail=new_tail)

@@ -47,6 +47,8 @@ class Language:
     """Relations that have a template but make poor claims (lexical ones like Antonym)."""
     verbal: Callable[[Concept], bool] = lambda concept: concept.pos == "v"
     """Does a concept read as a verb phrase? (Guesses from the words when the URI has no POS.)"""
+    determiners: frozenset[str] = frozenset()
+    """Words after which a word is used as a noun ("in the dark"): never swapped for an antonym."""
     word_sep: str = " "
     """How words are joined; '' for languages written without spaces."""
     end_mark: str = "."
@@ -100,6 +102,8 @@ class Language:
         if len(words) < 2:
             return
         for i, word in enumerate(words):
+            if i > 0 and words[i - 1].casefold() in self.determiners:
+                continue
             for new in opposites(word, i):
                 changed = words[:i] + [new] + words[i + 1 :]
                 yield self.word_sep.join(changed), word, new

@@ -30,6 +30,8 @@ def pluralize(word: str) -> str:
         return lex.IRREGULAR_PLURALS[low]
     if low in lex.SAME_PLURAL or low in lex.PLURAL_ONLY:
         return word
+    if low.endswith("man") and low not in lex.MAN_NOT_MEN:
+        return word[:-3] + "men"
     if low.endswith(("s", "x", "z", "ch", "sh")):
         return word + "es"
     if low.endswith("y") and low[-2:-1] not in _VOWELS:
@@ -103,7 +105,7 @@ class NP:
 
     text: str
     kind: str = "count"
-    """count (a dog / dogs), mass (water) or plural (scissors)."""
+    """count (a dog / dogs), mass (water), plural (scissors) or unique (the sky)."""
 
     @classmethod
     def of(cls, concept: Concept | str) -> "NP":
@@ -116,6 +118,8 @@ class NP:
             text = concept
         words = text.split()
         noun = _head_noun(words).lower()
+        if text.lower() in lex.THE_PLACES:
+            return cls(text, "unique")
         if noun in lex.PLURAL_ONLY:
             return cls(text, "plural")
         if noun in lex.MASS_NOUNS or (noun.endswith("ing") and len(noun) > 4 and noun not in lex.NOUNS_ENDING_ING):
@@ -126,7 +130,9 @@ class NP:
 
     @property
     def a(self) -> str:
-        """Indefinite form: 'a dog', 'an apple', 'water', 'scissors'."""
+        """Indefinite form: 'a dog', 'an apple', 'water', 'scissors' (and 'the sky')."""
+        if self.kind == "unique":
+            return f"the {self.text}"
         return f"{article(self.text)} {self.text}" if self.kind == "count" else self.text
 
     @property
@@ -137,6 +143,8 @@ class NP:
     @cached_property
     def pl(self) -> str:
         """Generic plural: 'dogs', 'cups of tea', 'water'."""
+        if self.kind == "unique":
+            return f"the {self.text}"
         if self.kind != "count":
             return self.text
         words = self.text.split()
@@ -147,11 +155,11 @@ class NP:
     @property
     def pl_be(self) -> str:
         """Verb 'to be' agreeing with ``pl``."""
-        return "is" if self.kind == "mass" else "are"
+        return "is" if self.kind in ("mass", "unique") else "are"
 
     def pl_verb(self, verb: str) -> str:
         """A present-tense verb phrase agreeing with ``pl`` ('dogs bark', 'water flows')."""
-        return third_person(verb) if self.kind == "mass" else verb
+        return third_person(verb) if self.kind in ("mass", "unique") else verb
 
     def a_verb(self, verb: str) -> str:
         """A present-tense verb phrase agreeing with ``a`` ('a dog barks', 'scissors cut')."""
@@ -159,7 +167,9 @@ class NP:
 
     @property
     def every(self) -> str:
-        """Universal form: 'every dog', 'all water', 'all scissors'."""
+        """Universal form: 'every dog', 'all water', 'all scissors', 'all of the sky'."""
+        if self.kind == "unique":
+            return f"all of the {self.text}"
         return f"every {self.text}" if self.kind == "count" else f"all {self.text}"
 
     @property

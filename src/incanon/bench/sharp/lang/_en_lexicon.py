@@ -19,7 +19,7 @@ MASS_NOUNS = frozenset(
     sleep smoke snow soap soil soup steam steel stone straw sugar sunlight sunshine sweat tea
     thirst thunder time toothpaste traffic trash water wax weather wind wine wood wool work
     cancer damage death stress fatigue obesity warmth comfort relief boredom danger harm joy
-    pleasure peace success fame wisdom sunburn seawater sandpaper soccer tennis football basketball baseball golf
+    pleasure peace success fame wisdom sunburn sunscreen lotion seawater sandpaper soccer tennis football basketball baseball golf
     chess
     """.split()
 )
@@ -38,6 +38,7 @@ IRREGULAR_PLURALS = {
     "potato": "potatoes", "tomato": "tomatoes", "hero": "heroes", "echo": "echoes",
     "volcano": "volcanoes", "mosquito": "mosquitoes", "cactus": "cacti", "fungus": "fungi",
 }
+MAN_NOT_MEN = frozenset("human german roman shaman talisman caiman".split())
 SAME_PLURAL = frozenset("sheep fish deer moose series species aircraft salmon trout".split())
 
 # Words spelt with a vowel letter but said with a consonant sound, and the other way round.

@@ -20,6 +20,7 @@ EN = Language(
     verb_antonyms=dict(lex.VERB_ANTONYMS),
     claim_exclude=frozenset({"Antonym", "Synonym"}),
     verbal=is_verbal,
+    determiners=frozenset("the a an my your his her its our their this that these those".split()),
 )
 relation = EN.relation
 
