@@ -43,3 +43,30 @@ async def test_different_endpoints_have_their_own_limit():
 def test_limit_must_be_positive():
     with pytest.raises(ValueError):
         ConcurrencyLimitedModel(ScriptedModel(default="x"), 0)
+
+
+async def test_each_model_waits_for_its_own_limit_at_a_shared_endpoint(slow_server):
+    url = slow_server.base_url
+    wide = load_chat_model(f"openai:wide@{url}", max_concurrency=4)
+    narrow = load_chat_model(f"openai:narrow@{url}", max_concurrency=1)
+    await asyncio.gather(*(wide.generate([user(f"w{i}")]) for i in range(8)))
+    assert slow_server.max_in_flight == 4
+    slow_server.reset()
+    await asyncio.gather(*(narrow.generate([user(f"n{i}")]) for i in range(4)))
+    assert slow_server.max_in_flight == 1
+    slow_server.reset()
+    await asyncio.gather(*(m.generate([user(f"{m.name}{i}")]) for i in range(6) for m in (wide, narrow)))
+    assert slow_server.max_in_flight <= 4
+
+
+async def test_cancelled_waiters_free_nothing_they_did_not_take(slow_server):
+    model = load_chat_model(f"openai:m@{slow_server.base_url}", max_concurrency=1)
+    first = asyncio.ensure_future(model.generate([user("a")]))
+    second = asyncio.ensure_future(model.generate([user("b")]))
+    await asyncio.sleep(0.02)
+    second.cancel()
+    await first
+    with pytest.raises(asyncio.CancelledError):
+        await second
+    await model.generate([user("c")])
+    assert slow_server.max_in_flight == 1

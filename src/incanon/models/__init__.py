@@ -29,7 +29,7 @@ from incanon.models.faults import (
     parse_retry_after,
 )
 from incanon.models.gguf import locate_default_gguf, resolve_gguf
-from incanon.models.limit import ConcurrencyLimitedModel, endpoint_semaphore
+from incanon.models.limit import ConcurrencyLimitedModel, EndpointGate, endpoint_gate
 from incanon.models.registry import (
     BackendInfo,
     OptionInfo,
@@ -69,6 +69,7 @@ __all__ = [
     "ContextOverflowError",
     "EmbedKind",
     "Embedder",
+    "EndpointGate",
     "GenerationParams",
     "MalformedResponseError",
     "Message",
@@ -96,7 +97,7 @@ __all__ = [
     "embedder_backend",
     "embedder_backends",
     "embedding_key",
-    "endpoint_semaphore",
+    "endpoint_gate",
     "load_chat_model",
     "load_embedder",
     "locate_default_gguf",

@@ -1,37 +1,56 @@
-"""Concurrency limit per endpoint: all models that talk to one server share one semaphore.
+"""Concurrency limit per endpoint: all models that talk to one server share one gate.
 
-Semaphores belong to an event loop, so they are kept per loop (a test suite runs many loops;
-a long-lived program one). For one endpoint the first limit set in a loop holds.
+A gate counts the calls in flight at its endpoint; a call starts only when fewer than *its
+model's* limit are in flight there. So two models of one server with limit 4 never have more
+than 4 calls open together, and a model with limit 1 waits until the endpoint is idle. Gates
+belong to an event loop (asyncio primitives do), so they are kept per loop.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import weakref
-from typing import Sequence
+from contextlib import asynccontextmanager
+from typing import AsyncIterator, Sequence
 
 from incanon.models.types import ChatModel, Completion, GenerationParams, Message
 
-log = logging.getLogger(__name__)
 
-_per_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, tuple[int, asyncio.Semaphore]]]" = (
+class EndpointGate:
+    """Counts calls in flight at one endpoint and lets a call in while under its limit."""
+
+    def __init__(self) -> None:
+        self.active = 0
+        """Calls in flight now."""
+        self._changed = asyncio.Condition()
+
+    @asynccontextmanager
+    async def slot(self, limit: int) -> AsyncIterator[None]:
+        """Hold one of the endpoint's slots, waiting until fewer than ``limit`` are taken."""
+        async with self._changed:
+            await self._changed.wait_for(lambda: self.active < limit)
+            self.active += 1
+        try:
+            yield
+        finally:
+            async with self._changed:
+                self.active -= 1
+                # Waiters may have different limits, so each one re-checks its own.
+                self._changed.notify_all()
+
+
+_per_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, EndpointGate]]" = (
     weakref.WeakKeyDictionary()
 )
 
 
-def endpoint_semaphore(endpoint: str, limit: int) -> asyncio.Semaphore:
-    """The semaphore of ``endpoint`` in the running loop, created with ``limit`` on first use."""
-    loop = asyncio.get_running_loop()
-    table = _per_loop.setdefault(loop, {})
-    if endpoint not in table:
-        table[endpoint] = (limit, asyncio.Semaphore(limit))
-    elif table[endpoint][0] != limit:
-        log.warning(
-            "endpoint %s already limited to %d concurrent calls; ignoring limit %d",
-            endpoint, table[endpoint][0], limit,
-        )
-    return table[endpoint][1]
+def endpoint_gate(endpoint: str) -> EndpointGate:
+    """The gate of ``endpoint`` in the running event loop."""
+    table = _per_loop.setdefault(asyncio.get_running_loop(), {})
+    gate = table.get(endpoint)
+    if gate is None:
+        gate = table[endpoint] = EndpointGate()
+    return gate
 
 
 def endpoint_of(model: ChatModel) -> str:
@@ -40,7 +59,7 @@ def endpoint_of(model: ChatModel) -> str:
 
 
 class ConcurrencyLimitedModel:
-    """At most ``limit`` calls in flight per endpoint, across every model of that endpoint."""
+    """At most ``limit`` calls in flight at the endpoint, counting every model of that endpoint."""
 
     def __init__(self, inner: ChatModel, limit: int, *, endpoint: str | None = None):
         if limit < 1:
@@ -60,6 +79,6 @@ class ConcurrencyLimitedModel:
     async def generate(
         self, messages: Sequence[Message], params: GenerationParams | None = None
     ) -> Completion:
-        """Wait for a free slot of the endpoint, then generate."""
-        async with endpoint_semaphore(self.endpoint, self.limit):
+        """Wait for a free slot at the endpoint, then generate."""
+        async with endpoint_gate(self.endpoint).slot(self.limit):
             return await self.inner.generate(messages, params)

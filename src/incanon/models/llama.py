@@ -21,6 +21,7 @@ from typing import Any, Sequence
 from incanon.errors import ModelError
 from incanon.models.faults import ContextOverflowError
 from incanon.models.gguf import resolve_gguf
+from incanon.models.limit import endpoint_gate
 from incanon.models.types import Completion, GenerationParams, Message
 
 DEFAULT_N_CTX = 4096
@@ -132,7 +133,7 @@ class LlamaChatModel:
         self.n_ctx = n_ctx
         self.threads = threads
         self.n_batch = n_batch
-        self.endpoint = f"gguf:{self.path}"
+        self.endpoint = f"gguf:{self.path.resolve()}"
         """Concurrency-limit key: the file (calls to one file are serialized anyway)."""
 
     @property
@@ -163,7 +164,10 @@ class LlamaChatModel:
         self, messages: Sequence[Message], params: GenerationParams | None = None
     ) -> Completion:
         """Generate in a worker thread; ``ContextOverflowError`` when the prompt does not fit."""
-        return await asyncio.to_thread(self.generate_sync, messages, params or GenerationParams())
+        # Queue in the event loop, not in worker threads: waiting threads would fill the
+        # default executor and starve everything else that runs off the loop.
+        async with endpoint_gate(self.endpoint).slot(1):
+            return await asyncio.to_thread(self.generate_sync, messages, params or GenerationParams())
 
     def generate_sync(self, messages: Sequence[Message], params: GenerationParams) -> Completion:
         """The blocking call (what ``generate`` runs off the event loop)."""
