@@ -79,7 +79,7 @@ def _write(conn: sqlite3.Connection, plan: Plan) -> int:
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
         (
             (cb + i, work_id, i, ch.name, ch.profile, ch.personality, first)
-            for i, (ch, (first,)) in enumerate(zip(w.characters, plan.characters))
+            for i, (ch, first) in enumerate(zip(w.characters, plan.characters))
         ),
     )
     conn.executemany(

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from incanon.canon.names import did_you_mean, listing
 from incanon.canon.position import Position
 from incanon.canon.reads import (
     plain_rows,
@@ -45,7 +46,6 @@ from incanon.canon.records import (
     SceneRecord,
     WorkRecord,
 )
-from incanon.canon.names import did_you_mean, listing
 from incanon.canon.vectors import VectorCache, VectorKind, search
 from incanon.errors import InputError, NotFoundError
 

@@ -41,7 +41,7 @@ class Plan:
     """Rows to insert, references given as indexes into these lists (see module docstring)."""
 
     world: World
-    characters: list[tuple[int | None]] = field(default_factory=list)  # (first_key,)
+    characters: list[int | None] = field(default_factory=list)  # first_key per character
     names: list[tuple[int, int, str, str, int]] = field(default_factory=list)
     time_points: list[tuple[int, str, int, str, int, str]] = field(default_factory=list)
     scenes: list[int] = field(default_factory=list)  # pos_key per scene
@@ -142,12 +142,12 @@ class _Checker:
         self.nonblank("work.title", w.title, "work title")
 
     def characters(self) -> None:
-        owner: dict[str, str] = {}  # norm → canonical name of its owner, for messages
+        owner: dict[str, str] = {}  # norm → canonical name owning it (for error messages)
         for i, ch in enumerate(self.world.characters):
             path = f"characters[{i}]"
             self.nonblank(f"{path}.name", ch.name, "character name")
             first = self.opt_position(f"{path}.first_position", ch.first_position)
-            self.plan.characters.append((first,))
+            self.plan.characters.append(first)
             for j, alias in [(-1, ch.name), *enumerate(ch.aliases)]:
                 apath = f"{path}.name" if j < 0 else f"{path}.aliases[{j}]"
                 self.nonblank(apath, alias, "alias")

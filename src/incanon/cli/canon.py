@@ -32,6 +32,10 @@ def _open_existing(store: Optional[Path]) -> CanonStore:
     return CanonStore.open(path)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _table(title: str, *columns: str) -> Table:
     table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title_justify="left")
     for i, name in enumerate(columns):
@@ -129,8 +133,11 @@ def scope_cmd(
     store: Optional[Path] = typer.Option(None, "--store", help=STORE_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Show what a character can know at a point of the story: scenes seen and missed, known
-    facts, current relations."""
+    """Show what a character can know at a point of the story.
+
+    Lists the scenes so far (seen or missed), the facts the character knows and the relations
+    true at that point; counts what stays hidden.
+    """
     with _open_existing(store) as canon:
         scope = canon.scope(work, character, at, witnessed_only=witnessed_only)
         missed = scope.missed_scenes()
@@ -150,8 +157,10 @@ def scope_cmd(
     out.print(f"[bold]{who}[/] at [bold]{d['at']}[/] in {d['work']}", highlight=False)
     hidden = d["hidden"]
     out.print(
-        f"hidden: {hidden['future_scenes']} future scenes, {hidden['missed_scenes']} missed scenes, "
-        f"{hidden['facts']} facts, {hidden['chunks']} chunks", highlight=False,
+        "hidden: " + ", ".join(_count(hidden[k], noun) for k, noun in (
+            ("future_scenes", "future scene"), ("missed_scenes", "missed scene"),
+            ("facts", "fact"), ("chunks", "chunk"),
+        )), highlight=False,
     )
     scenes = _table("scenes so far", "id", "position", "seen", "summary")
     for s in data["scenes"]:
