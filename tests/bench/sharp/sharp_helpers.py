@@ -3,12 +3,7 @@ by the test modules; a uniquely named module rather than a conftest, so it canno
 
 from __future__ import annotations
 
-import gzip
 import json
-from collections.abc import Callable, Iterable
-from pathlib import Path
-
-import pytest
 
 from incanon.bench.sharp import Edge, parse_concept_uri
 
@@ -27,16 +22,3 @@ def edge(rel: str, head: str, tail: str, weight: float = 1.0) -> Edge:
     t = tail if tail.startswith("/c/") else f"/c/en/{tail}"
     return Edge(relation=rel, head=parse_concept_uri(h), tail=parse_concept_uri(t), weight=weight,
                 uri=f"/a/[/r/{rel}/,{h}/,{t}/]")
-
-
-@pytest.fixture
-def write_file(tmp_path: Path) -> Callable[..., Path]:
-    """write_file(lines, name="a.csv", gz=False) → path; lines may be str or bytes."""
-
-    def write(lines: Iterable[str | bytes], name: str = "assertions.csv", gz: bool = False) -> Path:
-        data = b"".join((x if isinstance(x, bytes) else x.encode("utf-8")) + b"\n" for x in lines)
-        path = tmp_path / name
-        path.write_bytes(gzip.compress(data) if gz else data)
-        return path
-
-    return write

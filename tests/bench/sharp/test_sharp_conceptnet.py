@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
 import pytest
-from sharp_helpers import cn_line, write_file  # noqa: F401  (fixture)
+from sharp_helpers import cn_line
 
 from incanon.bench.sharp import (
     parse_concept_uri,
@@ -15,6 +18,21 @@ from incanon.bench.sharp import (
     sample_assertions_path,
 )
 from incanon.errors import IncanonError, InputError, NotFoundError
+
+
+
+@pytest.fixture
+def write_file(tmp_path: Path) -> Callable[..., Path]:
+    """write_file(lines, name="a.csv", gz=False) → path; lines may be str or bytes."""
+
+    def write(lines: Iterable[str | bytes], name: str = "assertions.csv", gz: bool = False) -> Path:
+        data = b"".join((x if isinstance(x, bytes) else x.encode("utf-8")) + b"\n" for x in lines)
+        path = tmp_path / name
+        path.write_bytes(gzip.compress(data) if gz else data)
+        return path
+
+    return write
+
 
 # -- concept URIs ------------------------------------------------------------------------------
 
