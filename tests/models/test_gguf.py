@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from importlib import metadata
@@ -97,12 +98,16 @@ async def test_embedded_generation_end_to_end(tmp_path):
     with metered() as meter:
         completion = await model.generate(messages, params)
         again = await model.generate(messages, params)
+        both = await asyncio.gather(  # concurrent callers share the one model, one call at a time
+            model.generate([user("Name one animal.")], params), model.generate([user("Name one tree.")], params)
+        )
     assert completion.text.strip()
     assert completion.prompt_tokens > 10 and 0 < completion.completion_tokens <= 12
     assert completion.model == "gguf:SmolLM2-135M-Instruct.Q4_1"
     assert again.cached and again.text == completion.text
-    assert (meter.total.calls, meter.total.cached_calls) == (1, 1)
-    assert meter.total.prompt_tokens == completion.prompt_tokens
+    assert all(c.text.strip() and not c.cached for c in both)
+    assert (meter.total.calls, meter.total.cached_calls) == (3, 1)
+    assert meter.total.prompt_tokens == completion.prompt_tokens + sum(c.prompt_tokens for c in both)
 
     small = load_chat_model("embedded?n_ctx=64", retry=None)
     with pytest.raises(ContextOverflowError) as info:

@@ -160,3 +160,14 @@ def test_stop_ends_hanging_requests():
     server.stop()
     thread.join(timeout=30)
     assert not thread.is_alive()
+
+
+def test_a_failing_handler_answers_500_and_the_server_keeps_serving():
+    def broken(request):
+        raise RuntimeError("bug in the test's handler")
+
+    with FakeOpenAIServer(handler=broken) as server:
+        status, _, body = post(server, "/v1/chat/completions", chat("x"))
+        assert status == 500 and "bug in the test's handler" in body
+        server.handler = None
+        assert post(server, "/v1/chat/completions", chat("x"))[0] == 200
