@@ -95,7 +95,7 @@ def test_truncated_gzip_is_an_input_error(write_file, tmp_path):
     full = write_file(LINES * 2000, name="full.gz", gz=True).read_bytes()
     cut = tmp_path / "cut.gz"
     cut.write_bytes(full[: len(full) // 2])
-    with pytest.raises(InputError, match="cut.gz.*damaged or truncated"):
+    with pytest.raises(InputError, match=r"cut.gz \(after line \d+\): the gzip stream is damaged or truncated"):
         list(read_assertions(cut))
 
 
@@ -116,6 +116,7 @@ def test_streaming_stops_early_without_reading_the_rest(write_file):
         reader = read_assertions(path, max_edges=10)
         edges = list(reader)
         assert len(edges) == 10
+        assert reader.gzipped is gz
         assert reader.stats.lines == 10
         assert reader.stats.edges == 10
         with pytest.raises(InputError, match="line 20001"):

@@ -119,7 +119,7 @@ def test_report_counts_what_was_skipped(edges):
 
 
 def test_relation_filter_and_exclusions(edges):
-    claims = build_claims(edges, n=20, seed=0, relations=["IsA"])
+    claims = build_claims(edges, n=20, seed=0, relations=["/r/IsA"])
     assert {c.source.relation for c in claims} == {"IsA"}
     antonyms = build_claims(edges, n=6, seed=0, ratio=0.0, relations=["Antonym"], exclude_relations=[])
     assert all(c.text.startswith("The opposite of") for c in antonyms) and len(antonyms) == 6

@@ -28,16 +28,15 @@ from incanon.bench.sharp.conceptnet import (
     sample_assertions_path,
 )
 from incanon.bench.sharp.counterfactual import (
-    ASYMMETRIC_RELATIONS,
     RULE_FUNCTIONS,
     RULES,
-    KnowledgeIndex,
     absolute,
     antonym,
     negation,
     substitute,
     swap,
 )
+from incanon.bench.sharp.knowledge import ASYMMETRIC_RELATIONS, SUBSTITUTABLE_RELATIONS, KnowledgeIndex
 from incanon.bench.sharp.sampling import BuildReport, build_claims
 from incanon.bench.sharp.templates import (
     Forms,
@@ -61,6 +60,7 @@ __all__ = [
     "RULES",
     "RULE_FUNCTIONS",
     "ReadStats",
+    "SUBSTITUTABLE_RELATIONS",
     "absolute",
     "antonym",
     "available_languages",

@@ -138,6 +138,8 @@ class AssertionReader(Iterator[Edge]):
         self.max_edges = max_edges
         self.skip_bad = skip_bad
         self.stats = ReadStats()
+        self.gzipped = False
+        """True once the file is open and turned out to be gzip."""
         self._prefixes = tuple(f"/c/{lang}/" for lang in sorted(self.langs)) if self.langs else None
         self._gen = self._generate()
 
@@ -151,10 +153,8 @@ class AssertionReader(Iterator[Edge]):
     # -- internals ---------------------------------------------------------------------------
     def _open(self) -> IO[bytes]:
         with open(self.path, "rb") as probe:
-            magic = probe.read(2)
-        if magic == _GZIP_MAGIC:
-            return gzip.open(self.path, "rb")
-        return open(self.path, "rb")
+            self.gzipped = probe.read(2) == _GZIP_MAGIC
+        return gzip.open(self.path, "rb") if self.gzipped else open(self.path, "rb")
 
     def _generate(self) -> Iterator[Edge]:
         if self.max_edges is not None and self.max_edges <= 0:
@@ -168,10 +168,9 @@ class AssertionReader(Iterator[Edge]):
                 except StopIteration:
                     return
                 except (EOFError, OSError, zlib.error) as exc:
-                    raise InputError(
-                        f"the compressed stream is damaged or truncated ({exc})",
-                        source=str(self.path), where=f"after line {number}",
-                    ) from None
+                    what = "the gzip stream is damaged or truncated" if self.gzipped else "read error"
+                    raise InputError(f"{what} ({exc})", source=str(self.path),
+                                     where=f"after line {number}") from None
                 number += 1
                 self.stats.lines += 1
                 try:

@@ -8,143 +8,31 @@ unrelated edge of the same relation).
 
 Every rule is a function ``rule(edge, index=None, *, lang="en", rng=None) -> Claim | None`` and
 returns None when it cannot make a clean counterfactual of that edge: no garbage claims.
-The ``KnowledgeIndex`` is what the rules know about the rest of the graph: antonyms, known
-triples (so a "counterfactual" that is in fact another edge of the graph is refused), IsA parents.
+The ``KnowledgeIndex`` (``knowledge.py``) is what the rules know about the rest of the graph:
+antonyms, known triples (so a "counterfactual" that is in fact another edge of the graph is
+refused), IsA ancestry.
 """
 
 from __future__ import annotations
 
 import random
-from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from incanon.bench.sharp.claims import Claim, make_claim
 from incanon.bench.sharp.conceptnet import Concept, Edge
+from incanon.bench.sharp.knowledge import (
+    ANTONYM_UNSAFE_RELATIONS,
+    ASYMMETRIC_RELATIONS,
+    LEXICAL_RELATIONS,
+    NEGATIVE_RELATIONS,
+    SAMENESS_RELATIONS,
+    SUBSTITUTABLE_RELATIONS,
+    KnowledgeIndex,
+    concept_key,
+)
 from incanon.bench.sharp.templates import Forms, Language, get_language
 
-# Relations whose facts are negative: negating them is fine, the other rules would make
-# claims that are usually true ("A penguin cannot swim-backwards").
-NEGATIVE_RELATIONS = frozenset({"NotCapableOf", "NotDesires", "NotHasProperty", "NotUsedFor", "DistinctFrom"})
-LEXICAL_RELATIONS = frozenset({"Antonym", "Synonym", "SimilarTo", "RelatedTo", "FormOf", "DerivedFrom",
-                               "EtymologicallyRelatedTo", "EtymologicallyDerivedFrom"})
-# Reversing these gives a false statement ("A car is part of a wheel.").
-ASYMMETRIC_RELATIONS = frozenset({"IsA", "PartOf", "MadeOf", "HasA", "AtLocation", "CreatedBy"})
-SAMENESS_RELATIONS = frozenset({"Synonym", "SimilarTo"})
-# Abilities and possible actions are not exclusive: what can cry can usually laugh, and a door
-# that can be opened can be closed. An antonym there often gives another truth.
-ANTONYM_UNSAFE_RELATIONS = frozenset({"CapableOf", "ReceivesAction"})
-# Relations whose tails are specific enough that a tail from another head is usually false.
-# Left out: AtLocation (most things can be found in many places), ReceivesAction (most things
-# can be opened, mailed, washed), causes, goals and desires ("An earthquake can cause pain.",
-# "People go to bed because they want to keep warm." are plausible).
-SUBSTITUTABLE_RELATIONS = frozenset({"IsA", "UsedFor", "CapableOf", "HasProperty", "PartOf", "HasA",
-                                     "MadeOf", "CreatedBy"})
-_ANCESTOR_DEPTH = 3
-# IsA ancestors so general that sharing them says nothing about shared properties.
-GENERIC_ANCESTORS = frozenset({"thing", "object", "entity", "item", "something", "physical object",
-                               "artifact", "artefact", "concept", "whole", "unit", "matter", "stuff"})
-
 RULES: tuple[str, ...] = ("negation", "absolute", "antonym", "swap", "substitute")
-
-_Key = tuple[str, str]  # (language, casefolded text)
-
-
-def _k(concept: Concept) -> _Key:
-    return (concept.lang, concept.text.casefold())
-
-
-class KnowledgeIndex:
-    """What the rules may consult about the graph the edges came from."""
-
-    def __init__(self, edges: Iterable[Edge] = ()):
-        self.triples: set[tuple[str, _Key, _Key]] = set()
-        self.pairs: set[tuple[_Key, _Key]] = set()
-        self.antonyms: dict[_Key, dict[tuple[str, str | None], float]] = defaultdict(dict)
-        self.parents: dict[_Key, set[str]] = defaultdict(set)
-        self.by_relation: dict[tuple[str, str], list[Edge]] = defaultdict(list)
-        self._sorted: set[tuple[str, str]] = set()
-        for edge in edges:
-            self.add(edge)
-
-    def add(self, edge: Edge) -> None:
-        """Index one edge."""
-        h, t = _k(edge.head), _k(edge.tail)
-        self.triples.add((edge.relation, h, t))
-        self.pairs.add((h, t))
-        if edge.relation == "Antonym" and edge.head.lang == edge.tail.lang:
-            for a, b in ((edge.head, edge.tail), (edge.tail, edge.head)):
-                entry = (b.text, b.pos if b.pos == a.pos else None)
-                prev = self.antonyms[_k(a)].get(entry, float("-inf"))
-                self.antonyms[_k(a)][entry] = max(prev, edge.weight)
-        elif edge.relation == "IsA":
-            self.parents[h].add(t[1])
-        if edge.relation not in NEGATIVE_RELATIONS | LEXICAL_RELATIONS:
-            self.by_relation[(edge.head.lang, edge.relation)].append(edge)
-            self._sorted.discard((edge.head.lang, edge.relation))
-
-    def donors(self, lang: str, relation: str) -> list[Edge]:
-        """Edges of one relation in a fixed order (so draws do not depend on input order)."""
-        key = (lang, relation)
-        found = self.by_relation.get(key, [])
-        if key not in self._sorted:
-            found.sort(key=lambda e: (e.key, e.uri))
-            self._sorted.add(key)
-        return found
-
-    def knows(self, relation: str, head: Concept, tail: Concept) -> bool:
-        """Is (head, relation, tail) an edge of the graph?"""
-        return (relation, _k(head), _k(tail)) in self.triples
-
-    def linked(self, a: Concept, b: Concept) -> bool:
-        """Does any edge join a and b, in either direction?"""
-        return (_k(a), _k(b)) in self.pairs or (_k(b), _k(a)) in self.pairs
-
-    def graph_antonyms(self, lang: str, word: str, *, verb: bool | None = None) -> list[str]:
-        """Antonyms from the graph's Antonym edges, highest weight first.
-
-        ``verb=True`` keeps verb antonyms (or untagged ones), ``False`` keeps non-verbs.
-        """
-        found = self.antonyms.get((lang, word.casefold()), {})
-        ranked = sorted(found.items(), key=lambda kv: (-kv[1], kv[0][0]))
-        out: list[str] = []
-        for (text, pos), _ in ranked:
-            if verb is not None and pos is not None and (pos == "v") != verb:
-                continue
-            if text not in out:
-                out.append(text)
-        return out
-
-    def ancestors(self, concept: Concept) -> set[str]:
-        """IsA parents, their parents, ... (a few levels), as casefolded texts."""
-        found: set[str] = set()
-        frontier = {_k(concept)}
-        for _ in range(_ANCESTOR_DEPTH):
-            nxt = {(key[0], p) for key in frontier for p in self.parents.get(key, ())}
-            nxt = {key for key in nxt if key[1] not in found}
-            found |= {key[1] for key in nxt}
-            frontier = nxt
-        return found
-
-    def implied(self, relation: str, head: Concept, tail: Concept) -> bool:
-        """Is the triple known, or inherited from an IsA ancestor of the head ("A shark can
-        swim" from "A fish can swim"), or, for IsA, is the tail an ancestor of the head?"""
-        if self.knows(relation, head, tail):
-            return True
-        ancestors = self.ancestors(head)
-        if relation == "IsA" and tail.text.casefold() in ancestors:
-            return True
-        t = _k(tail)
-        return any((relation, (head.lang, a), t) in self.triples for a in ancestors)
-
-    def siblings(self, a: Concept, b: Concept) -> bool:
-        """Are a and b taxonomic kin: one an ancestor of the other, or both under a common IsA
-        ancestor that is not one of the catch-alls (thing, object...)? Kin tend to share
-        abilities and parts, so a tail taken from one often holds for the other."""
-        up_a, up_b = self.ancestors(a), self.ancestors(b)
-        if a.text.casefold() in up_b or b.text.casefold() in up_a:
-            return True
-        return bool((up_a & up_b) - GENERIC_ANCESTORS)
-
 
 def _forms(edge: Edge, lang: str, head: Concept | None = None, tail: Concept | None = None
            ) -> tuple[Language, Forms | None]:
@@ -230,7 +118,7 @@ def antonym(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en"
 
 
 def _reverse_known(edge: Edge, index: KnowledgeIndex) -> bool:
-    h, t = _k(edge.head), _k(edge.tail)
+    h, t = concept_key(edge.head), concept_key(edge.tail)
     return (t, h) in index.pairs or any((r, h, t) in index.triples or (r, t, h) in index.triples
                                         for r in SAMENESS_RELATIONS)
 
@@ -258,12 +146,15 @@ def _content_words(language: Language, text: str) -> set[str]:
 
 def substitute(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en",
                rng: random.Random | None = None) -> Claim | None:
-    """'A dog can bark.' → 'A dog can fly.': the tail comes from another edge of the same
-    relation whose head differs and is not taxonomic kin (no shared IsA ancestor); the new pair must
-    not be joined by any edge of the graph nor follow from an IsA ancestor, and the new tail
+    """'A dog can bark.' → 'A dog can attract iron.': the tail of another edge of the relation.
+
+    The donor's head must differ and not be taxonomic kin (no shared IsA ancestor); the new pair
+    must not be joined by any edge of the graph nor follow from an IsA ancestor; the new tail
     shares no word with the old one ("cut paper" for "cut bread" is often still true). Only
-    relations with specific tails (``SUBSTITUTABLE_RELATIONS``) are disrupted this way. Needs an index to draw from; ``rng`` picks the
-    donor (default: seeded from the edge, so the result is reproducible)."""
+    relations with specific tails (``SUBSTITUTABLE_RELATIONS``) are disrupted this way.
+    Needs an index to draw from; ``rng`` picks the donor (default: seeded from the edge, so
+    the result is reproducible).
+    """
     if index is None or edge.relation not in SUBSTITUTABLE_RELATIONS:
         return None
     donors = index.donors(edge.head.lang, edge.relation)
@@ -272,14 +163,10 @@ def substitute(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "
     rng = rng or random.Random(f"substitute|{edge.uri}|{edge.key}")
     language = get_language(lang)
     old_words = _content_words(language, edge.tail.text)
-    tried: set[str] = set()
     for pick in rng.sample(range(len(donors)), min(_SUBSTITUTE_TRIES, len(donors))):
         donor = donors[pick]
         new_tail = donor.tail
         name = new_tail.text.casefold()
-        if name in tried:
-            continue
-        tried.add(name)
         if (
             donor.head.text.casefold() == edge.head.text.casefold()
             or new_tail.lang != edge.tail.lang

@@ -16,8 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from incanon.bench.sharp.claims import Claim, edge_to_claim
-from incanon.bench.sharp.conceptnet import Edge
-from incanon.bench.sharp.counterfactual import RULE_FUNCTIONS, RULES, KnowledgeIndex
+from incanon.bench.sharp.conceptnet import Edge, relation_name
+from incanon.bench.sharp.counterfactual import RULE_FUNCTIONS, RULES
+from incanon.bench.sharp.knowledge import KnowledgeIndex
 from incanon.bench.sharp.templates import get_language
 from incanon.errors import ConfigError
 
@@ -73,7 +74,8 @@ def _candidates(edges: list[Edge], lang: str, relations: set[str] | None, exclud
             key = (edge.relation, edge.head.text.casefold(), edge.tail.text.casefold())
             if key in best:
                 report.skipped["duplicate"] += 1
-                if edge.weight <= best[key].weight:
+                kept = best[key]
+                if (-edge.weight, edge.uri) >= (-kept.weight, kept.uri):  # heaviest, then by URI
                     continue
             best[key] = edge
     out = []
@@ -128,8 +130,10 @@ def build_claims(
     edge_list = list(edges)
     report.edges = len(edge_list)
     index = KnowledgeIndex(edge_list)
-    exclude = frozenset(exclude_relations) if exclude_relations is not None else get_language(lang).claim_exclude
-    pool = _candidates(edge_list, lang, set(relations) if relations is not None else None, exclude, report)
+    exclude = (frozenset(relation_name(r) for r in exclude_relations) if exclude_relations is not None
+               else get_language(lang).claim_exclude)
+    wanted = {relation_name(r) for r in relations} if relations is not None else None
+    pool = _candidates(edge_list, lang, wanted, exclude, report)
     report.candidates = len(pool)
 
     rng = random.Random(seed)

@@ -1,0 +1,136 @@
+"""What the counterfactual rules know about the graph: known triples, antonyms, IsA ancestry.
+
+A counterfactual is only useful if it is false. The rules check every candidate against the
+whole graph handed to ``build_claims``: a "counterfactual" that is another edge of the graph, or
+follows from an IsA ancestor, or pairs kin concepts, is refused. The relation sets below say
+which rules suit which relations, with the reason next to each.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from incanon.bench.sharp.conceptnet import Concept, Edge
+
+# Relations whose facts are negative: negating them is fine, the other rules would make claims
+# that are usually still true ("A penguin cannot fly." → "A penguin cannot sing.").
+NEGATIVE_RELATIONS = frozenset({"NotCapableOf", "NotDesires", "NotHasProperty", "NotUsedFor", "DistinctFrom"})
+LEXICAL_RELATIONS = frozenset({"Antonym", "Synonym", "SimilarTo", "RelatedTo", "FormOf", "DerivedFrom",
+                               "EtymologicallyRelatedTo", "EtymologicallyDerivedFrom"})
+# Reversing these gives a false statement ("A car is part of a wheel.").
+ASYMMETRIC_RELATIONS = frozenset({"IsA", "PartOf", "MadeOf", "HasA", "AtLocation", "CreatedBy"})
+SAMENESS_RELATIONS = frozenset({"Synonym", "SimilarTo"})
+# Abilities and possible actions are not exclusive: what can cry can usually laugh, and a door
+# that can be opened can be closed. An antonym there often gives another truth.
+ANTONYM_UNSAFE_RELATIONS = frozenset({"CapableOf", "ReceivesAction"})
+# Relations whose tails are specific enough that a tail from another head is usually false.
+# Left out: AtLocation (most things can be found in many places), ReceivesAction (most things
+# can be opened, mailed, washed), causes, goals and desires ("An earthquake can cause pain.",
+# "People go to bed because they want to keep warm." are plausible).
+SUBSTITUTABLE_RELATIONS = frozenset({"IsA", "UsedFor", "CapableOf", "HasProperty", "PartOf", "HasA",
+                                     "MadeOf", "CreatedBy"})
+_ANCESTOR_DEPTH = 3
+# IsA ancestors so general that sharing them says nothing about shared properties.
+GENERIC_ANCESTORS = frozenset({"thing", "object", "entity", "item", "something", "physical object",
+                               "artifact", "artefact", "concept", "whole", "unit", "matter", "stuff"})
+
+_Key = tuple[str, str]  # (language, casefolded text)
+
+
+def concept_key(concept: Concept) -> _Key:
+    """(language, casefolded text): how the index names a concept."""
+    return (concept.lang, concept.text.casefold())
+
+
+class KnowledgeIndex:
+    """What the rules may consult about the graph the edges came from."""
+
+    def __init__(self, edges: Iterable[Edge] = ()):
+        self.triples: set[tuple[str, _Key, _Key]] = set()
+        self.pairs: set[tuple[_Key, _Key]] = set()
+        self.antonyms: dict[_Key, dict[tuple[str, str | None], float]] = defaultdict(dict)
+        self.parents: dict[_Key, set[str]] = defaultdict(set)
+        self.by_relation: dict[tuple[str, str], list[Edge]] = defaultdict(list)
+        self._sorted: set[tuple[str, str]] = set()
+        for edge in edges:
+            self.add(edge)
+
+    def add(self, edge: Edge) -> None:
+        """Index one edge."""
+        h, t = concept_key(edge.head), concept_key(edge.tail)
+        self.triples.add((edge.relation, h, t))
+        self.pairs.add((h, t))
+        if edge.relation == "Antonym" and edge.head.lang == edge.tail.lang:
+            for a, b in ((edge.head, edge.tail), (edge.tail, edge.head)):
+                entry = (b.text, b.pos if b.pos == a.pos else None)
+                prev = self.antonyms[concept_key(a)].get(entry, float("-inf"))
+                self.antonyms[concept_key(a)][entry] = max(prev, edge.weight)
+        elif edge.relation == "IsA":
+            self.parents[h].add(t[1])
+        if edge.relation not in NEGATIVE_RELATIONS | LEXICAL_RELATIONS:
+            self.by_relation[(edge.head.lang, edge.relation)].append(edge)
+            self._sorted.discard((edge.head.lang, edge.relation))
+
+    def donors(self, lang: str, relation: str) -> list[Edge]:
+        """Edges of one relation in a fixed order (so draws do not depend on input order)."""
+        key = (lang, relation)
+        found = self.by_relation.get(key, [])
+        if key not in self._sorted:
+            found.sort(key=lambda e: (e.key, e.uri))
+            self._sorted.add(key)
+        return found
+
+    def knows(self, relation: str, head: Concept, tail: Concept) -> bool:
+        """Is (head, relation, tail) an edge of the graph?"""
+        return (relation, concept_key(head), concept_key(tail)) in self.triples
+
+    def linked(self, a: Concept, b: Concept) -> bool:
+        """Does any edge join a and b, in either direction?"""
+        return (concept_key(a), concept_key(b)) in self.pairs or (concept_key(b), concept_key(a)) in self.pairs
+
+    def graph_antonyms(self, lang: str, word: str, *, verb: bool | None = None) -> list[str]:
+        """Antonyms from the graph's Antonym edges, highest weight first.
+
+        ``verb=True`` keeps verb antonyms (or untagged ones), ``False`` keeps non-verbs.
+        """
+        found = self.antonyms.get((lang, word.casefold()), {})
+        ranked = sorted(found.items(), key=lambda kv: (-kv[1], kv[0][0]))
+        out: list[str] = []
+        for (text, pos), _ in ranked:
+            if verb is not None and pos is not None and (pos == "v") != verb:
+                continue
+            if text not in out:
+                out.append(text)
+        return out
+
+    def ancestors(self, concept: Concept) -> set[str]:
+        """IsA parents, their parents, ... (a few levels), as casefolded texts."""
+        found: set[str] = set()
+        frontier = {concept_key(concept)}
+        for _ in range(_ANCESTOR_DEPTH):
+            nxt = {(key[0], p) for key in frontier for p in self.parents.get(key, ())}
+            nxt = {key for key in nxt if key[1] not in found}
+            found |= {key[1] for key in nxt}
+            frontier = nxt
+        return found
+
+    def implied(self, relation: str, head: Concept, tail: Concept) -> bool:
+        """Is the triple known, or inherited from an IsA ancestor of the head ("A shark can
+        swim" from "A fish can swim"), or, for IsA, is the tail an ancestor of the head?"""
+        if self.knows(relation, head, tail):
+            return True
+        ancestors = self.ancestors(head)
+        if relation == "IsA" and tail.text.casefold() in ancestors:
+            return True
+        t = concept_key(tail)
+        return any((relation, (head.lang, a), t) in self.triples for a in ancestors)
+
+    def siblings(self, a: Concept, b: Concept) -> bool:
+        """Are a and b taxonomic kin: one an ancestor of the other, or both under a common IsA
+        ancestor that is not one of the catch-alls (thing, object...)? Kin tend to share
+        abilities and parts, so a tail taken from one often holds for the other."""
+        up_a, up_b = self.ancestors(a), self.ancestors(b)
+        if a.text.casefold() in up_b or b.text.casefold() in up_a:
+            return True
+        return bool((up_a & up_b) - GENERIC_ANCESTORS)
