@@ -34,6 +34,7 @@ from incanon.bench.sharp.templates import Forms, Language, get_language
 
 RULES: tuple[str, ...] = ("negation", "absolute", "antonym", "swap", "substitute")
 
+
 def _forms(edge: Edge, lang: str, head: Concept | None = None, tail: Concept | None = None
            ) -> tuple[Language, Forms | None]:
     language = get_language(lang)
