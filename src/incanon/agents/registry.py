@@ -38,9 +38,26 @@ def create_agent(name: str, model: ChatModel, **options: Any) -> Agent:
         raise ConfigError(
             f"unknown role-play method {name!r}; known methods: {', '.join(sorted(_AGENTS))}"
         ) from None
+    _check_requirements(name, cls, options)
     return cls(model, **options)
+
+
+def _check_requirements(name: str, cls: type[Agent], options: dict[str, Any]) -> None:
+    # Each entry of ``requires`` is an option name, or alternatives joined by "|".
+    for need in getattr(cls, "requires", ()):
+        alternatives = need.split("|")
+        if not any(options.get(alt) is not None for alt in alternatives):
+            wanted = " or ".join(f"{alt}=" for alt in alternatives)
+            raise ConfigError(f"role-play method {name!r} needs the option {wanted}")
 
 
 def _load_builtins() -> None:
     # Importing the modules runs their @register_agent decorators.
-    from incanon.agents import zero_shot  # noqa: F401
+    from incanon.agents import (  # noqa: F401
+        cot,
+        few_shot,
+        narrative,
+        rag,
+        self_refine,
+        zero_shot,
+    )

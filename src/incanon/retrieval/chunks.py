@@ -1,0 +1,106 @@
+"""Dense retrieval of source chunks, with or without the knowledge-scope cut-off.
+
+``cutoff=True`` searches through the character's ``KnowledgeScope``: only chunks at or before
+the character's position (and, if the scope says so, only witnessed scenes) are even scored.
+``cutoff=False`` searches the whole work as the omniscient reader: TimeChara's naive RAG
+baseline, which can hand the agent the future; that is what it exists to show.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass
+from typing import Any
+
+from incanon.canon.position import Axis, Position
+from incanon.canon.scope import KnowledgeScope
+from incanon.canon.store import CanonStore
+from incanon.models.types import Embedder
+from incanon.retrieval.index import DEFAULT_BATCH, IndexReport, index_chunks
+
+DEFAULT_K = 6
+"""TimeChara retrieves up to six paragraphs."""
+
+_LAST_BOOK = (1 << 11) - 1
+
+
+@dataclass(frozen=True)
+class RetrievedChunk:
+    """One retrieved chunk and its cosine similarity to the query."""
+
+    id: str
+    text: str
+    score: float
+    position: Position
+    scene: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form (position as a string)."""
+        return {"id": self.id, "position": str(self.position), "score": round(self.score, 4),
+                "scene": self.scene}
+
+
+def within(scope: KnowledgeScope, chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
+    """The chunks ``scope`` allows, in the given order: at or before its position and, when the
+    scope keeps to witnessed scenes, not tied to a scene the character missed (the rule of
+    ``KnowledgeScope.chunks``)."""
+    kept = []
+    for c in chunks:
+        if not scope.is_known_time(c.position):
+            continue
+        if scope.witnessed_only and scope.character is not None and c.scene is not None \
+                and not scope.witnessed(c.scene):
+            continue
+        kept.append(c)
+    return kept
+
+
+def end_of_story(axis: Axis) -> Position:
+    """A position at or after everything on ``axis``: the omniscient reader stands there."""
+    if axis is Axis.DATE:
+        return Position.from_date(_dt.date.max)
+    return Position.chapter_pos(_LAST_BOOK)
+
+
+class ChunkRetriever:
+    """Top-k chunks for a query, as a character at a position sees them (or as anyone would).
+
+    The work is indexed on first use (only chunks without a vector are embedded); call
+    ``index`` yourself to control when that cost is paid.
+    """
+
+    def __init__(self, store: CanonStore, embedder: Embedder, *, batch_size: int = DEFAULT_BATCH,
+                 auto_index: bool = True) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.batch_size = batch_size
+        self.auto_index = auto_index
+        self._indexed: set[str] = set()
+
+    def index(self, work: str) -> IndexReport:
+        """Embed the work's chunks that lack a vector from this retriever's embedder."""
+        report = index_chunks(self.store, work, self.embedder, batch_size=self.batch_size)
+        self._indexed.add(work)
+        return report
+
+    def omniscient(self, scope: KnowledgeScope) -> KnowledgeScope:
+        """The whole-work scope of the omniscient reader, for the work of ``scope``."""
+        return self.store.scope(scope.work.id, None, end_of_story(scope.work.axis))
+
+    def retrieve(self, query: str, scope: KnowledgeScope, k: int = DEFAULT_K, *,
+                 cutoff: bool = True) -> list[RetrievedChunk]:
+        """The ``k`` chunks most similar to ``query``, best first.
+
+        ``cutoff``: only what ``scope`` allows; otherwise anything in the scope's work.
+        """
+        work = scope.work.id
+        if self.auto_index and work not in self._indexed:
+            self.index(work)
+        searched = scope if cutoff else self.omniscient(scope)
+        vector = self.embedder.embed([query], kind="query")[0]
+        hits = searched.search_chunks(vector, self.embedder.name, k)
+        return [
+            RetrievedChunk(id=h.item.id, text=h.item.text, score=h.score, position=h.item.position,
+                           scene=h.item.scene)
+            for h in hits
+        ]

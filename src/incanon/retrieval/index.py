@@ -1,0 +1,68 @@
+"""Embedding a work's chunks into the canon store, incrementally.
+
+Only chunks that have no vector from the embedder yet are embedded, in batches, so re-running
+after adding chunks (or after an interrupted run) costs only the new ones. Vectors are stored
+under the embedder's ``name``; a retriever searches with the same name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from incanon.canon.store import CanonStore
+from incanon.errors import InputError, NotFoundError
+from incanon.models.types import Embedder
+
+DEFAULT_BATCH = 64
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    """What one indexing pass did."""
+
+    work: str
+    embedder: str
+    total: int
+    """Chunks in the work."""
+    embedded: int
+    """Chunks embedded by this pass."""
+    batches: int
+    """Embedder calls made."""
+
+    @property
+    def already(self) -> int:
+        """Chunks that already had a vector."""
+        return self.total - self.embedded
+
+
+def embedded_chunk_ids(store: CanonStore, work: str, embedder_name: str) -> set[str]:
+    """Ids of the work's chunks that have a vector from ``embedder_name``."""
+    try:
+        return set(store.vectors(work, "chunk", embedder_name).ids)
+    except NotFoundError as exc:
+        if "no chunk vectors" in str(exc):
+            return set()
+        raise
+
+
+def index_chunks(
+    store: CanonStore, work: str, embedder: Embedder, *, batch_size: int = DEFAULT_BATCH
+) -> IndexReport:
+    """Embed (as passages) every chunk of ``work`` that lacks a vector from ``embedder``.
+
+    Each batch is written as soon as it is embedded, so an interrupted pass keeps its work.
+    """
+    if batch_size <= 0:
+        raise InputError(f"batch size must be positive, got {batch_size}")
+    chunks = store.chunks(work)
+    have = embedded_chunk_ids(store, work, embedder.name)
+    todo = [c for c in chunks if c.id not in have]
+    batches = 0
+    for start in range(0, len(todo), batch_size):
+        batch = todo[start:start + batch_size]
+        vectors = np.asarray(embedder.embed([c.text for c in batch], kind="passage"), dtype=np.float32)
+        store.put_vectors(work, "chunk", [c.id for c in batch], embedder.name, vectors)
+        batches += 1
+    return IndexReport(work=work, embedder=embedder.name, total=len(chunks), embedded=len(todo), batches=batches)
