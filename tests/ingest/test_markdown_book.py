@@ -71,6 +71,8 @@ def test_book_number_defaults_to_one_and_argument_must_agree_with_heading():
         ("# Book 1: X\n## Chapter 1\n<!-- scene 1-1-1 -->\nA.\n<!-- scene 1-1-1 -->\nB.\n", 5, "duplicate scene id '1-1-1' (first on line 3)"),
         ("# Book 1: X\n## Chapter 1\n<!-- scene 1-one-1 -->\nA.\n", 3, "not three numbers"),
         ("# Book 1: X\n## Chapter 1\n<!-- scene 1-1 -->\nA.\n", 3, "not three numbers"),
+        ("# Book 1: X\n## Chapter 1\n<!-- scene 1-1-\u00b2 -->\nA.\n", 3, "not three numbers"),
+        ("# Book 1: X\n## Chapter 1\n<!-- scene 1-1-99999999 -->\nA.\n", 3, "chapter and scene must be"),
         ("# Book 1: X\n## Chapter 1\n<!-- scene 1-1-2 -->\nA.\n<!-- scene 1-1-1 -->\n", 5, "expected scene numbers to increase"),
         ("## Chapter 2\nA.\n## Chapter 1\nB.\n", 3, "expected chapter numbers to increase"),
         ("## Chapter 1\nA.\n# Book 2: Y\n", 3, "book heading must come before"),

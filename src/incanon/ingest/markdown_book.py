@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from incanon.canon.position import Position
 from incanon.canon.world import Chunk
 from incanon.errors import ConfigError, InputError
 
@@ -187,14 +188,17 @@ class _Reader:
         chapter = self.chapters[-1]
         prefix = f"{self.number}-{chapter.number}-"
         parts = [p.strip() for p in raw.split("-")]
-        if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts):
             raise self.fail(
                 lineno,
                 f"scene id {raw!r} is not three numbers book-chapter-scene: expected "
                 f"'<!-- scene {prefix}N -->'",
             )
         book, chap, number = (int(p) for p in parts)
-        scene_id = f"{book}-{chap}-{number}"
+        try:
+            scene_id = str(Position.chapter_pos(book, chap, number))
+        except InputError as exc:
+            raise self.fail(lineno, str(exc)) from None
         if (book, chap) != (self.number, chapter.number):
             raise self.fail(
                 lineno,
@@ -245,8 +249,6 @@ class _Reader:
         if chapter.scenes or not text:
             return
         scene_id = f"{self.number}-{chapter.number}-1"
-        if scene_id in self.scene_ids:  # cannot happen with increasing chapters; kept for safety
-            raise self.fail(chapter.line, f"duplicate scene id {scene_id!r}")
         self.scene_ids[scene_id] = chapter.line
         chapter.scenes.append(
             BookScene(id=scene_id, book=self.number, chapter=chapter.number, number=1, text=text, line=chapter.line)
