@@ -1,0 +1,161 @@
+"""Judged items: the flat rows every TimeChara report is computed from.
+
+A row holds what the report needs and nothing else: who answered (model, method), what kind of
+item it was, and the judges' scores. Rows come from run stores (``rows_from_runs``) or from a
+JSONL file (``read_judged_jsonl``, for ``incanon timechara rescore``), so a report can always be
+recomputed without calling a model.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from pydantic import BaseModel
+
+from incanon.bench.timechara.items import DATA_TYPES, QUESTION_GENERATIONS, SPATIAL_TYPES
+from incanon.bench.timechara.validate import RowProblem, raise_problems
+from incanon.errors import InputError
+from incanon.judges.hallucination import HallucinationType
+from incanon.runs.store import RunStore
+
+
+def spatiotemporal_score(data_type: str, temporal: float | None, spatial: float | None) -> float | None:
+    """The item's spatiotemporal consistency: the temporal score for future and past-only
+    items; temporal × spatial for past-presence and past-absence (both must hold). None when a
+    needed score is missing."""
+    if data_type in SPATIAL_TYPES:
+        if temporal is None or spatial is None:
+            return None
+        return float(temporal) * float(spatial)
+    return None if temporal is None else float(temporal)
+
+
+class JudgedRow(BaseModel):
+    """One judged answer."""
+
+    model: str
+    method: str
+    data_type: str
+    question_generation: str
+    temporal_score: float | None = None
+    spatial_score: float | None = None
+    personality_score: float | None = None
+    series: str = ""
+    hallucination_type: str | None = None
+
+    @property
+    def spatiotemporal(self) -> float | None:
+        """The combined score (see :func:`spatiotemporal_score`)."""
+        return spatiotemporal_score(self.data_type, self.temporal_score, self.spatial_score)
+
+
+def _number(value: Any, allowed: tuple[float, float], field: str, bad: list[str]) -> float | None:
+    if value is None or value == "" or value == "-":
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            bad.append(f"{field}: {value!r} is not a number")
+            return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        bad.append(f"{field}: expected a number, got {type(value).__name__}")
+        return None
+    low, high = allowed
+    if not low <= value <= high:
+        bad.append(f"{field}: {value} is outside {low:g}-{high:g}")
+        return None
+    return float(value)
+
+
+def check_judged(raw: Any) -> tuple[JudgedRow | None, list[tuple[str, str]]]:
+    """Validate one raw row; the row, or None and (field, problem) pairs."""
+    if not isinstance(raw, dict):
+        return None, [("row", f"expected a JSON object, got {type(raw).__name__}")]
+    problems: list[tuple[str, str]] = []
+    for field in ("model", "method"):
+        if not isinstance(raw.get(field), str) or not raw[field].strip():
+            problems.append((field, "missing or not a string"))
+    data_type, qg = raw.get("data_type"), raw.get("question_generation")
+    if data_type not in DATA_TYPES:
+        problems.append(("data_type", f"{data_type!r} is not one of {', '.join(DATA_TYPES)}"))
+    if qg not in QUESTION_GENERATIONS:
+        problems.append(("question_generation", f"{qg!r} is not one of {', '.join(QUESTION_GENERATIONS)}"))
+    if "temporal_score" not in raw:
+        problems.append(("temporal_score", "missing (use null for an unscored item)"))
+    if data_type in SPATIAL_TYPES and "spatial_score" not in raw:
+        problems.append(("spatial_score", f"missing; a {data_type} item is scored temporal × spatial"))
+    values: dict[str, float | None] = {}
+    for field, allowed in (("temporal_score", (0, 1)), ("spatial_score", (0, 1)), ("personality_score", (1, 7))):
+        bad: list[str] = []
+        values[field] = _number(raw.get(field), allowed, field, bad)
+        problems.extend((field, b.split(": ", 1)[1]) for b in bad)
+    hall = raw.get("hallucination_type")
+    if hall is not None and hall not in {t.value for t in HallucinationType}:
+        problems.append(("hallucination_type", f"{hall!r} is not a known type"))
+    if problems:
+        return None, problems
+    return JudgedRow(
+        model=raw["model"], method=raw["method"], data_type=data_type, question_generation=qg,
+        series=str(raw.get("series") or ""), hallucination_type=hall, **values,
+    ), []
+
+
+def read_judged_jsonl(path: str | Path) -> list[JudgedRow]:
+    """Rows of a judged-items JSONL file; one ``InputError`` names bad lines and fields."""
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise InputError("no such file", source=str(path))
+    rows: list[JudgedRow] = []
+    problems: list[RowProblem] = []
+    count = 0
+    with path.open(encoding="utf-8") as stream:
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            count += 1
+            where = f"line {number}"
+            try:
+                raw = json.loads(line)
+            except json.JSONDecodeError as exc:
+                problems.append(RowProblem(where, "row", f"not JSON ({exc.msg})"))
+                continue
+            row, found = check_judged(raw)
+            problems.extend(RowProblem(where, f, m) for f, m in found)
+            if row is not None:
+                rows.append(row)
+    if count == 0:
+        raise InputError("no judged items in the file", source=str(path))
+    raise_problems(problems, count, str(path))
+    return rows
+
+
+def write_judged_jsonl(rows: Iterable[JudgedRow], path: str | Path) -> int:
+    """Write rows as JSONL (the format ``read_judged_jsonl`` reads); returns the count."""
+    path = Path(path).expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
+    with path.open("w", encoding="utf-8") as stream:
+        for row in rows:
+            stream.write(json.dumps(row.model_dump(mode="json"), ensure_ascii=False) + "\n")
+            count += 1
+    return count
+
+
+def rows_from_runs(store: RunStore, run_ids: Iterable[str]) -> Iterator[JudgedRow]:
+    """The judged rows of finished samples of TimeChara runs (failed samples are left out)."""
+    for run_id in run_ids:
+        info = store.get_run(run_id)
+        model = info.config.models.get("agent", "?")
+        method = info.config.methods[0] if info.config.methods else "?"
+        for sample in store.samples(run_id, status="ok"):
+            x, scores, outputs = sample.input, sample.scores or {}, sample.outputs or {}
+            yield JudgedRow(
+                model=model, method=method, data_type=x.get("data_type", ""),
+                question_generation=x.get("question_generation", ""), series=str(x.get("series", "")),
+                temporal_score=scores.get("temporal"), spatial_score=scores.get("spatial"),
+                personality_score=scores.get("personality"),
+                hallucination_type=outputs.get("hallucination_type"),
+            )
