@@ -15,12 +15,16 @@ from incanon.agents import Turn, character_at, create_agent
 from incanon.canon import CanonStore, CharacterRecord, Position, SceneRecord
 from incanon.errors import NotFoundError
 from incanon.judges import SpatiotemporalJudge, spatiotemporal_label
-from incanon.models import ChatModel
+from incanon.models import ChatModel, GenerationParams
 from incanon.runs import ItemOutcome, RunConfig, RunItem, RunResult, RunStore, run_items
 from incanon.templates import PromptLibrary
 
 #: The three kinds of question the demo asks at each time point, in display order.
 DEMO_TYPES = ("future", "past-absence", "past-presence")
+#: Short answers with a mild repetition penalty: small local models otherwise loop until the
+#: token limit, which makes the demo slow and its table unreadable.
+AGENT_PARAMS = GenerationParams(max_tokens=150, frequency_penalty=0.5)
+JUDGE_PARAMS = GenerationParams(max_tokens=200)
 
 
 @dataclass(frozen=True)
@@ -103,8 +107,8 @@ def demo_items(record: CharacterRecord, questions: list[DemoQuestion]) -> list[R
 def make_task(store: CanonStore, work: str, agent_model: ChatModel, judge_model: ChatModel,
               prompts: PromptLibrary, method: str = "zero-shot"):
     """The per-item task: answer in character, then judge against the spatiotemporal label."""
-    agent = create_agent(method, agent_model, prompts=prompts)
-    judge = SpatiotemporalJudge(judge_model, prompts=prompts)
+    agent = create_agent(method, agent_model, prompts=prompts, params=AGENT_PARAMS)
+    judge = SpatiotemporalJudge(judge_model, prompts=prompts, params=JUDGE_PARAMS)
 
     async def task(item: RunItem) -> ItemOutcome:
         x = item.input
@@ -139,6 +143,7 @@ async def run_demo(
     character: str | None = None,
     fresh: bool = False,
     progress: bool = True,
+    concurrency: int = 1,
 ) -> tuple[RunResult, RunStore, CharacterRecord]:
     """Load the sample world, plan the questions, run and judge them; return the run."""
     from incanon.sample import sample_world
@@ -161,7 +166,7 @@ async def run_demo(
     result = await run_items(
         demo_items(record, questions),
         make_task(store, work, agent_model, judge_model, prompts),
-        store=runs, config=config, concurrency=2, progress=progress, fresh=fresh,
+        store=runs, config=config, concurrency=concurrency, progress=progress, fresh=fresh,
         templates=prompts.used,
     )
     return result, runs, record

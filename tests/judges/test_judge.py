@@ -14,13 +14,24 @@ async def test_judge_parses_first_answer_without_repair():
 
 
 async def test_judge_makes_one_repair_call_when_no_score():
-    model = ScriptedModel(queue=["I am not sure what to think.", "0"])
+    model = ScriptedModel(queue=["I am not sure what to think.", '{"score": 0}'])
     verdict = await LLMJudge(model, "judge_spatiotemporal", {0, 1}).judge(
         character="Ada", when="now", question="Q?", answer="A.", label="L."
     )
     assert verdict.score == 0 and verdict.repaired
     assert len(model.calls) == 2
     assert "only the score" in model.calls[1].messages[-1].content
+    schema = model.calls[1].params.response_format["json_schema"]["schema"]
+    assert schema["properties"]["score"]["enum"] == [0, 1]
+
+
+async def test_repair_accepts_plain_text_and_rejects_out_of_range_json():
+    judge = LLMJudge(ScriptedModel(queue=["hmm", "Score: 1"]), "judge_spatiotemporal", (1, 7))
+    verdict = await judge.judge(character="A", when="now", question="Q", answer="A", label="L")
+    assert verdict.score == 1
+    judge = LLMJudge(ScriptedModel(queue=["hmm", '{"score": 9}']), "judge_spatiotemporal", (1, 7))
+    verdict = await judge.judge(character="A", when="now", question="Q", answer="A", label="L")
+    assert verdict.score is None
 
 
 async def test_judge_gives_none_not_a_string_when_repair_fails():

@@ -19,6 +19,11 @@ _NOTE = (
 )
 
 
+def _clip(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def register(app: typer.Typer) -> None:
     """Add ``demo`` to the root app."""
 
@@ -48,6 +53,8 @@ def register(app: typer.Typer) -> None:
             store_dir=store_dir, runs_path=runs_path, agent_model=agent_model,
             judge_model=judge_model, model_specs={"agent": model, "judge": judge},
             character=character, fresh=fresh, progress=not json_,
+            # The embedded backend runs one call at a time; remote endpoints can overlap.
+            concurrency=1 if "embedded" in (model, judge) or model.endswith(".gguf") else 4,
         ))
         rows = demo_rows(run_store, result.run_id)
         scored = [r["score"] for r in rows if r["score"] is not None]
@@ -63,8 +70,8 @@ def register(app: typer.Typer) -> None:
             table.add_column(col, overflow="fold", **kw)
         for r in rows:
             verdict = {1: "[green]yes[/]", 0: "[red]no[/]"}.get(r["score"], "[yellow]?[/]")
-            answer = r["answer"] if r["status"] == "ok" else f"[red]error: {r['error']}[/]"
-            table.add_row(f"{r['at_label']} ({r['at']})", r["data_type"], r["question"], answer or "", verdict)
+            answer = _clip(r["answer"] or "") if r["status"] == "ok" else f"[red]error: {r['error']}[/]"
+            table.add_row(f"{r['at_label']} ({r['at']})", r["data_type"], r["question"], answer, verdict)
         out.print(table)
         acc = "n/a" if accuracy is None else f"{accuracy:.0%} of {len(scored)} judged"
         out.print(f"Spatiotemporal consistency: {acc}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterable
 
 from pydantic import BaseModel
@@ -40,6 +41,28 @@ class LLMJudge:
         self.prompts = prompts or default_library()
         self.params = params or GenerationParams(max_tokens=384)
 
+    def _choices(self) -> list[int]:
+        if isinstance(self.allowed, tuple):
+            return list(range(int(self.allowed[0]), int(self.allowed[1]) + 1))
+        return sorted(int(v) for v in self.allowed)
+
+    def _score_format(self) -> dict[str, Any]:
+        """A JSON schema that admits only an allowed score (grammar-constrained where supported)."""
+        schema = {
+            "type": "object",
+            "properties": {"score": {"type": "integer", "enum": self._choices()}},
+            "required": ["score"],
+            "additionalProperties": False,
+        }
+        return {"type": "json_schema", "json_schema": {"name": "score", "schema": schema, "strict": True}}
+
+    def _read_repair(self, text: str) -> int | None:
+        try:
+            value = json.loads(text).get("score")
+        except (ValueError, AttributeError):
+            return parse_score(text, self.allowed)
+        return value if isinstance(value, int) and value in self._choices() else None
+
     def _range_text(self) -> str:
         if isinstance(self.allowed, tuple):
             return f"a whole number from {int(self.allowed[0])} to {int(self.allowed[1])}"
@@ -53,17 +76,22 @@ class LLMJudge:
         score = parse_score(first.text, self.allowed)
         if score is not None:
             return Judgement(score=score, rationale=first.text.strip())
-        # One repair turn: show the judge its own text and ask for the bare score.
+        # One repair turn: show the judge its own text and ask for the bare score, constrained
+        # to the allowed values by a JSON schema (small local models follow a grammar even when
+        # they ignore the instruction to end with "Score: N").
         repair = messages + [
             Message(role="assistant", content=first.text),
             Message(
                 role="user",
-                content=f"Your evaluation did not end with a score. Reply with only the score: {self._range_text()}.",
+                content=f"Your evaluation did not end with a score. Reply with only the score "
+                f"({self._range_text()}) as JSON: {{\"score\": N}}.",
             ),
         ]
-        second = await self.model.generate(repair, GenerationParams(max_tokens=16))
+        second = await self.model.generate(
+            repair, GenerationParams(max_tokens=16, response_format=self._score_format())
+        )
         return Judgement(
-            score=parse_score(second.text, self.allowed),
+            score=self._read_repair(second.text),
             rationale=first.text.strip(),
             repaired=True,
         )

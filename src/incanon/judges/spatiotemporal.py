@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from incanon.judges.base import Judgement, LLMJudge
-from incanon.models.types import ChatModel
+from incanon.models.types import ChatModel, GenerationParams
 from incanon.templates import PromptLibrary
 
 DataType = Literal["future", "past-absence", "past-presence", "past-only"]
@@ -40,8 +40,9 @@ def spatiotemporal_label(data_type: DataType, character: str, when: str, event: 
 class SpatiotemporalJudge:
     """Scores an answer 1 (consistent with the label) or 0 (inconsistent)."""
 
-    def __init__(self, model: ChatModel, prompts: PromptLibrary | None = None) -> None:
-        self._judge = LLMJudge(model, "judge_spatiotemporal", {0, 1}, prompts=prompts)
+    def __init__(self, model: ChatModel, prompts: PromptLibrary | None = None,
+                 params: GenerationParams | None = None) -> None:
+        self._judge = LLMJudge(model, "judge_spatiotemporal", {0, 1}, prompts=prompts, params=params)
 
     async def judge(
         self, *, character: str, when: str, question: str, answer: str, label: str

@@ -100,6 +100,8 @@ def llama_options(params: GenerationParams) -> dict[str, Any]:
         "max_tokens": params.max_tokens,
         "stop": list(params.stop),
         "seed": params.seed,
+        "frequency_penalty": params.frequency_penalty,
+        "presence_penalty": params.presence_penalty,
     }
     fmt = params.response_format
     if fmt is not None:

@@ -117,6 +117,11 @@ def request_options(params: GenerationParams) -> dict[str, Any]:
         options["stop"] = list(params.stop)
     if params.seed is not None:
         options["seed"] = params.seed
+    # Sent only when set: some OpenAI-compatible servers reject parameters they do not know.
+    if params.frequency_penalty:
+        options["frequency_penalty"] = params.frequency_penalty
+    if params.presence_penalty:
+        options["presence_penalty"] = params.presence_penalty
     if params.response_format is not None:
         options["response_format"] = params.response_format
     return options

@@ -51,6 +51,10 @@ class GenerationParams(BaseModel):
     """Stop sequences."""
     seed: int | None = None
     """Sampling seed, where the backend supports one."""
+    frequency_penalty: float = 0.0
+    """Penalty on tokens by how often they already appeared (curbs loops in small models)."""
+    presence_penalty: float = 0.0
+    """Penalty on tokens that already appeared at all."""
     response_format: dict[str, Any] | None = None
     """``{"type": "json_object"}`` or an OpenAI-style ``json_schema`` format."""
     epoch: int = 0
