@@ -60,8 +60,20 @@ def _books(who: CharacterAt) -> list[tuple[str, str]]:
     return sorted(books.items(), key=lambda kv: (not kv[0].isdigit(), int(kv[0]) if kv[0].isdigit() else 0, kv[0]))
 
 
-def decide_temporal(output: str, who: CharacterAt) -> TemporalVerdict:
-    """Turn the temporal expert's text into a verdict (see the module docstring)."""
+def drop_echo(output: str, prompt: str) -> str:
+    """``output`` without the lines it copied from ``prompt``.
+
+    Small models echo prompt lines ("... (story position 2-2)", "Verdict: <present or
+    absent>"); read as an answer, an echoed position would pass for the expert's period.
+    """
+    seen = {line.strip() for line in prompt.splitlines() if line.strip()}
+    return "\n".join(line for line in output.splitlines() if line.strip() not in seen)
+
+
+def decide_temporal(output: str, who: CharacterAt, prompt: str = "") -> TemporalVerdict:
+    """Turn the temporal expert's text into a verdict (see the module docstring); lines
+    copied from ``prompt`` are ignored."""
+    output = drop_echo(output, prompt) if prompt else output
     period = parse_period(output, who.position.axis, dict(_books(who)))
     claimed = parse_relative(output)
     if period is not None:
@@ -84,7 +96,7 @@ async def temporal_expert(
     )
     output = await agent._call("temporal-expert", [Message(role="user", content=prompt)], calls,
                                expert_params(agent))
-    verdict = decide_temporal(output, who)
+    verdict = decide_temporal(output, who, prompt)
     hint = None
     if verdict.status == "future":
         hint = agent.prompts.render("hint_future", character=who.character, when=who.when)
@@ -102,7 +114,7 @@ async def spatial_expert(
     )
     output = await agent._call("spatial-expert", [Message(role="user", content=prompt)], calls,
                                expert_params(agent))
-    presence = parse_presence(output)
+    presence = parse_presence(drop_echo(output, prompt))
     hint = None
     if presence == "absent":
         hint = agent.prompts.render("hint_absent", character=who.character, when=who.when)

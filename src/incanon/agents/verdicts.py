@@ -13,7 +13,7 @@ no period could be read.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from incanon.canon.position import Axis, Position
 from incanon.errors import InputError
@@ -131,14 +131,25 @@ _RELATIVE_LINE = re.compile(r"(?im)^\W*(?:relative|timing|time|status|verdict|an
 _RELATIVE_WORD = re.compile(r"\b(future|past)\b", re.I)
 
 
+def _last_unambiguous(lines: list[str], read: Callable[[str], set[str]]) -> str | None:
+    """The single kind of word the last line that has one names; a line naming both kinds
+    (a parroted "past or future") is skipped."""
+    for line in reversed(lines):
+        kinds = read(line)
+        if len(kinds) == 1:
+            return kinds.pop()
+    return None
+
+
+def _relative_kinds(line: str) -> set[str]:
+    return {w.lower() for w in _RELATIVE_WORD.findall(line)}
+
+
 def parse_relative(text: str) -> str | None:
-    """The expert's own word, ``"future"`` or ``"past"`` (last one wins), or None."""
-    for m in reversed(list(_RELATIVE_LINE.finditer(text))):
-        words = {w.lower() for w in _RELATIVE_WORD.findall(m.group(1))}
-        if len(words) == 1:  # "past or future" parroted from the prompt says nothing
-            return words.pop()
-    words = _RELATIVE_WORD.findall(text)
-    return words[-1].lower() if words else None
+    """The expert's own word, ``"future"`` or ``"past"`` (a labelled line first, then the
+    last line that names one), or None."""
+    labelled = [m.group(1) for m in _RELATIVE_LINE.finditer(text)]
+    return _last_unambiguous(labelled, _relative_kinds) or _last_unambiguous(text.splitlines(), _relative_kinds)
 
 
 _PRESENCE = re.compile(
@@ -149,18 +160,16 @@ _PRESENCE = re.compile(
 _VERDICT_LINE = re.compile(r"(?im)^\W*(?:verdict|answer|output|classification|result)\W*[:=-]\s*(.+)$")
 
 
-def _presence_word(segment: str) -> str | None:
-    hits = _PRESENCE.findall(segment)
-    if not hits:
-        return None
-    last = hits[-1].lower()
-    return "absent" if last == "absent" or "not" in last or "n't" in last else "present"
+def _presence_kinds(segment: str) -> set[str]:
+    kinds = set()
+    for hit in _PRESENCE.findall(segment):
+        word = hit.lower()
+        kinds.add("absent" if word == "absent" or "not" in word or "n't" in word else "present")
+    return kinds
 
 
 def parse_presence(text: str) -> str | None:
-    """``"present"`` or ``"absent"`` from a spatial expert's output, or None."""
-    for m in reversed(list(_VERDICT_LINE.finditer(text))):
-        word = _presence_word(m.group(1))
-        if word is not None:
-            return word
-    return _presence_word(text)
+    """``"present"`` or ``"absent"`` from a spatial expert's output (a labelled line first,
+    then the last line that says one), or None."""
+    labelled = [m.group(1) for m in _VERDICT_LINE.finditer(text)]
+    return _last_unambiguous(labelled, _presence_kinds) or _last_unambiguous(text.splitlines(), _presence_kinds)
