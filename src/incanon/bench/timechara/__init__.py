@@ -21,6 +21,7 @@ from incanon.bench.timechara.characters import CharacterResolver, load_personali
 from incanon.bench.timechara.evaluate import (
     BENCHMARK,
     EvalSetup,
+    create_agents,
     Judges,
     evaluate,
     items_fingerprint,
@@ -89,6 +90,7 @@ __all__ = [
     "ask_structured",
     "build_items",
     "build_report",
+    "create_agents",
     "evaluate",
     "event_clause",
     "items_fingerprint",

