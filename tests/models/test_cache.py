@@ -44,6 +44,8 @@ def key(model="m", messages=BASE_MESSAGES, **params):
         {"top_p": 0.9},
         {"stop": ("\n",)},
         {"seed": 7},
+        {"frequency_penalty": 0.5},
+        {"presence_penalty": 0.5},
         {"response_format": {"type": "json_object"}},
         {"response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {}}}},
     ],
@@ -55,7 +57,8 @@ def test_everything_that_changes_output_changes_the_key(change):
 def test_every_params_field_is_in_the_key():
     # A field added to GenerationParams later must reach the key without touching cache.py.
     assert set(GenerationParams.model_fields) == {
-        "temperature", "max_tokens", "top_p", "stop", "seed", "response_format", "epoch"
+        "temperature", "max_tokens", "top_p", "stop", "seed", "response_format", "epoch",
+        "frequency_penalty", "presence_penalty",
     }
 
 

@@ -69,7 +69,8 @@ def test_params_map_to_llama_arguments():
     options = llama_options(
         GenerationParams(temperature=0.3, top_p=0.8, max_tokens=20, stop=("\n",), seed=11)
     )
-    assert options == {"temperature": 0.3, "top_p": 0.8, "max_tokens": 20, "stop": ["\n"], "seed": 11}
+    assert options == {"temperature": 0.3, "top_p": 0.8, "max_tokens": 20, "stop": ["\n"], "seed": 11,
+                       "frequency_penalty": 0.0, "presence_penalty": 0.0}
     schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
     as_schema = llama_options(
         GenerationParams(response_format={"type": "json_schema", "json_schema": {"name": "x", "schema": schema}})
