@@ -128,7 +128,7 @@ def read_judged_jsonl(path: str | Path) -> list[JudgedRow]:
                 rows.append(row)
     if count == 0:
         raise InputError("no judged items in the file", source=str(path))
-    raise_problems(problems, count, str(path))
+    raise_problems(problems, count, str(path), what="judged TimeChara items")
     return rows
 
 

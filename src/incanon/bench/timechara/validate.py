@@ -140,7 +140,7 @@ def check_row(data: Mapping[str, Any], where: str) -> tuple[TimeCharaItem | None
         return None, problems
 
 
-def raise_problems(problems: list[RowProblem], rows: int, source: str) -> None:
+def raise_problems(problems: list[RowProblem], rows: int, source: str, what: str = "TimeChara items") -> None:
     """One ``InputError`` naming the first few problems and counting the rest, or nothing."""
     if not problems:
         return
@@ -150,7 +150,7 @@ def raise_problems(problems: list[RowProblem], rows: int, source: str) -> None:
     more = f"; and {len(problems) - _SHOWN} more" if len(problems) > _SHOWN else ""
     fields = ", ".join(f"{name} {count}" for name, count in by_field.most_common())
     raise InputError(
-        f"{bad_rows} of {rows} rows are not valid TimeChara items ({len(problems)} problems; "
+        f"{bad_rows} of {rows} rows are not valid {what} ({len(problems)} problems; "
         f"by field: {fields}): {shown}{more}",
         source=source,
     )
