@@ -61,3 +61,21 @@ def _load_builtins() -> None:
         self_refine,
         zero_shot,
     )
+    _discover_benchmark_agents()
+
+
+def _discover_benchmark_agents() -> None:
+    # Benchmarks ship their own methods as ``incanon.bench.<name>.agents`` (a module or a
+    # package); importing it registers them, so adding a benchmark never edits this file.
+    import importlib
+    import pkgutil
+
+    import incanon.bench
+
+    for info in pkgutil.iter_modules(incanon.bench.__path__):
+        name = f"incanon.bench.{info.name}.agents"
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise

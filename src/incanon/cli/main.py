@@ -32,6 +32,10 @@ _GROUPS: list[tuple[str, str | None]] = [
     ("canon", "canon"),
     ("timechara", "timechara"),
     ("sharp", "sharp"),
+    ("graph", "graph"),
+    ("rolerag", "rolerag"),
+    ("dialsim", "dialsim"),
+    ("coser", "coser"),
 ]
 
 
