@@ -48,3 +48,9 @@ async def test_a_second_call_that_still_reasons_is_cut_at_its_marker():
     model = ScriptedModel(queue=["hmm", "Reasoning: future event.\nAnswer: No idea what you mean."])
     reply = await create_agent("zero-shot-cot", model).respond(_who(), QUESTION)
     assert reply.text == "No idea what you mean."
+
+
+async def test_reasoning_resumed_after_the_answer_is_cut_off():
+    model = ScriptedModel(default="Reasoning: future.\nAnswer: Never heard of it.\nReasoning: because book 3.")
+    reply = await create_agent("zero-shot-cot", model).respond(_who(), QUESTION)
+    assert reply.text == "Never heard of it."

@@ -101,6 +101,7 @@ def position_format(axis: Axis) -> str:
 
 
 _ANSWER_MARK = re.compile(r"(?i)(?:^|\n|\s)\W{0,3}(?:final\s+)?(?:answer|reply|response)\s*\**\s*[:：]")
+_REASONING_MARK = re.compile(r"(?i)\n\W{0,3}(?:reasoning|explanation|notes?)\s*\**\s*[:：]")
 _LEADING_LABEL = re.compile(r"(?i)^\W{0,3}(?:improved|new|revised|final)?\s*(?:answer|reply|response)\s*\**\s*[:：]\s*")
 
 
@@ -119,7 +120,12 @@ def extract_answer(text: str) -> str | None:
     marks = list(_ANSWER_MARK.finditer(text))
     if not marks:
         return None
-    answer = _clean(text[marks[-1].end():])
+    answer = text[marks[-1].end():]
+    # A model that goes back to reasoning after its answer: keep only the answer.
+    again = _REASONING_MARK.search(answer)
+    if again:
+        answer = answer[:again.start()]
+    answer = _clean(answer)
     return answer or None
 
 
