@@ -1,14 +1,32 @@
 """SHARP (Kong et al.): relationship hallucination of role-playing agents, measured by stance.
 
-This part builds SHARP's claims: commonsense facts rendered from a ConceptNet-style graph, and
-counterfactual ("ridiculous") versions made by the paper's transformation rules.
+Claims: commonsense facts rendered from a ConceptNet-style graph, and counterfactual
+("ridiculous") versions made by the paper's transformation rules. Roles: the main character of a
+work by degree centrality, its partner roles and the affection toward each. The run: each role
+puts each claim to the main character, a stance detector reads the answer. Metrics: SR, AR, ER
+and CRF in factual and snowballing modes, Table 5's transfer tables, Figure 3's correlations.
 
     from incanon.bench.sharp import read_assertions, sample_assertions_path, build_claims
 
     edges = read_assertions(sample_assertions_path(), langs="en", min_weight=1.0)
     claims = build_claims(edges, n=40, seed=7)
+
+    cast = select_cast(canon_store, "lanterns")            # main character and partners
+    results = await evaluate(canon_store, cast, claims, ["zero-shot"], setup)
+    report = build_report(answers_from_runs(run_store, [r.run_id for r in results]))
 """
 
+from incanon.bench.sharp.affection import (
+    AffectionFinding,
+    AffectionMap,
+    AffectionResolver,
+    RelationEntry,
+    RelationsFile,
+    current_relation,
+    default_mapping,
+    load_relations,
+)
+from incanon.bench.sharp.cast import Cast, Partner, default_position, select_cast
 from incanon.bench.sharp.claims import (
     Claim,
     ClaimSource,
@@ -36,8 +54,45 @@ from incanon.bench.sharp.counterfactual import (
     substitute,
     swap,
 )
+from incanon.bench.sharp.evaluate import SharpSetup, build_items, evaluate, question
+from incanon.bench.sharp.judged import (
+    answers_from_run,
+    answers_from_runs,
+    iter_judged_jsonl,
+    read_judged_jsonl,
+    run_mode,
+    write_judged_jsonl,
+)
 from incanon.bench.sharp.knowledge import ASYMMETRIC_RELATIONS, SUBSTITUTABLE_RELATIONS, KnowledgeIndex
+from incanon.bench.sharp.metrics import (
+    MODES,
+    BackboneMetrics,
+    JudgedAnswer,
+    Mode,
+    RoleMetrics,
+    Summary,
+    backbone_metrics,
+    crf_weights,
+    nested_mean,
+    per_role,
+    reference,
+    role_metrics,
+    summarize,
+    transfer,
+)
+from incanon.bench.sharp.report import ReportRow, SharpReport, build_report
+from incanon.bench.sharp.roles import InteractionGraph, interaction_graph, main_character
 from incanon.bench.sharp.sampling import BuildReport, build_claims
+from incanon.bench.sharp.stance import (
+    STANCES,
+    Stance,
+    StanceDetector,
+    StanceReading,
+    StanceVerdict,
+    parse_stance,
+    stance_format,
+    to_stance,
+)
 from incanon.bench.sharp.templates import (
     Forms,
     Language,
@@ -45,37 +100,93 @@ from incanon.bench.sharp.templates import (
     get_language,
     register_language,
 )
+from incanon.bench.sharp.transfer import Correlations, TransferTable, correlations, pearson, transfer_table
 
 __all__ = [
     "ASYMMETRIC_RELATIONS",
+    "AffectionFinding",
+    "AffectionMap",
+    "AffectionResolver",
     "AssertionReader",
+    "BackboneMetrics",
     "BuildReport",
+    "Cast",
     "Claim",
     "ClaimSource",
     "Concept",
+    "Correlations",
     "Edge",
     "Forms",
+    "InteractionGraph",
+    "JudgedAnswer",
     "KnowledgeIndex",
     "Language",
+    "MODES",
+    "Mode",
+    "Partner",
     "RULES",
     "RULE_FUNCTIONS",
     "ReadStats",
+    "RelationEntry",
+    "RelationsFile",
+    "ReportRow",
+    "RoleMetrics",
+    "STANCES",
     "SUBSTITUTABLE_RELATIONS",
+    "SharpReport",
+    "SharpSetup",
+    "Stance",
+    "StanceDetector",
+    "StanceReading",
+    "StanceVerdict",
+    "Summary",
+    "TransferTable",
     "absolute",
+    "answers_from_run",
+    "answers_from_runs",
     "antonym",
     "available_languages",
+    "backbone_metrics",
     "build_claims",
+    "build_items",
+    "build_report",
+    "correlations",
+    "crf_weights",
+    "current_relation",
+    "default_mapping",
+    "default_position",
     "edge_to_claim",
+    "evaluate",
     "get_language",
+    "interaction_graph",
     "iter_claims_jsonl",
+    "iter_judged_jsonl",
+    "load_relations",
+    "main_character",
     "negation",
+    "nested_mean",
     "parse_concept_uri",
+    "parse_stance",
+    "pearson",
+    "per_role",
+    "question",
     "read_assertions",
     "read_claims_jsonl",
+    "read_judged_jsonl",
+    "reference",
     "register_language",
     "relation_name",
+    "role_metrics",
+    "run_mode",
     "sample_assertions_path",
+    "select_cast",
+    "stance_format",
     "substitute",
+    "summarize",
     "swap",
+    "to_stance",
+    "transfer",
+    "transfer_table",
     "write_claims_jsonl",
+    "write_judged_jsonl",
 ]

