@@ -233,6 +233,126 @@ CREATE TABLE vectors (
 """
 
 
+# The knowledge graph an LLM extracts from a work's text (RoleRAG): kept apart from the
+# hand-checked ``entities``/``relations`` so ground truth and extraction can be compared. The
+# raw per-chunk extraction is stored before any merging, so a graph can be re-normalized or
+# extended (a new document) without re-reading old chunks; every node and edge keeps its
+# mentions, so a knowledge scope can cut the graph at a story position.
+_V3_GRAPH = """
+CREATE TABLE graph_chunks (
+    id          INTEGER PRIMARY KEY,
+    work_id     INTEGER NOT NULL REFERENCES works(id) ON DELETE CASCADE,
+    ext_id      TEXT NOT NULL,
+    source      TEXT NOT NULL DEFAULT '',
+    pos_key     INTEGER,                       -- NULL: no story position (background text)
+    canon_chunk TEXT,                          -- the canon chunk it was cut from, if any
+    scene       TEXT,                          -- scene id, for the witnessing rule
+    text        TEXT NOT NULL,
+    digest      TEXT NOT NULL,
+    tokens      INTEGER NOT NULL,
+    status      TEXT NOT NULL DEFAULT 'pending'
+                CHECK (status IN ('pending', 'extracted', 'empty', 'failed', 'integrated')),
+    entities    INTEGER NOT NULL DEFAULT 0,
+    relations   INTEGER NOT NULL DEFAULT 0,
+    calls       INTEGER NOT NULL DEFAULT 0,
+    note        TEXT NOT NULL DEFAULT '',
+    UNIQUE (work_id, ext_id)
+);
+CREATE INDEX graph_chunks_status ON graph_chunks(work_id, status);
+
+CREATE TABLE graph_raw (
+    chunk_id    INTEGER NOT NULL REFERENCES graph_chunks(id) ON DELETE CASCADE,
+    ord         INTEGER NOT NULL,
+    kind        TEXT NOT NULL CHECK (kind IN ('entity', 'relation')),
+    a           TEXT NOT NULL,                 -- entity name / relation source
+    b           TEXT NOT NULL,                 -- entity type / relation target
+    description TEXT NOT NULL DEFAULT '',
+    strength    REAL NOT NULL DEFAULT 0,
+    PRIMARY KEY (chunk_id, ord)
+) WITHOUT ROWID;
+
+CREATE TABLE graph_nodes (
+    id          INTEGER PRIMARY KEY,
+    work_id     INTEGER NOT NULL REFERENCES works(id) ON DELETE CASCADE,
+    name        TEXT NOT NULL,
+    type        TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',      -- merged (summarized when over budget)
+    summarized  INTEGER NOT NULL DEFAULT 0,
+    digest      TEXT NOT NULL DEFAULT ''       -- of name + description, to re-embed on change
+);
+CREATE INDEX graph_nodes_work ON graph_nodes(work_id, type);
+
+CREATE TABLE graph_aliases (
+    node_id INTEGER NOT NULL REFERENCES graph_nodes(id) ON DELETE CASCADE,
+    work_id INTEGER NOT NULL REFERENCES works(id) ON DELETE CASCADE,
+    norm    TEXT NOT NULL,
+    type    TEXT NOT NULL,
+    alias   TEXT NOT NULL,
+    PRIMARY KEY (work_id, norm, type)
+) WITHOUT ROWID;
+CREATE INDEX graph_aliases_node ON graph_aliases(node_id);
+
+CREATE TABLE graph_node_mentions (
+    node_id     INTEGER NOT NULL REFERENCES graph_nodes(id) ON DELETE CASCADE,
+    chunk_id    INTEGER NOT NULL REFERENCES graph_chunks(id) ON DELETE CASCADE,
+    ord         INTEGER NOT NULL,
+    surface     TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (node_id, chunk_id, ord)
+) WITHOUT ROWID;
+CREATE INDEX graph_node_mentions_chunk ON graph_node_mentions(chunk_id);
+
+CREATE TABLE graph_edges (
+    id          INTEGER PRIMARY KEY,
+    work_id     INTEGER NOT NULL REFERENCES works(id) ON DELETE CASCADE,
+    a_id        INTEGER NOT NULL REFERENCES graph_nodes(id) ON DELETE CASCADE,
+    b_id        INTEGER NOT NULL REFERENCES graph_nodes(id) ON DELETE CASCADE,  -- a_id < b_id
+    description TEXT NOT NULL DEFAULT '',
+    weight      REAL NOT NULL DEFAULT 0,
+    summarized  INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (work_id, a_id, b_id)
+);
+CREATE INDEX graph_edges_b ON graph_edges(b_id);
+
+CREATE TABLE graph_edge_mentions (
+    edge_id     INTEGER NOT NULL REFERENCES graph_edges(id) ON DELETE CASCADE,
+    chunk_id    INTEGER NOT NULL REFERENCES graph_chunks(id) ON DELETE CASCADE,
+    ord         INTEGER NOT NULL,
+    source      TEXT NOT NULL,
+    target      TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    strength    REAL NOT NULL DEFAULT 0,
+    PRIMARY KEY (edge_id, chunk_id, ord)
+) WITHOUT ROWID;
+CREATE INDEX graph_edge_mentions_chunk ON graph_edge_mentions(chunk_id);
+
+-- Same-entity verdicts of the normalization LLM, so an incremental insert never asks twice.
+CREATE TABLE graph_verdicts (
+    work_id INTEGER NOT NULL REFERENCES works(id) ON DELETE CASCADE,
+    a       TEXT NOT NULL,                     -- "type|norm", a < b
+    b       TEXT NOT NULL,
+    same    INTEGER NOT NULL,
+    reason  TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (work_id, a, b)
+) WITHOUT ROWID;
+
+CREATE TABLE graph_vectors (
+    node_id  INTEGER NOT NULL REFERENCES graph_nodes(id) ON DELETE CASCADE,
+    embedder TEXT NOT NULL,
+    digest   TEXT NOT NULL,
+    vec      BLOB NOT NULL,
+    PRIMARY KEY (node_id, embedder)
+) WITHOUT ROWID;
+
+CREATE TABLE graph_meta (
+    work_id INTEGER NOT NULL REFERENCES works(id) ON DELETE CASCADE,
+    key     TEXT NOT NULL,
+    value   TEXT NOT NULL,
+    PRIMARY KEY (work_id, key)
+) WITHOUT ROWID;
+"""
+
+
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
     # Not ``executescript``: it COMMITs first, which would split a migration from its version bump.
     statement = ""
@@ -251,8 +371,12 @@ def _v2_vectors(conn: sqlite3.Connection) -> None:
     _run_script(conn, _V2_VECTORS)
 
 
+def _v3_graph(conn: sqlite3.Connection) -> None:
+    _run_script(conn, _V3_GRAPH)
+
+
 #: Ordered migrations: ``MIGRATIONS[i]`` takes a database from version ``i`` to ``i + 1``.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1_core, _v2_vectors]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1_core, _v2_vectors, _v3_graph]
 #: The schema version this code writes and reads.
 SCHEMA_VERSION = len(MIGRATIONS)
 

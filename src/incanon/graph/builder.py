@@ -1,0 +1,190 @@
+"""``GraphBuilder``: index a corpus into the work's knowledge graph, incrementally.
+
+    register chunks → extract the pending ones (concurrently, each committed when done)
+    → integrate (normalize, merge, summarize, embed) → report
+
+Running it again after an interruption extracts only what is still pending (and retries what
+failed); giving it a new document extracts only that document's chunks. Every LLM call goes
+through the model given, so a model loaded with a response cache makes re-runs free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from incanon.canon.store import CanonStore
+from incanon.graph.chunking import SourceChunk
+from incanon.graph.config import GraphConfig
+from incanon.graph.db import GraphDB
+from incanon.graph.extract import ChunkExtractor
+from incanon.graph.integrate import IntegrationReport, Integrator
+from incanon.models.types import ChatModel, Completion, Embedder, GenerationParams, Message
+from incanon.templates import PromptLibrary, default_library
+
+
+class CountingModel:
+    """Counts the calls and tokens that pass through (cache hits included: they are calls
+    the pipeline made, whatever they cost)."""
+
+    def __init__(self, inner: ChatModel):
+        self.inner = inner
+        self.calls = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def reset(self) -> tuple[int, int, int]:
+        out = (self.calls, self.prompt_tokens, self.completion_tokens)
+        self.calls = self.prompt_tokens = self.completion_tokens = 0
+        return out
+
+    async def generate(self, messages: Sequence[Message], params: GenerationParams | None = None) -> Completion:
+        completion = await self.inner.generate(messages, params)
+        self.calls += 1
+        self.prompt_tokens += completion.prompt_tokens
+        self.completion_tokens += completion.completion_tokens
+        return completion
+
+
+@dataclass
+class ChunkIssue:
+    """A chunk that yielded nothing or failed, and why."""
+
+    chunk: str
+    status: str
+    tokens: int
+    note: str
+
+
+@dataclass
+class PhaseCost:
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass
+class BuildReport:
+    """What one build did."""
+
+    work: str
+    chunks_given: int = 0
+    chunks_new: int = 0
+    chunks_changed: int = 0
+    chunks_extracted: int = 0
+    corpus_tokens: int = 0
+    """Tokens of the chunks extracted by this build."""
+    issues: list[ChunkIssue] = field(default_factory=list)
+    extraction: PhaseCost = field(default_factory=PhaseCost)
+    integration_cost: PhaseCost = field(default_factory=PhaseCost)
+    integration: IntegrationReport = field(default_factory=IntegrationReport)
+    graph: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> list[ChunkIssue]:
+        return [i for i in self.issues if i.status == "empty"]
+
+    @property
+    def failed(self) -> list[ChunkIssue]:
+        return [i for i in self.issues if i.status == "failed"]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["integration"]["normalization"] = self.integration.normalization.to_dict()
+        return data
+
+
+def _embedder(spec: Embedder | str | None) -> Embedder | None:
+    if spec is None or not isinstance(spec, str):
+        return spec
+    from incanon.models import load_embedder
+
+    return load_embedder(spec)
+
+
+class GraphBuilder:
+    """Builds and extends the knowledge graph of ``work`` in ``canon``."""
+
+    def __init__(self, canon: CanonStore, work: str, model: ChatModel, *,
+                 embedder: Embedder | str | None = None, config: GraphConfig | None = None,
+                 prompts: PromptLibrary | None = None):
+        self.config = config or GraphConfig()
+        self.db = GraphDB(canon, work)
+        self.model = CountingModel(model)
+        self.embedder = _embedder(self.config.embedder if embedder is None else embedder)
+        self.prompts = prompts or default_library()
+
+    def close(self) -> None:
+        self.db.close()
+
+    async def add(self, chunks: Sequence[SourceChunk], *, retry_empty: bool = False) -> BuildReport:
+        """Register ``chunks`` (unchanged ones are skipped), extract what is pending, integrate."""
+        report = BuildReport(work=self.db.work.id, chunks_given=len(chunks))
+        new, changed = self.db.register_chunks(chunks)
+        report.chunks_new, report.chunks_changed = len(new), len(changed)
+        if changed:
+            await self._rebuild_derived()
+        await self._extract(report, retry_empty)
+        self.model.reset()
+        report.integration = await Integrator(self.db, self.model, self.embedder, self.config, self.prompts).run()
+        report.integration_cost = PhaseCost(*self.model.reset())
+        report.graph = self.db.counts()
+        self._remember(report)
+        return report
+
+    async def _extract(self, report: BuildReport, retry_empty: bool) -> None:
+        statuses = ["pending", "failed"] + (["empty"] if retry_empty else [])
+        todo = self.db.chunk_rows(statuses)
+        extractor = ChunkExtractor(self.model, self.config, self.prompts)
+        gate = asyncio.Semaphore(self.config.concurrency)
+        self.model.reset()
+
+        async def one(row_id: int) -> None:
+            async with gate:
+                chunk = self.db.chunk_text(row_id)
+                result = await extractor.extract(chunk)
+            self.db.save_extraction(row_id, result.status, result.extraction, result.calls, result.notes)
+            report.corpus_tokens += chunk.tokens
+            report.chunks_extracted += 1
+            if result.status != "extracted":
+                report.issues.append(ChunkIssue(chunk.id, result.status, chunk.tokens, "; ".join(result.notes)))
+
+        await asyncio.gather(*(one(c.row_id) for c in todo))
+        report.issues.sort(key=lambda i: i.chunk)
+        report.extraction = PhaseCost(*self.model.reset())
+
+    async def _rebuild_derived(self) -> None:
+        # A chunk's text changed: its old mentions are gone (cascade), so nodes and edges are
+        # re-derived from the stored raw extractions; no chunk is extracted again.
+        with self.db.tx():
+            self.db.conn.execute("DELETE FROM graph_nodes WHERE work_id = ?", (self.db.wid,))
+            self.db.conn.execute("UPDATE graph_chunks SET status = 'extracted' WHERE work_id = ? AND status = "
+                                 "'integrated'", (self.db.wid,))
+
+    def _remember(self, report: BuildReport) -> None:
+        totals = self.db.meta("totals", {}) or {}
+        n = report.integration.normalization
+        for key, value in (("extraction_calls", report.extraction.calls),
+                           ("integration_calls", report.integration_cost.calls),
+                           ("normalization_llm_calls", n.llm_calls), ("corpus_tokens", report.corpus_tokens),
+                           ("builds", 1)):
+            totals[key] = totals.get(key, 0) + value
+        with self.db.tx():
+            self.db.set_meta("totals", totals)
+            self.db.set_meta("last_build", report.to_dict())
+
+
+async def build_graph(canon: CanonStore, work: str, model: ChatModel, chunks: Sequence[SourceChunk], **kwargs: Any
+                      ) -> BuildReport:
+    """One-call form of ``GraphBuilder(...).add(chunks)``."""
+    builder = GraphBuilder(canon, work, model, **kwargs)
+    try:
+        return await builder.add(chunks)
+    finally:
+        builder.close()

