@@ -1,0 +1,517 @@
+"""CoSER data formats: the published per-book JSON, the test-set JSON, and message markup.
+
+Per-book file (``<title>.json``, as CoSER publishes it)::
+
+    {"plots": [{"text", "summary", "prominence", "chapter", "state",
+                "key_characters": [{"name", "description", "summary"}],
+                "conversation": [{"scenario", "topic",
+                                  "key_characters": [{"name", "motivation" | "thought"}],
+                                  "dialogues": [{"character", "message"}]}]}],
+     "character_datasets": {name: {"profile", "plots": [...+i_p], "conversations": [...+i_p,i_c],
+                                   "utterances": [...+i_p,i_c,i_u]}},
+     "split_plot_index": int}
+
+Test-set file: a JSON list of conversations, each with ``book``, ``plot`` (summary, key
+characters, ``i_p``), ``i_c``, ``character_profiles``, ``speaking_characters_w_env`` and
+``major_characters`` next to the conversation's own fields.
+
+The released data names a conversation character's motivation ``thought`` while CoSER's own
+evaluator reads ``motivation``, so motivations never reached its prompts. Here both names are
+read into ``ConversationCharacter.motivation`` and both are written, so either reader works.
+
+A message mixes three channels: ``[thought]`` (seen by no one else), ``(action)`` (visible) and
+speech (everything else), e.g. ``[I must hide it] (steps back) "Never."``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from incanon.errors import InputError, NotFoundError
+
+ENVIRONMENT = "Environment"
+"""The special role that speaks for the surroundings, crowds and unnamed people."""
+IMPERSONAL = "impersonal"
+"""Name unification's label for a speaker who is not a named character."""
+
+Domain = Literal["in-domain", "out-of-domain"]
+
+
+class _Lenient(BaseModel):
+    # Published files carry bookkeeping keys we do not model (state, i_chunk, ...); keep them.
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+def _rename(data: Any, *pairs: tuple[str, str]) -> Any:
+    """Move ``old`` to ``new`` in a dict when only ``old`` is present (published-data variants)."""
+    if isinstance(data, dict):
+        data = dict(data)
+        for old, new in pairs:
+            if new not in data and old in data:
+                data[new] = data.pop(old)
+    return data
+
+
+class PlotCharacter(_Lenient):
+    """A key character of a plot: who they were before it and what they went through in it."""
+
+    name: str
+    description: str = ""
+    """The character before this plot (~20 words)."""
+    summary: str = ""
+    """Their role, thoughts and actions in this plot: the character's *experience* of it."""
+    i_p: int | None = None
+    """Plot index, in ``character_datasets`` entries."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _variants(cls, data: Any) -> Any:
+        return _rename(data, ("character", "name"), ("experience", "summary"))
+
+    @property
+    def experience(self) -> str:
+        return self.summary
+
+
+class ConversationCharacter(_Lenient):
+    """A character of a conversation with their state of mind before it starts."""
+
+    name: str
+    motivation: str = ""
+    """Read from ``motivation`` or, as the released data names it, ``thought``."""
+    i_p: int | None = None
+    i_c: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _variants(cls, data: Any) -> Any:
+        data = _rename(data, ("character", "name"), ("thought", "motivation"))
+        if isinstance(data, dict) and "thought" in data:
+            # Both present: the non-empty one wins (``motivation`` first); ``thought`` is rewritten.
+            thought = data.pop("thought")
+            if not data.get("motivation") and isinstance(thought, str):
+                data["motivation"] = thought
+        return data
+
+    def published(self) -> dict[str, Any]:
+        """Dict with the motivation under both names, so every known reader finds it."""
+        out = self.model_dump(exclude_none=True)
+        out["thought"] = self.motivation
+        return out
+
+
+class DialogueTurn(_Lenient):
+    """One message of a conversation, in speech / (action) / [thought] markup."""
+
+    character: str
+    message: str = ""
+    i_p: int | None = None
+    i_c: int | None = None
+    i_u: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _variants(cls, data: Any) -> Any:
+        data = _rename(data, ("name", "character"), ("speaker", "character"))
+        if isinstance(data, dict) and "message" not in data:
+            for key in ("thought", "description", "content", "text"):
+                if isinstance(data.get(key), str):
+                    data["message"] = data.pop(key)
+                    break
+        return data
+
+    @property
+    def parsed(self) -> ParsedMessage:
+        return parse_message(self.message)
+
+
+class Conversation(_Lenient):
+    """A conversation of a plot: its setting and its dialogue."""
+
+    scenario: str = ""
+    topic: str = ""
+    key_characters: list[ConversationCharacter] = Field(default_factory=list)
+    dialogues: list[DialogueTurn] = Field(default_factory=list)
+    i_c: int | None = None
+
+    @property
+    def speakers(self) -> list[str]:
+        """Speakers (Environment included) by number of messages, most first; ties by first turn."""
+        counts: dict[str, int] = {}
+        for turn in self.dialogues:
+            counts[turn.character] = counts.get(turn.character, 0) + 1
+        return sorted(counts, key=lambda name: -counts[name])
+
+    def motivation_of(self, name: str) -> str:
+        return next((c.motivation for c in self.key_characters if c.name == name), "")
+
+    def published(self) -> dict[str, Any]:
+        out = self.model_dump(exclude_none=True)
+        out["key_characters"] = [c.published() for c in self.key_characters]
+        return out
+
+
+def _int_or_none(value: Any) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return int(value)
+    match = re.search(r"-?\d+(?:\.\d+)?", str(value))
+    return int(float(match.group())) if match else None
+
+
+class Plot(_Lenient):
+    """A plot: a stretch of the book with its summary, key characters and conversations."""
+
+    text: str = ""
+    """Raw text of the plot, located in the source by its first and last sentences."""
+    summary: str = ""
+    prominence: int | None = None
+    """How well fans know the plot, 1-100 (published values can be strings; digits are read)."""
+    key_characters: list[PlotCharacter] = Field(default_factory=list)
+    chapter: str | None = None
+    conversation: list[Conversation] = Field(default_factory=list)
+    state: str = "finished"
+    i_p: int | None = None
+    i_chunk: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _variants(cls, data: Any) -> Any:
+        data = _rename(data, ("chapter_title", "chapter"), ("conversations", "conversation"))
+        if isinstance(data, dict):
+            if isinstance(data.get("conversation"), dict):
+                data["conversation"] = [data["conversation"]]
+            if data.get("conversation") is None:
+                data["conversation"] = []
+            if isinstance(data.get("chapter"), str) and data["chapter"].strip() in ("", "None", "null"):
+                data["chapter"] = None
+            if "prominence" in data:
+                data["prominence"] = _int_or_none(data["prominence"])
+        return data
+
+    def published(self) -> dict[str, Any]:
+        out = self.model_dump(exclude_none=True)
+        out["chapter"] = self.chapter
+        out["conversation"] = [c.published() for c in self.conversation]
+        return out
+
+
+class CharacterDataset(_Lenient):
+    """Everything curated about one character of a book."""
+
+    profile: str = ""
+    plots: list[PlotCharacter] = Field(default_factory=list)
+    conversations: list[ConversationCharacter] = Field(default_factory=list)
+    utterances: list[DialogueTurn] = Field(default_factory=list)
+
+    @field_validator("profile", mode="before")
+    @classmethod
+    def _none_profile(cls, value: Any) -> Any:
+        return "" if value is None else value
+
+
+class BookData(_Lenient):
+    """One published (or curated) CoSER book file."""
+
+    title: str = ""
+    """Not stored in the published file (its name is the title); filled from the file name."""
+    plots: list[Plot] = Field(default_factory=list)
+    character_datasets: dict[str, CharacterDataset] = Field(default_factory=dict)
+    split_plot_index: int | None = None
+    """Plots from this index on are held out for testing (default: the last 10 %)."""
+
+    @property
+    def split_index(self) -> int:
+        if self.split_plot_index is not None:
+            return self.split_plot_index
+        return int(len(self.plots) * 0.9)
+
+    @property
+    def train_plots(self) -> list[Plot]:
+        return self.plots[: self.split_index]
+
+    @property
+    def test_plots(self) -> list[Plot]:
+        return self.plots[self.split_index :]
+
+    def profiles(self) -> dict[str, str]:
+        return {name: data.profile for name, data in self.character_datasets.items()}
+
+    def published(self) -> dict[str, Any]:
+        out = self.model_dump(exclude_none=True, exclude={"title", "plots", "character_datasets"})
+        out["plots"] = [p.published() for p in self.plots]
+        out["character_datasets"] = {
+            name: {
+                **ds.model_dump(exclude_none=True, exclude={"conversations"}),
+                "conversations": [c.published() for c in ds.conversations],
+            }
+            for name, ds in self.character_datasets.items()
+        }
+        out["split_plot_index"] = self.split_index
+        return out
+
+
+class TestPlot(_Lenient):
+    """The plot part of a test sample (the published test set drops its raw text)."""
+
+    __test__ = False  # not a pytest test class
+
+    summary: str = ""
+    key_characters: list[PlotCharacter] = Field(default_factory=list)
+    chapter: str | None = None
+    i_p: int | None = None
+    text: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _variants(cls, data: Any) -> Any:
+        data = _rename(data, ("chapter_title", "chapter"))
+        if isinstance(data, dict):
+            data.pop("conversation", None)
+        return data
+
+
+class TestSample(Conversation):
+    """One given-circumstance acting case: a held-out conversation with its context."""
+
+    __test__ = False  # not a pytest test class
+
+    book: str
+    plot: TestPlot = Field(default_factory=TestPlot)
+    character_profiles: dict[str, str] = Field(default_factory=dict)
+    speaking_characters_w_env: list[str] = Field(default_factory=list)
+    major_characters: list[str] = Field(default_factory=list)
+    """Speakers that have a profile; the critics judge character fidelity only for these."""
+    domain: Domain | None = None
+    """in-domain (book used for training) or out-of-domain; absent in the published set."""
+    weight: float | None = None
+    """Sampling weight (mean √plots of its characters), when sampled here."""
+
+    @model_validator(mode="after")
+    def _derived(self) -> TestSample:
+        if not self.speaking_characters_w_env:
+            self.speaking_characters_w_env = self.speakers
+        if not self.major_characters:
+            self.major_characters = [c for c in self.speaking_characters_w_env if c in self.character_profiles]
+        return self
+
+    @property
+    def id(self) -> str:
+        return f"{self.book}#{self.plot.i_p}-{self.i_c}"
+
+    def published(self) -> dict[str, Any]:
+        out = super().published()
+        out["plot"] = self.plot.model_dump(exclude_none=True)
+        return out
+
+
+# --- messages ---------------------------------------------------------------------------------
+
+Channel = Literal["speech", "action", "thought"]
+_OPEN = {"[": ("]", "thought"), "(": (")", "action"), "【": ("】", "thought"), "（": ("）", "action")}
+_QUOTES = [('"', '"'), ("“", "”"), ("'", "'"), ("‘", "’"), ("「", "」")]
+
+
+class Segment(BaseModel):
+    """A run of one channel inside a message."""
+
+    model_config = ConfigDict(frozen=True)
+    channel: Channel
+    text: str
+
+
+class ParsedMessage(BaseModel):
+    """A message split into channel segments, in order."""
+
+    segments: list[Segment] = Field(default_factory=list)
+
+    def _join(self, channel: Channel) -> str:
+        return " ".join(s.text for s in self.segments if s.channel == channel and s.text)
+
+    @property
+    def thought(self) -> str:
+        return self._join("thought")
+
+    @property
+    def action(self) -> str:
+        return self._join("action")
+
+    @property
+    def speech(self) -> str:
+        return " ".join(_unquote(s.text) for s in self.segments if s.channel == "speech" and s.text)
+
+    def format(self, *, thoughts: bool = True) -> str:
+        return format_segments(self.segments, thoughts=thoughts)
+
+
+def _unquote(text: str) -> str:
+    for left, right in _QUOTES:
+        if len(text) >= 2 and text.startswith(left) and text.endswith(right) and text.count(left) <= 2:
+            return text[1:-1].strip()
+    return text
+
+
+def parse_message(message: str) -> ParsedMessage:
+    """Split ``[thought] (action) speech`` markup; an unclosed bracket runs to the end."""
+    segments: list[Segment] = []
+    speech: list[str] = []
+
+    def flush() -> None:
+        text = " ".join("".join(speech).split())
+        if text:
+            segments.append(Segment(channel="speech", text=text))
+        speech.clear()
+
+    i = 0
+    while i < len(message):
+        char = message[i]
+        if char in _OPEN:
+            close, channel = _OPEN[char]
+            depth, j = 1, i + 1
+            while j < len(message) and depth:
+                depth += (message[j] == char) - (message[j] == close)
+                j += 1
+            inner = message[i + 1 : j - 1] if depth == 0 else message[i + 1 :]
+            flush()
+            text = " ".join(inner.split())
+            if text:
+                segments.append(Segment(channel=channel, text=text))  # type: ignore[arg-type]
+            i = j
+        else:
+            speech.append(char)
+            i += 1
+    flush()
+    return ParsedMessage(segments=segments)
+
+
+def format_segments(segments: list[Segment], *, thoughts: bool = True) -> str:
+    parts = []
+    for seg in segments:
+        if seg.channel == "thought":
+            if thoughts:
+                parts.append(f"[{seg.text}]")
+        elif seg.channel == "action":
+            parts.append(f"({seg.text})")
+        else:
+            parts.append(seg.text)
+    return " ".join(parts)
+
+
+def format_message(*, speech: str = "", action: str = "", thought: str = "") -> str:
+    """``[thought] (action) speech`` — CoSER's order: the thought first, then what others see."""
+    segs = [Segment(channel=c, text=t.strip()) for c, t in (("thought", thought), ("action", action), ("speech", speech)) if t.strip()]
+    return format_segments(segs)  # type: ignore[arg-type]
+
+
+def remove_thoughts(message: str) -> str:
+    """The message as others see it: every ``[thought]`` removed, spacing tidied."""
+    return parse_message(message).format(thoughts=False)
+
+
+# --- files ------------------------------------------------------------------------------------
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write through a temporary file in the same folder and a rename: never half a file."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def write_json(path: str | os.PathLike[str], data: Any) -> Path:
+    return atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """Parse a JSON file; NotFoundError / InputError (file, line and column) on failure."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise NotFoundError(f"{file} does not exist") from None
+    except IsADirectoryError:
+        raise InputError("is a directory, expected a JSON file", source=str(file)) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=str(file)) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON: {exc.msg}", source=str(file), where=f"line {exc.lineno}, column {exc.colno}") from None
+
+
+def _json_path(loc: tuple[int | str, ...], prefix: str = "") -> str:
+    out = prefix
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _validate(model: type[BaseModel], data: Any, *, source: str, prefix: str = "") -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = _json_path(tuple(first["loc"]), prefix)
+        raise InputError(f"{first['msg']}", source=source, where=where) from None
+
+
+def book_from_data(data: Any, *, title: str, source: str = "<data>") -> BookData:
+    if not isinstance(data, dict):
+        raise InputError("expected a JSON object with 'plots'", source=source, where="(top level)")
+    if "plots" not in data:
+        raise InputError("missing field 'plots'", source=source, where="plots")
+    book = _validate(BookData, data, source=source)
+    if not book.title:
+        book.title = title
+    return book
+
+
+def load_book(path: str | os.PathLike[str]) -> BookData:
+    """Read one per-book JSON file; the title is the file name without ``.json``."""
+    file = Path(path)
+    return book_from_data(read_json(file), title=file.stem, source=str(file))
+
+
+def load_books(directory: str | os.PathLike[str]) -> list[BookData]:
+    """Every ``*.json`` per-book file of a folder, by file name."""
+    folder = Path(directory)
+    if not folder.is_dir():
+        raise NotFoundError(f"{folder} is not a folder of CoSER book files")
+    return [load_book(p) for p in sorted(folder.glob("*.json")) if not p.name.startswith(".")]
+
+
+def write_book(book: BookData, path: str | os.PathLike[str]) -> Path:
+    return write_json(path, book.published())
+
+
+def load_test_set(path: str | os.PathLike[str]) -> list[TestSample]:
+    """Read a test-set JSON list (published or sampled here); motivations from either field name."""
+    file = Path(path)
+    data = read_json(file)
+    if isinstance(data, dict) and isinstance(data.get("samples"), list):
+        data = data["samples"]
+    if not isinstance(data, list):
+        raise InputError("expected a JSON list of test samples", source=str(file), where="(top level)")
+    return [_validate(TestSample, row, source=str(file), prefix=f"[{i}]") for i, row in enumerate(data)]
+
+
+def write_test_set(samples: list[TestSample], path: str | os.PathLike[str]) -> Path:
+    return write_json(path, [s.published() for s in samples])
