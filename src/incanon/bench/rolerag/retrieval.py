@@ -1,0 +1,214 @@
+"""RoleRAG's graph-guided retrieval: hypothetical answer → entities with relevance and
+specificity → three strategies.
+
+* an entity the character could not know (relevance "no") → its reason goes to the prompt, so
+  the character can decline;
+* a *specific* entity → the top-k graph entities above a similarity threshold, with their
+  descriptions and their relations to the character; none found → noted as likely unknown;
+* a *general* entity (a topic: hobbies, friends, places) → the character's 1-hop neighbours of
+  the same type, heaviest edge first.
+
+With ``cutoff`` the graph is read through the character's knowledge scope (``GraphView``), so
+an entity, relation or description the story only gives after the character's position cannot
+be retrieved.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from incanon.agents.base import CharacterAt
+from incanon.canon.store import CanonStore
+from incanon.errors import NotFoundError
+from incanon.graph.config import ENTITY_TYPES, GraphConfig
+from incanon.graph.db import GraphDB
+from incanon.graph.parse import entity_type
+from incanon.graph.view import GraphEdge, GraphNode, GraphView
+from incanon.models.types import ChatModel, Embedder, GenerationParams, Message
+from incanon.templates import PromptLibrary, default_library
+
+
+class RetrievalConfig(BaseModel):
+    """Knobs of the retrieval step."""
+
+    model_config = ConfigDict(frozen=True)
+
+    k: int = Field(3, ge=1)
+    """Graph entities per specific query entity."""
+    threshold: float = Field(0.82, ge=-1.0, le=1.0)
+    """Cosine similarity a graph entity needs to count as found."""
+    general_k: int = Field(5, ge=1)
+    """Neighbours of the character per general query entity."""
+    max_entities: int = Field(8, ge=1)
+    """Query entities kept from the extraction."""
+
+
+class QueryEntity(BaseModel):
+    """An entity of the question or the hypothetical answer."""
+
+    name: str
+    type: str
+    relevant: bool
+    reason: str = ""
+    specificity: str = "specific"
+
+
+@dataclass
+class Retrieval:
+    """What the retrieval step found for one question."""
+
+    hypothesis: str = ""
+    entities: list[QueryEntity] = field(default_factory=list)
+    character_node: GraphNode | None = None
+    nodes: list[GraphNode] = field(default_factory=list)
+    relations: list[GraphEdge] = field(default_factory=list)
+    outside: list[QueryEntity] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    scores: dict[str, float] = field(default_factory=dict)
+    calls: list[tuple[str, list[Message], str]] = field(default_factory=list)
+
+    def prompt_vars(self) -> dict[str, Any]:
+        return {
+            "summary": self.character_node.description if self.character_node else "",
+            "entities": [{"name": n.name, "type": n.type, "description": n.description} for n in self.nodes],
+            "relations": [{"source": e.source, "target": e.target, "description": e.description} for e in self.relations],
+            "outside": [{"name": e.name, "reason": e.reason} for e in self.outside],
+            "unknown": self.unknown,
+        }
+
+    def details(self) -> dict[str, Any]:
+        return {
+            "hypothesis": self.hypothesis,
+            "entities": [e.model_dump() for e in self.entities],
+            "nodes": [n.name for n in self.nodes],
+            "relations": [e.to_dict() for e in self.relations],
+            "outside": [e.name for e in self.outside],
+            "unknown": self.unknown,
+            "scores": {k: round(v, 4) for k, v in self.scores.items()},
+        }
+
+
+_ENTITIES_FORMAT = {"type": "json_schema", "json_schema": {"name": "query_entities", "strict": True, "schema": {
+    "type": "object", "properties": {"entities": {"type": "array", "items": {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "type": {"type": "string", "enum": list(ENTITY_TYPES)},
+                       "relevant": {"type": "string", "enum": ["yes", "no"]}, "reason": {"type": "string"},
+                       "specificity": {"type": "string", "enum": ["specific", "general"]}},
+        "required": ["name", "type", "relevant", "reason", "specificity"], "additionalProperties": False}}},
+    "required": ["entities"], "additionalProperties": False}}}
+
+
+def parse_entities(text: str, limit: int = 8) -> list[QueryEntity]:
+    """Query entities from a JSON reply or from paper-style ``(type<|>name<|>reason<|>Yes<|>specific)``
+    lines; unreadable entries are skipped."""
+    out: list[QueryEntity] = []
+    start, end = text.find("{"), text.rfind("}")
+    items: list[Any] = []
+    if start >= 0 and end > start:
+        try:
+            items = json.loads(text[start:end + 1]).get("entities", [])
+        except (json.JSONDecodeError, AttributeError):
+            items = []
+    if not items:
+        for line in text.splitlines():
+            parts = [p.strip(" ()\"'") for p in line.split("<|>")]
+            if len(parts) >= 5:
+                items.append({"type": parts[0], "name": parts[1], "reason": parts[2], "relevant": parts[3],
+                              "specificity": parts[4]})
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict) or not str(item.get("name", "")).strip():
+            continue
+        relevant = str(item.get("relevant", "yes")).strip().lower() not in ("no", "false", "0")
+        spec = str(item.get("specificity", "specific")).strip().lower()
+        out.append(QueryEntity(
+            name=str(item["name"]).strip(), type=entity_type(str(item.get("type", "")), ENTITY_TYPES) or "object",
+            relevant=relevant, reason=str(item.get("reason", "")).strip(),
+            specificity="general" if spec.startswith("gen") else "specific"))
+    seen: set[str] = set()
+    unique = [e for e in out if not (e.name.lower() in seen or seen.add(e.name.lower()))]  # type: ignore[func-returns-value]
+    return unique[:limit]
+
+
+class GraphRetriever:
+    """Retrieves from the knowledge graph of one canon store, for any character of its works."""
+
+    def __init__(self, store: CanonStore, model: ChatModel, embedder: Embedder, *,
+                 config: RetrievalConfig | None = None, graph_config: GraphConfig | None = None,
+                 prompts: PromptLibrary | None = None):
+        self.store, self.model, self.embedder = store, model, embedder
+        self.config = config or RetrievalConfig()
+        self.graph_config = graph_config or GraphConfig()
+        self.prompts = prompts or default_library()
+        self._dbs: dict[str, GraphDB] = {}
+
+    def db(self, work: str) -> GraphDB:
+        if work not in self._dbs:
+            db = GraphDB(self.store, work)
+            if db.counts()["nodes"] == 0:
+                db.close()
+                raise NotFoundError(
+                    f"work {work!r} has no knowledge graph in {self.store.path}: build it with "
+                    f"`incanon graph build --store {self.store.path} --work {work}`")
+            self._dbs[work] = db
+        return self._dbs[work]
+
+    def view(self, who: CharacterAt, cutoff: bool) -> GraphView:
+        work = who.scope.work.id if who.scope is not None else None
+        if work is None:
+            raise NotFoundError("graph retrieval needs the character's knowledge scope (character_at(...))")
+        return GraphView(self.db(work), who.scope if cutoff else None, self.graph_config)
+
+    async def _ask(self, step: str, prompt: str, params: GenerationParams, out: Retrieval) -> str:
+        messages = [Message(role="user", content=prompt)]
+        completion = await self.model.generate(messages, params)
+        out.calls.append((step, messages, completion.text))
+        return completion.text.strip()
+
+    async def retrieve(self, who: CharacterAt, question: str, *, cutoff: bool) -> Retrieval:
+        out = Retrieval()
+        view = self.view(who, cutoff)
+        when = who.when if cutoff else ""
+        out.hypothesis = await self._ask("hypothesis", self.prompts.render(
+            "rolerag_hypothesis", character=who.character, work_title=who.work_title, question=question),
+            GenerationParams(max_tokens=160), out)
+        reply = await self._ask("entities", self.prompts.render(
+            "rolerag_entities", character=who.character, work_title=who.work_title, when=when, question=question,
+            hypothesis=out.hypothesis, entity_types=list(ENTITY_TYPES)),
+            GenerationParams(max_tokens=400, response_format=_ENTITIES_FORMAT), out)
+        out.entities = parse_entities(reply, self.config.max_entities)
+        me = view.find_any([who.character, *who.aliases])
+        out.character_node = view.node(me) if me is not None else None
+        self._strategies(view, me, out)
+        return out
+
+    def _strategies(self, view: GraphView, me: int | None, out: Retrieval) -> None:
+        nodes: dict[int, GraphNode] = {}
+        edges: dict[int, GraphEdge] = {}
+        specific = [e for e in out.entities if e.relevant and e.specificity == "specific"]
+        vectors = self.embedder.embed([e.name for e in specific], kind="query") if specific else []
+        for entity, vec in zip(specific, vectors):
+            hits = view.search(vec, self.embedder.name, self.config.k, self.config.threshold)
+            if not hits:
+                out.unknown.append(entity.name)
+                continue
+            for node, score in hits:
+                out.scores[node.name] = max(score, out.scores.get(node.name, -1.0))
+                if node.id == me:
+                    continue
+                nodes.setdefault(node.id, node)
+                edge = view.edge_between(me, node.id) if me is not None else None
+                if edge is not None:
+                    edges.setdefault(edge.id, edge)
+        for entity in out.entities:
+            if not entity.relevant:
+                out.outside.append(entity)
+            elif entity.specificity == "general" and me is not None:
+                for node, edge in view.neighbours(me, entity.type, self.config.general_k):
+                    nodes.setdefault(node.id, node)
+                    edges.setdefault(edge.id, edge)
+        out.nodes = list(nodes.values())
+        out.relations = list(edges.values())

