@@ -23,7 +23,7 @@ from incanon.graph.integrate import IntegrationReport
 from incanon.graph.names import core_tokens, fold, similarity, variant_match
 from incanon.graph.normalize import Form, Group, NormalizationStats, Normalizer, parse_same
 from incanon.graph.parse import Extraction, ExtractionParseError, RawEntity, RawRelation, parse_extraction
-from incanon.graph.scripted import WorldOracle, oracle_model
+from incanon.graph.scripted import HashEmbedder, WorldOracle, oracle_model
 from incanon.graph.view import GraphEdge, GraphNode, GraphView
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "GraphNode",
     "GraphView",
     "Group",
+    "HashEmbedder",
     "IntegrationReport",
     "NormalizationStats",
     "Normalizer",

@@ -10,9 +10,12 @@ notes. It measures the pipeline (candidate recall, call counts), not a model's j
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
+
+import numpy as np
 
 from incanon.canon.position import Position
 from incanon.canon.world import World
@@ -136,3 +139,28 @@ def oracle_model(world: World, positions: dict[str, Position | None] | None = No
         ],
         name=name,
     )
+
+
+class HashEmbedder:
+    """An offline embedder for tests and benchmarks: character trigrams of the words of the
+    *name* part of ``"name: description"`` texts, hashed into 256 dimensions. Names that share
+    letters score high, unrelated names near zero; no model file is read."""
+
+    name = "hash256"
+    dim = 256
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def embed(self, texts: Sequence[str], kind: str = "passage") -> np.ndarray:
+        self.calls += 1
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.split(":", 1)[0].lower()):
+                padded = f"#{word}#"
+                for j in range(len(padded) - 2):
+                    out[i, int(hashlib.md5(padded[j:j + 3].encode()).hexdigest()[:8], 16) % self.dim] += 1.0
+            n = np.linalg.norm(out[i])
+            if n:
+                out[i] /= n
+        return out

@@ -1,0 +1,54 @@
+"""Token windows with overlap, and positions kept from books, canon chunks and text files."""
+
+from __future__ import annotations
+
+import pytest
+
+from incanon.canon import Position
+from incanon.errors import ConfigError, InputError
+from incanon.graph import book_chunks, canon_chunks, count_tokens, file_chunks, text_chunks, windows
+
+
+def test_windows_have_the_size_and_share_the_overlap():
+    text = " ".join(f"w{i}" for i in range(1000))
+    parts = windows(text, size=300, overlap=50)
+    assert [count_tokens(p) for p in parts[:-1]] == [300] * (len(parts) - 1)
+    assert parts[0].split()[-50:] == parts[1].split()[:50]
+    assert parts[-1].split()[-1] == "w999"
+    assert windows("short text", 300, 50) == ["short text"]
+    assert windows("   ", 300, 50) == []
+
+
+def test_overlap_must_be_smaller_than_the_window():
+    with pytest.raises(ConfigError, match="overlap"):
+        windows("a b c", size=10, overlap=10)
+
+
+def test_canon_chunks_keep_positions_scenes_and_ids(store, world):
+    chunks = canon_chunks(store, "lanterns")
+    assert [c.id for c in chunks] == [c.id for c in store.chunks("lanterns")]
+    first = chunks[0]
+    assert first.position == Position.parse("1-1-1") and first.scene == "1-1-1" and first.canon_chunk == "1-1-1#0"
+    small = canon_chunks(store, "lanterns", size=100, overlap=20)
+    assert len(small) > len(chunks)
+    assert all(c.tokens <= 100 for c in small)
+    assert {c.id.split("~")[0] for c in small} == {c.id for c in chunks}
+    assert all(c.position == store.chunks("lanterns")[0].position for c in small if c.id.startswith("1-1-1#0"))
+
+
+def test_book_and_text_files(tmp_path):
+    book = tmp_path / "tale.md"
+    book.write_text("# Book 2: Tale\n## Chapter 1: One\n<!-- scene 2-1-1 -->\nAda lit the lamp.\n"
+                    "<!-- scene 2-1-2 -->\nBen saw it.\n", encoding="utf-8")
+    chunks = file_chunks(book)
+    assert [(c.id, str(c.position), c.scene) for c in chunks] == [
+        ("tale.md:2-1-1", "2-1-1", "2-1-1"), ("tale.md:2-1-2", "2-1-2", "2-1-2")]
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Ada is a lamplighter. " * 400, encoding="utf-8")
+    plain = file_chunks(notes, size=600, overlap=100)
+    assert len(plain) == 4 and all(c.position is None for c in plain)
+    placed = text_chunks("Ada.", "n", position=Position.parse("1-2"))
+    assert placed[0].position == Position.parse("1-2")
+    assert book_chunks("## Chapter 1\nText.\n", "b.md")[0].position == Position.parse("1-1-1")
+    with pytest.raises(InputError, match="does not exist"):
+        file_chunks(tmp_path / "missing.txt")
