@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from incanon.graph.chunking import SourceChunk
 from incanon.graph.config import GraphConfig
 from incanon.graph.parse import ExtractionParseError, Extraction, extraction_schema, parse_extraction
+from incanon.errors import ModelError
 from incanon.models.faults import ContextOverflowError
 from incanon.models.types import ChatModel, Completion, GenerationParams, Message
 from incanon.templates import PromptLibrary, default_library
@@ -86,6 +87,9 @@ class ChunkExtractor:
                 continue
             except ContextOverflowError as exc:
                 result.notes.append(f"the prompt does not fit the model's context ({exc}); use smaller chunks")
+                return result
+            except ModelError as exc:  # the backend failed for good (after its retries)
+                result.notes.append(f"model error: {exc}")
                 return result
             result.extraction = extraction
             break
