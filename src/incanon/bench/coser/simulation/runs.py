@@ -1,0 +1,171 @@
+"""Simulation and judging as resumable runs in the run store.
+
+``run_simulation`` stores one sample per test case (benchmark ``coser-gca``): the simulated
+messages, every next-speaker decision, the prompts, and BLEU / ROUGE-L against the original
+(no critic needed for those). ``run_judging`` critiques the ok samples of a simulation run into
+a *judged run* (benchmark ``coser-judge``, ``dataset.source_run`` names the simulation run):
+the simulation run stays untouched, several critics can judge the same simulations, and each
+judged run resumes on its own. Both runs are named by their configuration, so the same command
+run again resumes instead of starting over.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from incanon.bench.coser.critics import Critic
+from incanon.bench.coser.formats import TestSample
+from incanon.bench.coser.metrics import ngram_scores
+from incanon.bench.coser.simulation.case import case_domain, case_id
+from incanon.bench.coser.simulation.engine import Cast, SimulationConfig, simulate_case
+from incanon.errors import InputError
+from incanon.models.types import ChatModel, GenerationParams
+from incanon.runs import ItemOutcome, RunConfig, RunItem, RunResult, RunStore, run_items
+from incanon.templates import PromptLibrary
+
+SIMULATION_BENCHMARK = "coser-gca"
+JUDGE_BENCHMARK = "coser-judge"
+
+
+def file_digest(path: str | Path) -> str:
+    """Short sha256 of a file's bytes (names the dataset in the run config)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def simulation_items(samples: list[TestSample]) -> list[RunItem]:
+    """One run item per test case, keyed by CoSER's case id; the input is the whole sample."""
+    items, seen = [], set()
+    for index, sample in enumerate(samples):
+        cid = case_id(sample, index)
+        if cid in seen:
+            cid = f"{cid}#{index}"  # two samples of one conversation: keep both
+        seen.add(cid)
+        items.append(RunItem(id=cid, input={"sample": sample.published(), "domain": case_domain(sample)}))
+    return items
+
+
+@dataclass
+class SimulationSetup:
+    """Everything a simulation run needs besides the test cases."""
+
+    cast: Cast
+    specs: dict[str, str]
+    """Role → model spec: ``actor``, ``nsp``, ``env``."""
+    store: RunStore
+    config: SimulationConfig = field(default_factory=SimulationConfig)
+    dataset: dict[str, Any] = field(default_factory=dict)
+    """Where the cases come from (test file digest); part of the run's identity."""
+    rag: str | None = None
+    name: str | None = None
+    concurrency: int = 4
+    fresh: bool = False
+    progress: bool = True
+
+
+def simulation_config(setup: SimulationSetup) -> RunConfig:
+    method = "coser-gca" + (f"+rag={setup.rag}" if setup.rag else "")
+    return RunConfig(
+        benchmark=SIMULATION_BENCHMARK, name=setup.name, task="given-circumstance acting: simulation",
+        dataset=setup.dataset, models=setup.specs, methods=[method],
+        seeds=[setup.config.seed], params={"simulation": setup.config.model_dump(mode="json"), "rag": setup.rag},
+    )
+
+
+async def run_simulation(samples: list[TestSample], setup: SimulationSetup) -> RunResult:
+    """Simulate every case not yet done in the run this setup names."""
+    config = setup.config
+
+    async def task(item: RunItem) -> ItemOutcome:
+        sample = TestSample.model_validate(item.input["sample"])
+        sim = await simulate_case(sample, setup.cast, config, case=item.id)
+        original = [{"character": t.character, "message": t.message} for t in sample.dialogues]
+        ngram = ngram_scores(sim.coser_messages(), original, config.continue_from)
+        return ItemOutcome(
+            outputs={"messages": [m.model_dump(exclude_none=True) for m in sim.messages], "ended_by": sim.ended_by},
+            scores={"bleu": ngram.bleu, "rouge_l": ngram.rouge_l, "rounds": len(sim.messages),
+                    "actor_rounds": sim.actor_rounds},
+            extra={"decisions": [d.model_dump() for d in sim.decisions], "prompts": sim.prompts,
+                   "retrieved": sim.retrieved},
+        )
+
+    return await run_items(simulation_items(samples), task, store=setup.store, config=simulation_config(setup),
+                           concurrency=setup.concurrency, progress=setup.progress, fresh=setup.fresh,
+                           templates=setup.cast.prompts.used)
+
+
+def _continue_from(config: RunConfig) -> int:
+    return int(((config.params or {}).get("simulation") or {}).get("continue_from", 0))
+
+
+def judge_items(store: RunStore, source_run: str) -> Iterator[RunItem]:
+    """The ok samples of a simulation run as judging items."""
+    info = store.get_run(source_run)
+    if info.benchmark != SIMULATION_BENCHMARK:
+        raise InputError(f"run {source_run} is a {info.benchmark} run, not a CoSER simulation run ({SIMULATION_BENCHMARK})")
+    k = _continue_from(info.config)
+    for sample in store.samples(source_run, status="ok"):
+        yield RunItem(id=sample.item_id, input={
+            "source_run": source_run, "sample": sample.input["sample"], "domain": sample.input.get("domain"),
+            "messages": [{"role": m["role"], "content": m["content"]} for m in (sample.outputs or {}).get("messages", [])],
+            "continue_from": k,
+            "ngram": {key: (sample.scores or {}).get(key) for key in ("bleu", "rouge_l")},
+        })
+
+
+@dataclass
+class JudgeSetup:
+    """Everything a judging run needs."""
+
+    critic: ChatModel
+    critic_spec: str
+    store: RunStore
+    prompts: PromptLibrary
+    params: GenerationParams = field(default_factory=lambda: GenerationParams(max_tokens=2048))
+    thoughts: bool = False
+    """Show the critic inner thoughts (CoSER: no)."""
+    name: str | None = None
+    concurrency: int = 4
+    fresh: bool = False
+    progress: bool = True
+
+
+def judge_config(store: RunStore, source_run: str, setup: JudgeSetup) -> RunConfig:
+    source = store.get_run(source_run).config
+    return RunConfig(
+        benchmark=JUDGE_BENCHMARK, name=setup.name, task="given-circumstance acting: penalty-based critics",
+        dataset={"source_run": source_run}, models={**source.models, "critic": setup.critic_spec},
+        methods=list(source.methods),
+        params={"critic_thoughts": setup.thoughts, "critic_params": setup.params.model_dump(mode="json"),
+                "continue_from": _continue_from(source), "rag": (source.params or {}).get("rag")},
+    )
+
+
+async def run_judging(source_run: str, setup: JudgeSetup) -> RunResult:
+    """Critique every simulated case of ``source_run`` not yet judged by this critic."""
+    critic = Critic(setup.critic, setup.prompts, setup.params, thoughts=setup.thoughts)
+
+    async def task(item: RunItem) -> ItemOutcome:
+        sample = TestSample.model_validate(item.input["sample"])
+        result = await critic.critique(sample, item.input["messages"], continue_from=int(item.input["continue_from"]))
+        scores: dict[str, float | None] = dict(result.scores())
+        scores["score"] = result.score
+        scores.update(item.input.get("ngram") or {})
+        scores["actor_rounds"] = result.actor_rounds
+        return ItemOutcome(
+            outputs={"critique": result.coser_critique(), "actor_rounds": result.actor_rounds},
+            scores=scores,
+            extra={"raw": {d: c.raw for d, c in result.dimensions.items()},
+                   "repaired": [d for d, c in result.dimensions.items() if c.repaired],
+                   "salvaged": [d for d, c in result.dimensions.items() if c.salvaged],
+                   "unscored": {d: c.problem for d, c in result.dimensions.items() if c.flaws is None},
+                   "defaulted_severities": sum(f.defaulted for c in result.dimensions.values() for f in c.flaws or [])},
+        )
+
+    items = list(judge_items(setup.store, source_run))
+    return await run_items(items, task, store=setup.store, config=judge_config(setup.store, source_run, setup),
+                           concurrency=setup.concurrency, progress=setup.progress, fresh=setup.fresh,
+                           templates=setup.prompts.used)
+
