@@ -1,4 +1,4 @@
-"""``incanon runs``: list, inspect and export stored runs."""
+"""``incanon runs``: list, inspect, export and merge stored runs."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from incanon.runs.export import export_jsonl, write_jsonl
 from incanon.runs.records import RunInfo, RunSummary
 from incanon.runs.store import RunStore
 
-app = typer.Typer(help="List, inspect and export benchmark runs.", no_args_is_help=True)
+app = typer.Typer(help="List, inspect, export and merge benchmark runs.", no_args_is_help=True)
 
 RUNS_HELP = "Run store file (default: ~/.incanon/runs.sqlite, or $INCANON_HOME/runs.sqlite)."
 
@@ -186,3 +186,46 @@ def export(
         else:
             count = export_jsonl(store, run_id, out_file, status=status)
             err.print(f"wrote {count} samples of {run_id} to {out_file}", highlight=False)
+
+
+@app.command("merge")
+def merge(
+    out_store: Path = typer.Argument(..., metavar="OUT_STORE", help="Run store to merge into (created if needed)."),
+    shard_stores: list[Path] = typer.Argument(..., metavar="SHARD_STORE...", help="Run stores of the shards."),
+    run: Optional[str] = typer.Option(None, "--run", help="Merge only this run (its id, a shard run's id, or a unique prefix)."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Merge shard run stores (`--shard i/n`) into one run per configuration, atomically.
+
+    The same item in two shards is kept once when its input is identical (and reported), and
+    is an error when it differs. Run the command again without --shard on OUT_STORE to fill in
+    missing shards.
+    """
+    from incanon.runs.merge import merge_stores
+
+    report = merge_stores(out_store, shard_stores, run=run)
+    if json_:
+        emit_json(report.model_dump(mode="json"))
+        return
+    table = Table(title=f"merged into {out_store}", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("run", no_wrap=True)
+    table.add_column("sources", justify="right")
+    table.add_column("samples", justify="right")
+    table.add_column("duplicates", justify="right")
+    table.add_column("shards", overflow="fold")
+    table.add_column("status")
+    for merged in report.runs:
+        shards = ", ".join(merged.shards) or "-"
+        if merged.missing_shards:
+            shards += f" [yellow](missing {', '.join(merged.missing_shards)})[/]"
+        table.add_row(merged.run_id, str(len(merged.sources)), f"{merged.samples:,}",
+                      str(len(merged.duplicates)), shards, merged.status)
+    out.print(table)
+    for merged in report.runs:
+        for dup in merged.duplicates[:5]:
+            err.print(f"duplicate: item {dup.item_id!r} epoch {dup.epoch} (same input) in {dup.kept} and "
+                      f"{dup.dropped}; kept {dup.kept}", highlight=False, soft_wrap=True)
+        if len(merged.duplicates) > 5:
+            err.print(f"... and {len(merged.duplicates) - 5} more duplicates in {merged.run_id}", highlight=False)
+        for note in merged.notes:
+            err.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)

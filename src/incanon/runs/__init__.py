@@ -11,9 +11,37 @@ result = await run_items(items, task, store=RunStore(), config=config, concurren
 
 Running the same configuration again resumes the same run (finished samples are skipped,
 failed ones retried); ``fresh=True`` starts a new one.
+
+At scale: ``executor="ray"`` runs samples on a Ray cluster (results still written here),
+``shard="2/4"`` runs one deterministic quarter of the items as its own run (``merge_stores``
+joins shard stores), ``max_cost=`` stops a run cleanly at a budget, ``estimate_run`` predicts
+calls, tokens and cost without calling a model. ``run_defaults(...)`` sets these for every
+``run_items`` call inside a block (how the CLIs' ``--executor/--shard/--max-cost`` apply).
 """
 
+from incanon.runs.ambient import RunDefaults, current_defaults, run_defaults
+from incanon.runs.budget import Budget
 from incanon.runs.config import RunConfig, canonical_json, resume_notes
+from incanon.runs.estimate import (
+    CallPattern,
+    EstimateLine,
+    RunEstimate,
+    call_pattern_of,
+    estimate_run,
+    register_call_pattern,
+)
+from incanon.runs.executor import (
+    Executor,
+    ExecutorKind,
+    LocalExecutor,
+    PerWorker,
+    create_executor,
+    executor_kinds,
+    per_worker,
+    register_executor,
+)
+from incanon.runs.merge import MergeReport, merge_stores
+from incanon.runs.prices import BUILTIN_PRICES, EXAMPLE_PRICES_DATE, Price, Prices, load_prices
 from incanon.runs.export import export_jsonl, sample_json, write_jsonl
 from incanon.runs.progress import RunProgress
 from incanon.runs.records import (
@@ -27,11 +55,42 @@ from incanon.runs.records import (
     input_hash,
 )
 from incanon.runs.runner import Task, describe_error, run, run_items
+from incanon.runs.sample import Attempt, WorkUnit
+from incanon.runs.shard import Shard, shard_index
 from incanon.runs.secrets import is_secret_key, redact, strip_secrets
 from incanon.runs.stats import mean_sem
 from incanon.runs.store import RunStore
 
 __all__ = [
+    "BUILTIN_PRICES",
+    "EXAMPLE_PRICES_DATE",
+    "Attempt",
+    "Budget",
+    "CallPattern",
+    "EstimateLine",
+    "Executor",
+    "ExecutorKind",
+    "LocalExecutor",
+    "MergeReport",
+    "PerWorker",
+    "Price",
+    "Prices",
+    "RunDefaults",
+    "RunEstimate",
+    "Shard",
+    "WorkUnit",
+    "call_pattern_of",
+    "create_executor",
+    "current_defaults",
+    "estimate_run",
+    "executor_kinds",
+    "load_prices",
+    "merge_stores",
+    "per_worker",
+    "register_call_pattern",
+    "register_executor",
+    "run_defaults",
+    "shard_index",
     "ItemOutcome",
     "RunConfig",
     "RunInfo",

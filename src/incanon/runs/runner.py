@@ -9,40 +9,32 @@ command again picks up where it stopped.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 import sqlite3
 import time
-import traceback
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping, Union
+from typing import Any, AsyncIterable, AsyncIterator, Iterable, Mapping, Union
 
-from incanon.errors import ConfigError, IncanonError, InputError
+from incanon.errors import ConfigError, InputError
 from incanon.models.types import Usage
-from incanon.models.usage import metered
-from incanon.runs.config import RunConfig, utcnow
+from incanon.runs.ambient import current_defaults
+from incanon.runs.budget import Budget
+from incanon.runs.config import RunConfig
+from incanon.runs.executor import Executor, TaskArg, create_executor
 from incanon.runs.progress import RunProgress
-from incanon.runs.records import ItemOutcome, RunItem, RunResult, SampleRecord, input_hash, to_jsonable
-from incanon.runs.secrets import redact
+from incanon.runs.prices import Prices, PricesArg, as_prices
+from incanon.runs.records import RunItem, RunResult, input_hash
+from incanon.runs.sample import Task, TaskResult, WorkUnit, describe_error
+from incanon.runs.shard import Shard
 from incanon.runs.store import RunStore
 
-TaskResult = Union[ItemOutcome, Mapping[str, Any]]
-Task = Callable[[RunItem], Union[Awaitable[TaskResult], TaskResult]]
-"""``task(item)`` → :class:`ItemOutcome` (or a mapping of its fields); async or plain."""
+__all__ = ["Items", "Task", "TaskResult", "describe_error", "run", "run_items"]
+
 Items = Union[Iterable[Any], AsyncIterable[Any]]
 
 logger = logging.getLogger("incanon.runs")
 
 _MAX_NOTES = 5  # per kind: a dataset that changed wholesale should not print 100k lines
-_MAX_MESSAGE = 2000
-_MAX_TRACEBACK = 8000
-
-
-@dataclass
-class _Unit:
-    item: RunItem
-    digest: str | None
-    problem: str | None = None  # why the item cannot be run (bad input), recorded as its error
 
 
 @dataclass
@@ -63,23 +55,6 @@ class _Tally:
         if count <= _MAX_NOTES:
             self.notes.append(message)
             reporter.note(message)
-
-
-def describe_error(exc: BaseException, timeout: float | None = None) -> tuple[str, str, str | None]:
-    """(type name, one-line message, short traceback or None) of a failed item, redacted.
-
-    User errors (``IncanonError``) keep their own message and need no traceback; anything else
-    is ``Type: message`` with a traceback, since it is probably a bug.
-    """
-    name = type(exc).__name__
-    if isinstance(exc, IncanonError):
-        return name, redact(str(exc))[:_MAX_MESSAGE], None
-    if isinstance(exc, TimeoutError) and timeout is not None and not str(exc):
-        return name, f"{name}: no result within {timeout:g}s", None
-    text = str(exc).strip()
-    message = f"{name}: {text}" if text else name
-    frames = "".join(traceback.format_exception(exc, limit=-15))
-    return name, redact(message)[:_MAX_MESSAGE], redact(frames)[-_MAX_TRACEBACK:]
 
 
 def _coerce_item(raw: Any, position: int) -> RunItem:
@@ -106,13 +81,16 @@ async def _units(
     retry_failed: bool,
     tally: _Tally,
     reporter: RunProgress,
-) -> AsyncIterator[_Unit]:
+    shard: Shard | None = None,
+) -> AsyncIterator[WorkUnit]:
     """The samples that still need running, in input order, decided lazily."""
     seen: set[str] = set()
     position = 0
     async for raw in _aiter(items):
         item = _coerce_item(raw, position)
         position += 1
+        if shard is not None and not shard.contains(item.id):
+            continue
         if item.id in seen:
             tally.duplicates += 1
             tally.note("dup", f"item id {item.id!r} appears more than once; only the first is run", reporter)
@@ -138,43 +116,27 @@ async def _units(
                 elif status == "ok" or not retry_failed:
                     tally.skipped += 1
                     continue
-            yield _Unit(item.model_copy(update={"epoch": epoch}), digest, problem)
+            yield WorkUnit(item.model_copy(update={"epoch": epoch}), digest, problem)
 
 
-async def _run_one(unit: _Unit, task: Task, run_id: str, timeout: float | None) -> SampleRecord:
-    """Run the task on one sample; every exception becomes an error record, never a crash."""
-    item = unit.item
-    started, t0 = utcnow(), time.perf_counter()
-    outputs = scores = extra = None
-    error_type = error = tb = None
-    with metered() as meter:
+def _sized_total(items: Items, epochs: int, shard: Shard | None) -> int | None:
+    """Planned samples when the items can be counted without consuming them."""
+    if not hasattr(items, "__len__"):
+        return None
+    if shard is None or shard.count == 1:
+        return len(items) * epochs  # type: ignore[arg-type]
+    ids: set[str] = set()
+    for position, raw in enumerate(items):  # type: ignore[arg-type]
         try:
-            if unit.problem is not None:
-                raise InputError(unit.problem)
-            async with asyncio.timeout(timeout):
-                result = task(item)
-                if inspect.isawaitable(result):
-                    result = await result
-            outcome = result if isinstance(result, ItemOutcome) else ItemOutcome.model_validate(result)
-            # Convert here, inside the try: output that JSON cannot hold is this item's error.
-            outputs, extra = to_jsonable(outcome.outputs), to_jsonable(outcome.extra)
-            scores = outcome.scores
-        except Exception as exc:  # noqa: BLE001 - one failing item must never end the run
-            error_type, error, tb = describe_error(exc, timeout)
-            outputs = scores = extra = None
-    failed = error_type is not None
-    return SampleRecord(
-        run_id=run_id, item_id=item.id, epoch=item.epoch, input_hash=unit.digest or "-",
-        input=item.input if unit.digest is not None else {},
-        outputs=outputs, scores=scores, extra=extra or None, usage=meter.total,
-        started=started, finished=utcnow(), duration_s=time.perf_counter() - t0,
-        status="error" if failed else "ok", error_type=error_type, error=error, traceback=tb,
-    )
+            ids.add(_coerce_item(raw, position).id)
+        except InputError:
+            continue  # reported when the stream reaches it
+    return sum(1 for item_id in ids if shard.contains(item_id)) * epochs
 
 
 async def run_items(
     items: Items,
-    task: Task,
+    task: TaskArg,
     *,
     store: RunStore,
     config: RunConfig,
@@ -185,6 +147,10 @@ async def run_items(
     fresh: bool = False,
     item_timeout: float | None = None,
     templates: Mapping[str, str] | None = None,
+    executor: Executor | str | None = None,
+    shard: Shard | str | None = None,
+    max_cost: float | None = None,
+    prices: PricesArg = None,
 ) -> RunResult:
     """Run ``task`` on every item × epoch not already done, storing one sample each.
 
@@ -195,6 +161,14 @@ async def run_items(
     starts a new run instead of resuming. ``templates`` (e.g. ``PromptLibrary.used``) is read at
     the end and merged into the stored config.
 
+    Scale and cost (each defaults to what :func:`incanon.runs.run_defaults` set, else off):
+    ``executor`` runs the samples elsewhere (``"local"``, ``"ray"`` or an :class:`Executor`;
+    results are still written here, by this process); ``shard`` (``"i/n"``) runs only the items
+    whose id hashes to that shard, as a run of its own (the shard is in its id); ``max_cost``
+    (USD, over all sessions of the run) stops starting samples once reached and marks the run
+    ``stopped-budget``; ``prices`` (a :class:`Prices`, mapping or price file) prices each
+    sample's tokens, the built-in table being used when only ``max_cost`` is given.
+
     Cancellation (Ctrl-C under :func:`run`) cancels in-flight samples without recording them,
     marks the run ``interrupted`` and re-raises; the next call resumes it.
     """
@@ -202,6 +176,18 @@ async def run_items(
         raise ConfigError(f"concurrency must be at least 1, got {concurrency}")
     if epochs < 1:
         raise ConfigError(f"epochs must be at least 1, got {epochs}")
+    defaults = current_defaults()
+    shard = Shard.parse(shard) if shard is not None else defaults.shard
+    max_cost = max_cost if max_cost is not None else defaults.max_cost
+    priced: Prices | None = as_prices(prices) if prices is not None else defaults.prices
+    if priced is None and max_cost is not None:
+        priced = Prices.builtin()
+    budget = Budget(max_cost) if max_cost is not None else None
+    owned = executor is None and defaults.executor is None or isinstance(executor, str)
+    engine = create_executor(executor if executor is not None else defaults.executor)
+    if shard is not None and shard.count > 1:
+        config = shard.config(config)
+
     reporter = progress if isinstance(progress, RunProgress) else RunProgress(bool(progress))
     info = store.create_or_resume(config, fresh=fresh)
     run_id = info.id
@@ -210,42 +196,59 @@ async def run_items(
         tally.note("resume", message, reporter)
     if config.stripped:
         tally.note("secret", "not stored (look like credentials): " + ", ".join(config.stripped), reporter)
+    if budget is not None:
+        budget.spent = store.spent_cost(run_id)
 
     states = store.sample_states(run_id)
-    total = len(items) * epochs if hasattr(items, "__len__") else None  # type: ignore[arg-type]
+    total = _sized_total(items, epochs, shard)
     remaining = None
     if total is not None:
         store.set_total(run_id, total)
         finished = sum(1 for status, _ in states.values() if status == "ok" or not retry_failed)
         remaining = max(total - finished, 0)
 
-    units = _units(items, epochs, states, retry_failed, tally, reporter)
+    units = _units(items, epochs, states, retry_failed, tally, reporter, shard)
     pull_lock = asyncio.Lock()
     stream_error: list[BaseException] = []
+    stopped: list[str] = []
+    unpriced_seen: set[str] = set()
 
-    async def next_unit() -> _Unit | None:
+    async def next_unit() -> WorkUnit | None:
         # One worker at a time advances the (async) generator; a broken input stream stops
         # scheduling but lets in-flight samples finish, then surfaces after the pool drains.
         async with pull_lock:
-            if stream_error:
+            if stream_error or stopped:
                 return None
             try:
-                return await anext(units)
+                unit = await anext(units)
             except StopAsyncIteration:
                 return None
             except Exception as exc:  # noqa: BLE001
                 stream_error.append(exc)
                 return None
+            # Checked after pulling: a budget reached on the very last sample is a finished run.
+            if budget is not None and budget.exhausted:
+                stopped.append(f"budget reached: spent {budget.describe()}")
+                return None
+            return unit
 
     async def worker() -> None:
         while (unit := await next_unit()) is not None:
-            sample = await _run_one(unit, task, run_id, item_timeout)
+            attempt = await engine.run(unit)
+            sample = attempt.sample
             current = asyncio.current_task()
             if current is not None and current.cancelling():
                 raise asyncio.CancelledError  # the task swallowed a cancel: do not record it
             store.record(sample)
             tally.ran += 1
             tally.usage = tally.usage + sample.usage
+            if budget is not None:
+                budget.add(sample.usage.cost)
+            for model in attempt.unpriced:
+                if model not in unpriced_seen:
+                    unpriced_seen.add(model)
+                    tally.note("price", f"no price known for model {model!r}: its calls count as $0"
+                               " (add it to a --prices file)", reporter)
             if sample.status == "ok":
                 tally.ok += 1
             else:
@@ -254,9 +257,11 @@ async def run_items(
 
     status = "crashed"
     t0 = time.perf_counter()
-    reporter.start(run_id, remaining)
-    workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
     try:
+        await engine.start_run(task, run_id=run_id, timeout=item_timeout, prices=priced,
+                               concurrency=concurrency)
+        reporter.start(run_id, remaining)
+        workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
         try:
             await asyncio.gather(*workers)
         except BaseException:
@@ -266,18 +271,27 @@ async def run_items(
             raise
         if stream_error:
             raise stream_error[0]
-        status = "finished"
+        status = "stopped-budget" if stopped else "finished"
     except (asyncio.CancelledError, KeyboardInterrupt):
         status = "interrupted"
         raise
     finally:
         elapsed = time.perf_counter() - t0
         rate = tally.ran / elapsed if elapsed > 0 else 0.0
+        where = "" if engine.kind == "local" else f" on {engine.describe()}"
         reporter.stop(
-            f"{run_id}: {status}; ran {tally.ran} ({tally.ok} ok, {tally.failed} failed), "
+            f"{run_id}: {status}; ran {tally.ran} ({tally.ok} ok, {tally.failed} failed){where}, "
             f"{tally.skipped} already done, {elapsed:,.1f}s, {rate:,.1f} it/s"
         )
+        if stopped:
+            tally.note("budget", f"{stopped[0]}; no new samples were started. Run again with a "
+                       "higher --max-cost to continue where it stopped", reporter)
         await units.aclose()
+        try:
+            await engine.end_run()
+        finally:
+            if owned:
+                engine.shutdown()
         try:
             if templates:
                 store.add_templates(run_id, dict(templates))
@@ -286,13 +300,13 @@ async def run_items(
             # The store itself failing (disk full, locked) must not hide why the run stopped.
             logger.warning("could not record the end of run %s: %s", run_id, exc)
     return RunResult(
-        run_id=run_id, status="finished", resumed=info.resumed, ran=tally.ran, ok=tally.ok,
+        run_id=run_id, status=status, resumed=info.resumed, ran=tally.ran, ok=tally.ok,
         failed=tally.failed, skipped=tally.skipped, replaced=tally.replaced,
         duplicates=tally.duplicates, usage=tally.usage, elapsed_s=elapsed, notes=tally.notes,
     )
 
 
-def run(items: Items, task: Task, **kwargs: Any) -> RunResult:
+def run(items: Items, task: TaskArg, **kwargs: Any) -> RunResult:
     """Synchronous :func:`run_items` (same arguments); Ctrl-C leaves the run resumable."""
     try:
         asyncio.get_running_loop()

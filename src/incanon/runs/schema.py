@@ -14,7 +14,7 @@ CREATE TABLE IF NOT EXISTS runs (
     id        TEXT PRIMARY KEY,
     benchmark TEXT NOT NULL,
     config    TEXT NOT NULL,              -- RunConfig as JSON
-    status    TEXT NOT NULL,              -- running | interrupted | finished | crashed
+    status    TEXT NOT NULL,              -- running | interrupted | finished | crashed | stopped-budget
     created   TEXT NOT NULL,
     updated   TEXT NOT NULL,
     total     INTEGER,                    -- planned samples, when known

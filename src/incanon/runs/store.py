@@ -30,6 +30,8 @@ _SAMPLE_COLUMNS = (
     "finished, duration_s, status, error_type, error, traceback, attempts"
 )
 _COLUMNS = [c.strip() for c in _SAMPLE_COLUMNS.split(",")]
+SAMPLE_COLUMNS: tuple[str, ...] = tuple(_COLUMNS)
+"""Columns of the samples table, in the order :meth:`RunStore.sample_rows` yields them."""
 # One statement per sample: insert, or replace the earlier attempt in place (the key columns
 # stay; attempts go up, or restart at 1 when the input under this id changed).
 _UPSERT = (
@@ -97,6 +99,12 @@ class RunStore:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE`` … ``COMMIT``), rolled back on any error."""
+        with self._tx() as db:
+            yield db
 
     def close(self) -> None:
         """Close the connection."""
@@ -283,6 +291,27 @@ class RunStore:
                 )
         finally:
             reader.close()
+
+    def sample_rows(self, run_id: str) -> Iterator[tuple[Any, ...]]:
+        """The run's samples as raw rows (:data:`SAMPLE_COLUMNS`, JSON as text), for copying."""
+        reader = sqlite3.connect(str(self.path), timeout=30.0)
+        try:
+            yield from reader.execute(
+                f"SELECT {_SAMPLE_COLUMNS} FROM samples WHERE run_id = ? ORDER BY rowid", (run_id,))
+        finally:
+            reader.close()
+
+    def spent_cost(self, run_id: str) -> float:
+        """USD the run has spent over its sessions: the larger of the sessions' recorded totals
+        and the stored samples' costs (a killed session never recorded its total)."""
+        with self._lock:
+            row = self._db.execute("SELECT totals FROM runs WHERE id = ?", (run_id,)).fetchone()
+            (samples,) = self._db.execute(
+                "SELECT COALESCE(SUM(json_extract(usage, '$.cost')), 0) FROM samples WHERE run_id = ?",
+                (run_id,)).fetchone()
+        totals = json.loads(row[0]) if row else {}
+        recorded = float((totals.get("spent") or {}).get("cost", 0.0))
+        return max(recorded, float(samples or 0.0))
 
     def summary(self, run_id: str) -> RunSummary:
         """Counts, mean ± SEM of each numeric score (ok samples), usage totals, errors by type."""

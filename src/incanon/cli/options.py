@@ -1,0 +1,203 @@
+"""Scale and cost options every benchmark command shares, and how to apply them.
+
+``--executor local|ray``, ``--address``, ``--shard i/n``, ``--max-cost USD``, ``--dry-run``,
+``--prices FILE``. A command gets all six with one decorator and a ``run_options`` parameter::
+
+    @app.command("eval")
+    @with_run_options
+    def eval_(model: str = typer.Option(...), ..., run_options: RunOptions) -> None:
+        items, methods = ...
+        if run_options.dry_run:          # estimate, call nothing, exit
+            run_options.print_estimate(items, [
+                *method_lines(methods, model),
+                EstimateLine("judge", judge, CallPattern(calls=2, prompt_tokens=900, completion_tokens=80)),
+            ], json_=json_)
+            return
+        with run_options.applied():     # every run_items call inside uses them
+            results = asyncio.run(evaluate(items, methods, setup))
+
+(or use the ``*_OPTION`` constants as parameter defaults and :func:`run_options` to build it).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
+
+import typer
+from rich import box
+from rich.table import Table
+
+from incanon.cli.output import emit_json, err, out
+from incanon.errors import ConfigError
+from incanon.runs.ambient import RunDefaults, run_defaults
+from incanon.runs.config import RunConfig
+from incanon.runs.estimate import CallPattern, EstimateLine, RunEstimate, call_pattern_of, estimate_run
+from incanon.runs.executor import ExecutorKind, create_executor, executor_kinds
+from incanon.runs.prices import EXAMPLE_PRICES_DATE, Prices, load_prices
+from incanon.runs.shard import Shard
+from incanon.runs.store import RunStore
+
+EXECUTOR_OPTION: Any = typer.Option(
+    "local", "--executor",
+    help="Where samples run: local (this process) or ray (the workers of a Ray cluster; needs "
+         "incanon[ray]). Results are written to the run store by this process either way.")
+ADDRESS_OPTION: Any = typer.Option(
+    None, "--address",
+    help="Ray cluster to join (host:6379 or ray://host:10001); default $RAY_ADDRESS, else a new "
+         "local Ray instance. Only with --executor ray.")
+SHARD_OPTION: Any = typer.Option(
+    None, "--shard", metavar="I/N",
+    help="Run only shard I of N (1-based, e.g. 2/4): items split by a hash of their id. Each shard "
+         "is its own run; join shard stores with `incanon runs merge`.")
+MAX_COST_OPTION: Any = typer.Option(
+    None, "--max-cost", min=0.0, metavar="USD",
+    help="Stop starting samples once a run has spent this much (in-flight ones finish); the run is "
+         "marked stopped-budget and resumes with a higher --max-cost. Applies to each run.")
+DRY_RUN_OPTION: Any = typer.Option(
+    False, "--dry-run", help="Print the estimated calls, tokens and cost; call no model and exit.")
+PRICES_OPTION: Any = typer.Option(
+    None, "--prices", metavar="FILE",
+    help="Prices per model, JSON or TOML: {model: {input_per_1m, output_per_1m}} in USD. Wins over "
+         f"the built-in table (local models 0, a few hosted ones as examples from {EXAMPLE_PRICES_DATE}).")
+
+_OPTION_PARAMS: list[tuple[str, Any, Any]] = [
+    ("executor", str, EXECUTOR_OPTION),
+    ("address", Optional[str], ADDRESS_OPTION),
+    ("shard", Optional[str], SHARD_OPTION),
+    ("max_cost", Optional[float], MAX_COST_OPTION),
+    ("dry_run", bool, DRY_RUN_OPTION),
+    ("prices", Optional[Path], PRICES_OPTION),
+]
+
+
+@dataclass
+class RunOptions:
+    """The parsed scale and cost options of one command."""
+
+    executor: str = ExecutorKind.LOCAL
+    address: str | None = None
+    shard: Shard | None = None
+    max_cost: float | None = None
+    dry_run: bool = False
+    prices: Prices = field(default_factory=Prices.builtin)
+
+    @contextmanager
+    def applied(self) -> Iterator[RunDefaults]:
+        """Within the block every ``run_items`` call uses these options; a Ray connection
+        opened here is shared by the block's runs and closed at its end."""
+        engine = create_executor(self.executor, address=self.address)
+        try:
+            with run_defaults(executor=engine, shard=self.shard, max_cost=self.max_cost,
+                              prices=self.prices) as defaults:
+                yield defaults
+        finally:
+            engine.shutdown()
+
+    def estimate(self, items: Iterable[Any], lines: Sequence[EstimateLine], *, epochs: int = 1,
+                 store: RunStore | None = None, config: RunConfig | None = None) -> RunEstimate:
+        """The estimate of running ``lines`` over ``items`` (this shard; done samples left out
+        when ``store`` and ``config`` name an existing run)."""
+        return estimate_run(items, lines, epochs=epochs, prices=self.prices, store=store,
+                            config=config, shard=self.shard)
+
+    def print_estimate(self, items: Iterable[Any], lines: Sequence[EstimateLine], *, json_: bool = False,
+                       epochs: int = 1, store: RunStore | None = None,
+                       config: RunConfig | None = None) -> RunEstimate:
+        """Estimate and print (a table, or one JSON document with ``json_``); calls no model."""
+        estimate = self.estimate(items, lines, epochs=epochs, store=store, config=config)
+        if json_:
+            emit_json({"dry_run": True, "estimate": estimate.to_json(), "max_cost": self.max_cost,
+                       "shard": str(self.shard) if self.shard else None})
+        else:
+            print_estimate(estimate, max_cost=self.max_cost)
+        return estimate
+
+
+def run_options(executor: str = "local", address: str | None = None, shard: str | None = None,
+                max_cost: float | None = None, dry_run: bool = False,
+                prices: Path | None = None) -> RunOptions:
+    """Check the raw option values and make :class:`RunOptions` (errors name the option)."""
+    if executor not in executor_kinds():
+        raise ConfigError(f"--executor must be one of {', '.join(executor_kinds())}, not {executor!r}")
+    if address and executor != ExecutorKind.RAY:
+        raise ConfigError("--address needs --executor ray")
+    if max_cost is not None and max_cost < 0:
+        raise ConfigError(f"--max-cost must be zero or more, got {max_cost}")
+    return RunOptions(executor=executor, address=address, shard=Shard.parse(shard) if shard else None,
+                      max_cost=max_cost, dry_run=dry_run, prices=load_prices(prices))
+
+
+def with_run_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorator (under ``@app.command``): adds the six options to ``command``, which receives
+    them as one ``run_options: RunOptions`` argument."""
+    signature = inspect.signature(command)
+    if "run_options" not in signature.parameters:
+        raise TypeError(f"{command.__name__} needs a `run_options: RunOptions` parameter")
+    hints = typing.get_type_hints(command)
+    kept = [p.replace(annotation=hints.get(p.name, p.annotation))
+            for p in signature.parameters.values() if p.name != "run_options"]
+    added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
+             for name, kind, default in _OPTION_PARAMS]
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        values = {name: kwargs.pop(name) for name, _, _ in _OPTION_PARAMS if name in kwargs}
+        return command(*args, **kwargs, run_options=run_options(**values))
+
+    params = kept
+    wrapper.__signature__ = signature.replace(parameters=params + added)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {**{p.name: p.annotation for p in params},
+                               **{name: kind for name, kind, _ in _OPTION_PARAMS},
+                               "return": hints.get("return", None)}
+    return wrapper
+
+
+def method_lines(methods: Sequence[str], model: str, *, role: str = "agent") -> list[EstimateLine]:
+    """One estimate line per role-play method, with the method's declared call pattern."""
+    return [EstimateLine(f"{role}: {m}", model, call_pattern_of(m)) for m in methods]
+
+
+def _num(value: float) -> str:
+    return f"{value:,.0f}" if value >= 10 or value == int(value) else f"{value:,.1f}"
+
+
+def print_estimate(estimate: RunEstimate, *, max_cost: float | None = None) -> None:
+    """The estimate as a table on stdout, with totals and what it rests on."""
+    table = Table(title="dry run: estimated model use (no model was called)", box=box.SIMPLE_HEAD)
+    for col, justify in (("step", "left"), ("model", "left"), ("samples", "right"), ("calls", "right"),
+                         ("range", "right"), ("prompt tok", "right"), ("completion tok", "right"),
+                         ("cost USD", "right"), ("pattern", "left")):
+        table.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for r in estimate.rows:
+        table.add_row(r.label, r.model, f"{r.samples:,}", _num(r.calls), f"{r.calls_min:,}–{r.calls_max:,}",
+                      _num(r.prompt_tokens), _num(r.completion_tokens),
+                      "?" if r.cost is None else f"{r.cost:,.4f}", r.source)
+    cost = estimate.cost
+    table.add_row("total", "", f"{estimate.samples:,}", _num(estimate.calls), "", _num(sum(r.prompt_tokens for r in estimate.rows)),
+                  _num(sum(r.completion_tokens for r in estimate.rows)),
+                  "?" if cost is None else f"{cost:,.4f}", "", style="bold")
+    out.print(table)
+    lines = [f"{estimate.items:,} items, {estimate.samples:,} samples to run"
+             + (f" ({estimate.done:,} already done in {estimate.run_id})" if estimate.done else ""),
+             f"prices: {estimate.prices} (built-in hosted prices are examples from {EXAMPLE_PRICES_DATE})"]
+    unpriced = sorted({r.model for r in estimate.rows if r.cost is None})
+    if unpriced:
+        lines.append(f"no price for {', '.join(unpriced)}: add it to a --prices file")
+    if max_cost is not None and cost is not None and cost > max_cost:
+        lines.append(f"[yellow]the estimate (${cost:,.4f}) exceeds --max-cost ${max_cost:,.4f}: the run would "
+                     "stop before the end[/]")
+    for line in lines:
+        err.print(line, highlight=False, soft_wrap=True)
+
+
+__all__ = [
+    "ADDRESS_OPTION", "DRY_RUN_OPTION", "EXECUTOR_OPTION", "MAX_COST_OPTION", "PRICES_OPTION", "SHARD_OPTION",
+    "CallPattern", "EstimateLine", "RunOptions", "method_lines", "print_estimate", "run_options",
+    "with_run_options",
+]
