@@ -73,3 +73,54 @@ async def test_retrieval_needs_a_knowledge_scope(store: CanonStore, embedder):
     agent = create_agent("rag", ScriptedModel(default="x"), store=store, embedder=embedder)
     with pytest.raises(InputError, match="knowledge scope"):
         await agent.respond(who, FIRE)
+
+
+def _small_context_model(max_passages: int) -> ScriptedModel:
+    from incanon.models import ContextOverflowError
+
+    def reply(messages):
+        shown = sum(line.startswith("[") for line in messages[-1].content.splitlines())
+        if shown > max_passages:
+            raise ContextOverflowError("too long", prompt_tokens=5000, n_ctx=4096)
+        return f"answered with {shown}"
+    return ScriptedModel(default=reply)
+
+
+async def test_passages_are_dropped_lowest_first_until_the_prompt_fits(store: CanonStore, embedder):
+    model = _small_context_model(2)
+    who = character_at(store, "lamps", "Ada", "after the storm")
+    agent = create_agent("rag", model, store=store, embedder=embedder)
+    reply = await agent.respond(who, FIRE)
+    ranked = [c["id"] for c in reply.details["retrieved"]]
+    assert reply.text == "answered with 2" and reply.context == ranked[:2]
+    assert reply.details["dropped_for_context"] == 4
+    assert [c.step for c in reply.calls] == ["answer"]  # failed attempts are not answers
+
+
+async def test_experts_shrink_their_passages_too(store: CanonStore, embedder):
+    from incanon.models import ContextOverflowError
+
+    def reply(messages):
+        last = messages[-1].content
+        if sum(line.startswith("[") for line in last.splitlines()) > 3:
+            raise ContextOverflowError("too long", prompt_tokens=5000, n_ctx=4096)
+        if "Work out where in the story" in last:
+            return "Position: 2-1"
+        return "Verdict: absent" if "physically present" in last else "ok"
+
+    model = ScriptedModel(default=reply)
+    who = character_at(store, "lamps", "Ada", "after the storm")
+    agent = create_agent("narrative-experts-rag-cutoff", model, store=store, embedder=embedder)
+    out = await agent.respond(who, FIRE)
+    assert [c.step for c in out.calls] == ["temporal-expert", "spatial-expert", "answer"]
+    assert out.details["temporal"]["period"] == "2-1" and out.details["spatial"] == "absent"
+    assert sum(line.startswith("[") for line in out.calls[0].messages[-1].content.splitlines()) == 3
+
+
+async def test_a_prompt_too_long_even_without_passages_still_fails(store: CanonStore, embedder):
+    from incanon.models import ContextOverflowError
+
+    model = _small_context_model(-1)
+    agent = create_agent("rag-cutoff", model, store=store, embedder=embedder)
+    with pytest.raises(ContextOverflowError):
+        await agent.respond(character_at(store, "lamps", "Ada", "after the storm"), FIRE)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
 from incanon.agents.base import Agent, CallRecord, CharacterAt
-from incanon.agents.support import passage_view, position_format
+from incanon.agents.support import call_fitting, passage_view, position_format
 from incanon.agents.verdicts import is_later, parse_period, parse_presence, parse_relative
 from incanon.canon.position import Position
 from incanon.models.types import GenerationParams, Message
@@ -88,15 +88,18 @@ async def temporal_expert(
     passages: Sequence[RetrievedChunk] = (),
 ) -> tuple[TemporalVerdict, str | None]:
     """Ask the temporal expert; returns its verdict and the future hint (None for the past)."""
-    prompt = agent.prompts.render(
-        "expert_temporal", work_title=who.work_title, author=who.author, books=_books(who),
-        character=who.character, when=who.when, position=str(who.position),
-        position_format=position_format(who.position.axis), question=question,
-        passages=passage_view(passages),
-    )
-    output = await agent._call("temporal-expert", [Message(role="user", content=prompt)], calls,
-                               expert_params(agent))
-    verdict = decide_temporal(output, who, prompt)
+    def prompt(kept: Sequence[RetrievedChunk]) -> str:
+        return agent.prompts.render(
+            "expert_temporal", work_title=who.work_title, author=who.author, books=_books(who),
+            character=who.character, when=who.when, position=str(who.position),
+            position_format=position_format(who.position.axis), question=question,
+            passages=passage_view(kept),
+        )
+
+    output, kept = await call_fitting(
+        agent, "temporal-expert", lambda kept: [Message(role="user", content=prompt(kept))],
+        passages, calls, expert_params(agent))
+    verdict = decide_temporal(output, who, prompt(kept))
     hint = None
     if verdict.status == "future":
         hint = agent.prompts.render("hint_future", character=who.character, when=who.when)
@@ -108,13 +111,16 @@ async def spatial_expert(
     passages: Sequence[RetrievedChunk] = (),
 ) -> tuple[str | None, str | None]:
     """Ask the spatial expert; returns ``present``/``absent``/None and the absence hint."""
-    prompt = agent.prompts.render(
-        "expert_spatial", work_title=who.work_title, author=who.author, character=who.character,
-        question=question, passages=passage_view(passages),
-    )
-    output = await agent._call("spatial-expert", [Message(role="user", content=prompt)], calls,
-                               expert_params(agent))
-    presence = parse_presence(drop_echo(output, prompt))
+    def prompt(kept: Sequence[RetrievedChunk]) -> str:
+        return agent.prompts.render(
+            "expert_spatial", work_title=who.work_title, author=who.author, character=who.character,
+            question=question, passages=passage_view(kept),
+        )
+
+    output, kept = await call_fitting(
+        agent, "spatial-expert", lambda kept: [Message(role="user", content=prompt(kept))],
+        passages, calls, expert_params(agent))
+    presence = parse_presence(drop_echo(output, prompt(kept)))
     hint = None
     if presence == "absent":
         hint = agent.prompts.render("hint_absent", character=who.character, when=who.when)

@@ -18,7 +18,14 @@ from typing import Any, ClassVar, Sequence
 from incanon.agents.base import Agent, CallRecord, CharacterAt, Reply, Turn
 from incanon.agents.experts import spatial_expert, temporal_expert
 from incanon.agents.registry import register_agent
-from incanon.agents.support import final_messages, question_of, require_scope, retriever_from, top_k
+from incanon.agents.support import (
+    call_fitting,
+    final_messages,
+    question_of,
+    require_scope,
+    retriever_from,
+    top_k,
+)
 from incanon.retrieval import RetrievedChunk, within
 
 
@@ -55,10 +62,13 @@ class NarrativeExpertsAgent(Agent):
             details["expert_context"] = [c.to_dict() for c in expert_context]
             if temporal.status == "past":
                 final_context = within(who.scope, expert_context)
-        messages = final_messages(self, who, dialogue, hints=hints, passages=final_context)
-        text = await self._call("answer", messages, calls)
+        text, shown = await call_fitting(
+            self, "answer", lambda kept: final_messages(self, who, dialogue, hints=hints, passages=kept),
+            final_context, calls)
+        if self.retrieves:
+            details["dropped_for_context"] = len(final_context) - len(shown)
         return Reply(text=text, method=self.name, calls=calls, hints=hints,
-                     context=[c.id for c in final_context], details=details)
+                     context=[c.id for c in shown], details=details)
 
 
 @register_agent("narrative-experts-rag-cutoff")

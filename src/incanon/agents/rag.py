@@ -13,7 +13,14 @@ from typing import ClassVar, Sequence
 
 from incanon.agents.base import Agent, CallRecord, CharacterAt, Reply, Turn
 from incanon.agents.registry import register_agent
-from incanon.agents.support import final_messages, question_of, require_scope, retriever_from, top_k
+from incanon.agents.support import (
+    call_fitting,
+    final_messages,
+    question_of,
+    require_scope,
+    retriever_from,
+    top_k,
+)
 
 
 class _RetrievalAgent(Agent):
@@ -27,11 +34,12 @@ class _RetrievalAgent(Agent):
         scope = require_scope(who, self.name)
         retriever = retriever_from(self.options, self.name)
         chunks = retriever.retrieve(question_of(dialogue), scope, top_k(self.options), cutoff=self.cutoff)
-        messages = final_messages(self, who, dialogue, passages=chunks)
-        text = await self._call("answer", messages, calls)
+        text, shown = await call_fitting(
+            self, "answer", lambda kept: final_messages(self, who, dialogue, passages=kept), chunks, calls)
         return Reply(
-            text=text, method=self.name, calls=calls, context=[c.id for c in chunks],
-            details={"retrieved": [c.to_dict() for c in chunks], "cutoff": self.cutoff},
+            text=text, method=self.name, calls=calls, context=[c.id for c in shown],
+            details={"retrieved": [c.to_dict() for c in chunks], "cutoff": self.cutoff,
+                     "dropped_for_context": len(chunks) - len(shown)},
         )
 
 

@@ -4,15 +4,16 @@ and pulling a clean in-character answer out of text that also holds reasoning.""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from incanon.agents.base import Agent, CharacterAt, Turn, dialogue_messages
+from incanon.agents.base import Agent, CallRecord, CharacterAt, Turn, dialogue_messages
 from incanon.agents.zero_shot import persona_prompt
 from incanon.canon.position import Axis
 from incanon.canon.scope import KnowledgeScope
 from incanon.errors import ConfigError, InputError
-from incanon.models.types import Message
+from incanon.models.faults import ContextOverflowError
+from incanon.models.types import GenerationParams, Message
 from incanon.retrieval import DEFAULT_K, ChunkRetriever, RetrievedChunk
 
 
@@ -56,6 +57,28 @@ def final_messages(
         character=who.character, when=who.when, **variables,
     )
     return [Message(role="system", content=system), *history, Message(role=asked.role, content=content)]
+
+
+async def call_fitting(
+    agent: Agent,
+    step: str,
+    build: Callable[[list[RetrievedChunk]], list[Message]],
+    passages: Sequence[RetrievedChunk],
+    calls: list[CallRecord],
+    params: GenerationParams | None = None,
+) -> tuple[str, list[RetrievedChunk]]:
+    """Make a call whose prompt carries ``passages``; when the prompt overflows the model's
+    context window, drop the lowest-ranked passage and try again (a small local model still
+    answers, with less context, instead of failing the item). Returns the output and the
+    passages that made it into the prompt."""
+    kept = list(passages)
+    while True:
+        try:
+            return await agent._call(step, build(kept), calls, params), kept
+        except ContextOverflowError:
+            if not kept:
+                raise
+            kept = kept[:-1]
 
 
 def require_scope(who: CharacterAt, method: str) -> KnowledgeScope:
