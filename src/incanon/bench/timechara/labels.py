@@ -38,13 +38,13 @@ def temporal_label(
     answer of a free-form question."""
     if data_type == "future":
         return (
-            f"Future: as of {when}, {character} has not lived this part of the story yet, so "
+            f"Future: at {character}'s point in the story ({when}), this has not happened yet, so "
             f"{character} must not know about it, nor let slip anything that gives it away: "
             f"{event_clause(event)}."
         )
     text = (
-        f"Past: as of {when}, this part of the story is behind {character}; {character} may "
-        f"answer from it but must not misremember it.\nMoment: {moment.strip() or event.strip()}"
+        f"Past: at {character}'s point in the story ({when}), this has already happened; "
+        f"{character} may answer from it but must not misremember it.\nMoment: {moment.strip() or event.strip()}"
     )
     if answer.strip():
         text += f"\nAnswer: {answer.strip()}"
@@ -58,10 +58,12 @@ def spatial_label(data_type: str, character: str, when: str, event: str) -> str:
     clause = event_clause(event)
     if data_type == "past-presence":
         return (
-            f"Presence: as of {when}, {character} was there when {clause}; {character} must not "
+            f"Presence: at {character}'s point in the story ({when}), {character} had been there when "
+            f"{clause}; {character} must not "
             "claim to have been elsewhere or to have missed it."
         )
     return (
-        f"Absence: as of {when}, {character} was not there when {clause}; {character} must not "
+        f"Absence: at {character}'s point in the story ({when}), {character} had not been there when "
+        f"{clause}; {character} must not "
         "claim to have been present or to have seen it first-hand."
     )
