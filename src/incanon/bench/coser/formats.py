@@ -246,8 +246,7 @@ class BookData(_Lenient):
         return {name: data.profile for name, data in self.character_datasets.items()}
 
     def published(self) -> dict[str, Any]:
-        out = self.model_dump(exclude_none=True, exclude={"title", "plots", "character_datasets"})
-        out["plots"] = [p.published() for p in self.plots]
+        out: dict[str, Any] = {"plots": [p.published() for p in self.plots]}
         out["character_datasets"] = {
             name: {
                 **ds.model_dump(exclude_none=True, exclude={"conversations"}),
@@ -256,7 +255,8 @@ class BookData(_Lenient):
             for name, ds in self.character_datasets.items()
         }
         out["split_plot_index"] = self.split_index
-        return out
+        extra = self.model_dump(exclude_none=True, exclude={"title", "plots", "character_datasets", "split_plot_index"})
+        return {**out, **extra}
 
 
 class TestPlot(_Lenient):

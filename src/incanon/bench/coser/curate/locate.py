@@ -1,0 +1,90 @@
+"""Find a plot's raw text: match the model's first and last sentences to the source, fuzzily.
+
+Models rarely copy a sentence character for character (quotes, dashes, a dropped word), so each
+quoted sentence is matched to the most similar sentence of the chunk (``difflib`` ratio, the
+same lexical similarity CoSER uses), also trying pairs of adjacent sentences in case the model
+merged two. A match below ``threshold`` counts as not found.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…。！？])[\"”’')\]]*\s+|\n+")
+
+
+@dataclass(frozen=True)
+class Match:
+    start: int
+    end: int
+    score: float
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every sentence (or line) of ``text``, without surrounding spaces."""
+    spans: list[tuple[int, int]] = []
+    begin = 0
+    for m in _SENTENCE_END.finditer(text):
+        cut = m.start() + len(m.group().rstrip())  # keep closing quotes with their sentence
+        if text[begin:cut].strip():
+            spans.append(_trim(text, begin, cut))
+        begin = m.end()
+    if text[begin:].strip():
+        spans.append(_trim(text, begin, len(text)))
+    return spans
+
+
+def _trim(text: str, a: int, b: int) -> tuple[int, int]:
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
+def _norm(text: str) -> str:
+    text = text.replace("“", '"').replace("”", '"').replace("‘", "'").replace("’", "'")
+    return " ".join(text.split()).casefold()
+
+
+def find_sentence(text: str, target: str | None, *, after: int = 0, threshold: float = 0.6,
+                  spans: list[tuple[int, int]] | None = None) -> Match | None:
+    """The span of ``text`` (at or after ``after``) most like ``target``; None below ``threshold``."""
+    if not target or not target.strip():
+        return None
+    exact = text.find(target.strip(), after)
+    if exact >= 0:
+        return Match(exact, exact + len(target.strip()), 1.0)
+    goal = _norm(target)
+    spans = [s for s in (spans or sentence_spans(text)) if s[0] >= after]
+    candidates = spans + [(a[0], b[1]) for a, b in zip(spans, spans[1:])]
+    best: Match | None = None
+    matcher = SequenceMatcher(autojunk=False)
+    matcher.set_seq2(goal)
+    for a, b in candidates:
+        matcher.set_seq1(_norm(text[a:b]))
+        if matcher.real_quick_ratio() < threshold or matcher.quick_ratio() < threshold:
+            continue
+        score = matcher.ratio()
+        if best is None or score > best.score:
+            best = Match(a, b, score)
+    return best if best is not None and best.score >= threshold else None
+
+
+def locate_plot(text: str, first: str | None, last: str | None, *, threshold: float = 0.6,
+                to_end_if_missing: bool = False) -> tuple[int, int] | None:
+    """(start, end) of the plot between its first and last sentence, or None if not found.
+
+    With ``to_end_if_missing`` a plot whose last sentence is not found runs to the end of the
+    text (a plot cut off by the chunk's end).
+    """
+    spans = sentence_spans(text)
+    head = find_sentence(text, first, threshold=threshold, spans=spans)
+    if head is None:
+        return None
+    tail = find_sentence(text, last, after=head.start, threshold=threshold, spans=spans)
+    if tail is None:
+        return (head.start, len(text)) if to_end_if_missing else None
+    return head.start, max(head.end, tail.end)
