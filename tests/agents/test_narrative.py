@@ -126,3 +126,14 @@ async def test_lines_echoed_from_the_prompt_are_not_read_as_the_experts_answer()
     reply = await create_agent("narrative-experts", model).respond(_who(), _ask())
     assert reply.details["temporal"]["basis"] == "default"
     assert reply.details["spatial"] is None and reply.hints == []
+
+
+async def test_a_users_prompt_folder_overrides_the_hint_wording(tmp_path):
+    from incanon.templates import PromptLibrary
+
+    (tmp_path / "hint_future.j2").write_text("Spoiler guard: {{ character }} stops at {{ when }}.")
+    model = _model("Position: 3-1")
+    agent = create_agent("narrative-experts", model, prompts=PromptLibrary(tmp_path))
+    reply = await agent.respond(_who(), _ask())
+    assert reply.hints == ["Spoiler guard: Ada stops at after the storm."]
+    assert reply.hints[0] in model.calls[-1].messages[-1].content
