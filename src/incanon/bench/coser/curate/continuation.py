@@ -29,13 +29,17 @@ class PlotDraft:
     offset: int | None = None
     """Character offset of its raw text in the book, when located."""
     notes: list[str] = field(default_factory=list)
+    end: int | None = None
+    """Offset where its raw text ends (a continued plot's text runs across chunks)."""
 
     def dump(self) -> dict[str, Any]:
-        return {"plot": self.plot.published(), "i_chunk": self.i_chunk, "offset": self.offset, "notes": self.notes}
+        return {"plot": self.plot.published(), "i_chunk": self.i_chunk, "offset": self.offset, "end": self.end,
+                "notes": self.notes}
 
     @classmethod
     def load(cls, data: dict[str, Any]) -> PlotDraft:
-        return cls(Plot.model_validate(data["plot"]), data["i_chunk"], data.get("offset"), list(data.get("notes", [])))
+        return cls(Plot.model_validate(data["plot"]), data["i_chunk"], data.get("offset"),
+                   list(data.get("notes", [])), data.get("end"))
 
     def for_prompt(self, number: int) -> dict[str, Any]:
         """What the next chunk's extraction sees: everything but the raw text."""
@@ -97,7 +101,8 @@ def _merge_characters(old: list[PlotCharacter], new: list[PlotCharacter]) -> lis
 
 
 def merge(old: PlotDraft, new: PlotDraft) -> PlotDraft:
-    """``new`` (from the next chunk) finishes ``old``."""
+    """``new`` (from the next chunk) finishes ``old``. The joined text is replaced by the book's
+    own span from ``offset`` to ``end`` when the pipeline knows both."""
     a, b = old.plot, new.plot
     summary = b.summary if len(b.summary) >= len(a.summary) else f"{a.summary} {b.summary}".strip()
     text = "\n".join(t for t in (a.text, b.text) if t)
@@ -111,7 +116,9 @@ def merge(old: PlotDraft, new: PlotDraft) -> PlotDraft:
         "state": b.state,
     })
     notes = [*old.notes, f"continued in chunk {new.i_chunk}", *new.notes]
-    return PlotDraft(plot, old.i_chunk, old.offset if old.offset is not None else new.offset, notes)
+    offset = old.offset if old.offset is not None else new.offset
+    end = new.end if new.end is not None else old.end
+    return PlotDraft(plot, old.i_chunk, offset, notes, end)
 
 
 def continue_plots(unfinished: list[PlotDraft], new: list[PlotDraft],

@@ -92,7 +92,7 @@ def _draft(plot: ExtractedPlot, passage: str, start: int, i_chunk: int, threshol
         conversation=plot.conversation,
         state=plot.state,
     )
-    return PlotDraft(published, i_chunk, start + span[0] if span else None, notes)
+    return PlotDraft(published, i_chunk, start + span[0] if span else None, notes, start + span[1] if span else None)
 
 
 async def extract_chunk(
@@ -134,7 +134,7 @@ async def extract_chunk(
         elif found is None:
             result.notes.append("next_chunk_start not found in the chunk; nothing carried")
     elif extraction.output_truncated:
-        ends = [d.offset + len(d.plot.text) for d in drafts if d.offset is not None and d.plot.state == "finished"]
+        ends = [d.end for d in drafts if d.end is not None and d.plot.state == "finished"]
         end = max(ends, default=passage_start)
         if end < passage_start + len(passage.rstrip()):
             result.carry_from = end

@@ -169,7 +169,12 @@ class BookCuration:
         for draft in unfinished:
             draft.plot = draft.plot.model_copy(update={"state": "finished"})
             draft.notes.append("cut off by the end of the book")
-        return finished + unfinished, reports
+        drafts = finished + unfinished
+        for draft in drafts:
+            # A plot continued across chunks: its text is the book's own span, not pieces joined.
+            if draft.offset is not None and draft.end is not None and draft.end > draft.offset:
+                draft.plot = draft.plot.model_copy(update={"text": self.book.content[draft.offset : draft.end]})
+        return drafts, reports
 
     async def _extract(self, index: int, carry_from: int | None, unfinished: list[PlotDraft],
                        settings: ExtractSettings) -> dict[str, Any]:

@@ -1,0 +1,148 @@
+"""``incanon coser curate | sample | export-sft``: the data side of CoSER."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from incanon.cli.output import JSON_HELP, emit_json, err, out
+
+CACHE_HELP = "Response cache file (default: $INCANON_HOME/cache.sqlite)."
+
+
+def _library(prompts: Optional[Path]) -> Any:
+    from incanon.templates import PromptLibrary
+
+    return PromptLibrary(prompts) if prompts else PromptLibrary()
+
+
+def curate(
+    books: list[Path] = typer.Argument(..., help="Books: .jsonl files of {title, author, content}, or plain text / markdown files."),
+    out_dir: Path = typer.Option(..., "--out", help="Folder for the per-book CoSER JSON files (and the resume journal)."),
+    store: Optional[Path] = typer.Option(None, "--store", help="Also import each book into this canon store folder."),
+    model: str = typer.Option("embedded", "--model", help="Model spec for every curation call."),
+    max_tokens: int = typer.Option(8192, "--max-tokens", help="Chunk budget in approximate tokens."),
+    output_tokens: int = typer.Option(4096, "--output-tokens", help="Completion budget of an extraction call."),
+    attempts: int = typer.Option(5, "--attempts", help="Attempts per chunk (generation + repair) before it is recorded as failed."),
+    refine: bool = typer.Option(True, "--refine/--no-refine", help="Complete each conversation's setting with a second call."),
+    profiles: bool = typer.Option(True, "--profiles/--no-profiles", help="Write character profiles."),
+    constrained: bool = typer.Option(True, "--constrained/--free", help="Send JSON schemas as response_format."),
+    store_held_out: bool = typer.Option(False, "--store-held-out", help="Also put the held-out last 10 % of plots in the canon store."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Extract again the chunks recorded as failed (and the chunks after them)."),
+    concurrency: int = typer.Option(4, "--concurrency", help="Refinement and profile calls in flight at once."),
+    author: str = typer.Option("", "--author", help="Author of plain-text books."),
+    prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates overriding the built-in ones."),
+    cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Curate books into CoSER data: plots, conversations, profiles (resumable: run again to continue)."""
+    from incanon.bench.coser.curate import CurationConfig, curate_book, read_books
+    from incanon.models import load_chat_model
+
+    sources = read_books(list(books), author=author)
+    config = CurationConfig(max_tokens=max_tokens, output_tokens=output_tokens, max_attempts=attempts, refine=refine,
+                            profiles=profiles, constrained=constrained, store_held_out=store_held_out,
+                            concurrency=concurrency)
+    chat = load_chat_model(model, cache=False if no_cache else (cache or True))
+    library = _library(prompts)
+    canon = None
+    if store is not None:
+        from incanon.canon import CanonStore
+
+        canon = CanonStore.open(store.expanduser())
+
+    async def run() -> list[Any]:
+        return [await curate_book(b, chat, out_dir, config=config, library=library, store=canon,
+                                  progress=lambda msg: err.print(msg, highlight=False), retry_failed=retry_failed)
+                for b in sources]
+
+    try:
+        reports = asyncio.run(run())
+    finally:
+        if canon is not None:
+            canon.close()
+    summaries = [r.summary() for r in reports]
+    if as_json:
+        emit_json({"books": summaries, "out": str(out_dir), "store": str(store) if store else None, "model": chat.name})
+        return
+    from rich.table import Table
+
+    table = Table(title=f"CoSER curation → {out_dir}")
+    for col in ("book", "chunks", "failed", "plots", "held out", "conversations", "characters", "calls", "tokens"):
+        table.add_column(col)
+    for s in summaries:
+        usage = s["usage"]
+        table.add_row(s["title"], str(s["chunks"]), str(len(s["failed_chunks"])), str(s["plots"]),
+                      str(s["held_out_plots"]), str(s["conversations"]), str(s["characters"]),
+                      str(usage["calls"]), str(usage["prompt_tokens"] + usage["completion_tokens"]))
+    out.print(table)
+    for s in summaries:
+        if s["failed_chunks"]:
+            out.print(f"[yellow]{s['title']}: chunks {s['failed_chunks']} failed every attempt; "
+                      "they are listed under failed_chunks in the book file (rerun with --retry-failed)[/]")
+
+
+def sample(
+    data_dir: Path = typer.Argument(..., help="Folder of per-book CoSER JSON files (curated or published)."),
+    out_file: Path = typer.Option(..., "--out", help="Test-set JSON file to write."),
+    n: int = typer.Option(200, "--n", help="Number of test conversations (half out-of-domain when --ood is given)."),
+    seed: int = typer.Option(0, "--seed", help="Sampling seed."),
+    ood: list[str] = typer.Option([], "--ood", help="Title of a book held out of training (out-of-domain); repeatable."),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Sample a test set: weighted by √plots of the characters, top half, without replacement."""
+    from incanon.bench.coser.formats import load_books, write_test_set
+    from incanon.bench.coser.sampling import sample_test_set
+
+    books = load_books(data_dir)
+    samples = sample_test_set(books, n, seed=seed, out_of_domain=ood)
+    write_test_set(samples, out_file)
+    counts = {d: sum(s.domain == d for s in samples) for d in ("in-domain", "out-of-domain")}
+    if as_json:
+        emit_json({"out": str(out_file), "samples": len(samples), "requested": n, "seed": seed, **counts,
+                   "books": len(books)})
+        return
+    out.print(f"{len(samples)} test conversations ({counts['in-domain']} in-domain, {counts['out-of-domain']} "
+              f"out-of-domain) from {len(books)} books → {out_file}")
+    if len(samples) < n:
+        out.print(f"[yellow]only {len(samples)} of {n}: the top half of the held-out conversations holds no more[/]")
+
+
+def export_sft(
+    data_dir: Path = typer.Argument(..., help="Folder of per-book CoSER JSON files."),
+    out_file: Path = typer.Option(..., "--out", help="Output file: .json (one list) or .jsonl (one sample a line)."),
+    no_thoughts: bool = typer.Option(False, "--no-thoughts", help="Remove [thoughts] from the character's own messages."),
+    with_profiles: bool = typer.Option(False, "--with-profiles", help="Add the other characters' profiles."),
+    with_plot: bool = typer.Option(False, "--with-plot", help="Add the plot summary."),
+    split: str = typer.Option("train", "--split", help="train (before the held-out split), test, or all."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the instruction-template choice."),
+    prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates overriding the built-in ones."),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Export ShareGPT SFT samples: one per character per conversation."""
+    from incanon.bench.coser.formats import load_books
+    from incanon.bench.coser.sft import SFTOptions
+    from incanon.bench.coser.sft import export_sft as write
+    from incanon.errors import ConfigError
+
+    if split not in ("train", "test", "all"):
+        raise ConfigError(f"--split must be train, test or all, not {split!r}")
+    books = load_books(data_dir)
+    options = SFTOptions(thoughts=not no_thoughts, with_profiles=with_profiles, with_plot=with_plot, seed=seed,
+                         split=split)  # type: ignore[arg-type]
+    count = write(books, out_file, options, _library(prompts))
+    if as_json:
+        emit_json({"out": str(out_file), "samples": count, "books": len(books), "thoughts": not no_thoughts,
+                   "with_profiles": with_profiles, "with_plot": with_plot, "split": split, "seed": seed})
+        return
+    out.print(f"{count} ShareGPT samples from {len(books)} books → {out_file}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("curate")(curate)
+    app.command("sample")(sample)
+    app.command("export-sft")(export_sft)
