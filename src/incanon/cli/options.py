@@ -32,12 +32,13 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 import typer
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from incanon.cli.output import emit_json, err, out
 from incanon.errors import ConfigError
 from incanon.runs.ambient import RunDefaults, run_defaults
 from incanon.runs.config import RunConfig
-from incanon.runs.estimate import CallPattern, EstimateLine, RunEstimate, call_pattern_of, estimate_run
+from incanon.runs.estimate import DEFAULT_PATTERN, CallPattern, EstimateLine, RunEstimate, call_pattern_of, estimate_run
 from incanon.runs.executor import ExecutorKind, create_executor, executor_kinds
 from incanon.runs.prices import EXAMPLE_PRICES_DATE, Prices, load_prices
 from incanon.runs.shard import Shard
@@ -164,36 +165,44 @@ def method_lines(methods: Sequence[str], model: str, *, role: str = "agent") -> 
 
 
 def _num(value: float) -> str:
-    return f"{value:,.0f}" if value >= 10 or value == int(value) else f"{value:,.1f}"
+    """Compact count: 950, 12.5k, 2.55M."""
+    for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= size:
+            return f"{value / size:.3g}{suffix}"
+    return f"{value:.3g}" if value != int(value) else f"{int(value)}"
 
 
 def print_estimate(estimate: RunEstimate, *, max_cost: float | None = None) -> None:
-    """The estimate as a table on stdout, with totals and what it rests on."""
+    """The estimate as a table on stdout; totals and what it rests on on stderr."""
     table = Table(title="dry run: estimated model use (no model was called)", box=box.SIMPLE_HEAD)
-    for col, justify in (("step", "left"), ("model", "left"), ("samples", "right"), ("calls", "right"),
-                         ("range", "right"), ("prompt tok", "right"), ("completion tok", "right"),
-                         ("cost USD", "right"), ("pattern", "left")):
-        table.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    table.add_column("step / model", overflow="fold")
+    for col in ("calls", "min–max", "tokens in", "tokens out", "USD"):
+        table.add_column(col, justify="right", no_wrap=True)
     for r in estimate.rows:
-        table.add_row(r.label, r.model, f"{r.samples:,}", _num(r.calls), f"{r.calls_min:,}–{r.calls_max:,}",
-                      _num(r.prompt_tokens), _num(r.completion_tokens),
-                      "?" if r.cost is None else f"{r.cost:,.4f}", r.source)
+        label = Text(r.label)
+        label.append(f"\n  {r.model}", style="dim")
+        table.add_row(label, _num(r.calls), f"{_num(r.calls_min)}–{_num(r.calls_max)}",
+                      _num(r.prompt_tokens), _num(r.completion_tokens), "?" if r.cost is None else f"{r.cost:,.4f}")
     cost = estimate.cost
-    table.add_row("total", "", f"{estimate.samples:,}", _num(estimate.calls), "", _num(sum(r.prompt_tokens for r in estimate.rows)),
+    table.add_row("total", _num(estimate.calls), "", _num(sum(r.prompt_tokens for r in estimate.rows)),
                   _num(sum(r.completion_tokens for r in estimate.rows)),
-                  "?" if cost is None else f"{cost:,.4f}", "", style="bold")
+                  "?" if cost is None else f"{cost:,.4f}", style="bold")
     out.print(table)
     lines = [f"{estimate.items:,} items, {estimate.samples:,} samples to run"
              + (f" ({estimate.done:,} already done in {estimate.run_id})" if estimate.done else ""),
              f"prices: {estimate.prices} (built-in hosted prices are examples from {EXAMPLE_PRICES_DATE})"]
+    undeclared = [r.label for r in estimate.rows if r.source == "default"]
+    if undeclared:
+        lines.append(f"no call pattern declared for {', '.join(undeclared)}: assumed 1 call of "
+                     f"{DEFAULT_PATTERN.prompt_tokens}+{DEFAULT_PATTERN.completion_tokens} tokens per item")
     unpriced = sorted({r.model for r in estimate.rows if r.cost is None})
     if unpriced:
         lines.append(f"no price for {', '.join(unpriced)}: add it to a --prices file")
     if max_cost is not None and cost is not None and cost > max_cost:
-        lines.append(f"[yellow]the estimate (${cost:,.4f}) exceeds --max-cost ${max_cost:,.4f}: the run would "
-                     "stop before the end[/]")
+        lines.append(f"the estimate (${cost:,.4f}) exceeds --max-cost ${max_cost:,.4f}: the run would stop "
+                     "before the end")
     for line in lines:
-        err.print(line, highlight=False, soft_wrap=True)
+        err.print(Text(line), soft_wrap=True)
 
 
 __all__ = [
