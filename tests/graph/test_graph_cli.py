@@ -1,0 +1,66 @@
+"""``incanon graph build/show`` with a scripted model file: build, resume, show, report empties."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from incanon.cli.main import app
+from incanon.errors import NotFoundError
+
+runner = CliRunner()
+EXTRACTION = {"entities": [{"name": "Ada Vane", "type": "character", "description": "keeps the lamp"},
+                           {"name": "Mistress Vane", "type": "character", "description": "the lamp keeper"},
+                           {"name": "Beacon Tower", "type": "location", "description": "a tall tower"}],
+              "relations": [{"source": "Mistress Vane", "target": "Beacon Tower", "description": "keeps its lamp",
+                             "strength": 8}]}
+RULES = {"rules": [
+    {"match": "missing from your answer", "response": json.dumps({"entities": [], "relations": []})},
+    {"match": "NOTHING HERE", "response": json.dumps({"entities": [], "relations": []})},
+    {"match": "list the entities", "response": json.dumps(EXTRACTION)},
+    {"match": "one and the same", "response": json.dumps({"reason": "title and surname", "same": True})},
+    {"match": "Which one name", "response": json.dumps({"name": "Ada Vane"})},
+], "default": "A keeper of lamps."}
+
+
+def _invoke(*args: str):
+    result = runner.invoke(app, list(args))
+    return result
+
+
+def test_build_resume_show_and_empty_chunks(tmp_path: Path):
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps(RULES), encoding="utf-8")
+    book = tmp_path / "tale.md"
+    book.write_text("# Book 1: Tale\n## Chapter 1: Lamps\n<!-- scene 1-1-1 -->\nAda Vane climbed the Beacon Tower.\n"
+                    "<!-- scene 1-1-2 -->\nMistress Vane trimmed the wick.\n", encoding="utf-8")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("NOTHING HERE but weather.", encoding="utf-8")
+    store = tmp_path / "canon"
+    common = ["--store", str(store), "--model", f"scripted:{rules}", "--no-cache", "--gleanings", "1"]
+    result = _invoke("graph", "build", str(book), str(notes), "--work", "tale", "--title", "Tale", *common, "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["chunks_extracted"] == 3 and report["graph"]["nodes"] == 2
+    assert [i["chunk"] for i in report["issues"]] == ["notes.txt"] and report["issues"][0]["status"] == "empty"
+    assert report["integration"]["normalization"]["llm_calls"] >= 2
+
+    again = _invoke("graph", "build", str(book), str(notes), "--work", "tale", *common, "--json")
+    assert json.loads(again.stdout)["chunks_extracted"] == 0
+
+    human = _invoke("graph", "build", *common)  # the work's own chunks: none (the corpus is the graph's)
+    assert human.exit_code != 0 and isinstance(human.exception, NotFoundError)
+
+    shown = json.loads(_invoke("graph", "show", "--store", str(store), "--json").stdout)
+    assert shown["counts"]["nodes"] == 2 and shown["statuses"] == {"empty": 1, "integrated": 2}
+    assert shown["issues"][0]["chunk"] == "notes.txt"
+    one = json.loads(_invoke("graph", "show", "--store", str(store), "--entity", "mistress vane", "--json").stdout)
+    assert one["entity"]["name"] == "Ada Vane" and one["entity"]["aliases"] == ["Mistress Vane"]
+    assert sorted({p["position"] for p in one["provenance"]}) == ["1-1-1", "1-1-2"]
+    assert one["relations"][0]["target"] in ("Beacon Tower", "Ada Vane")
+    text = _invoke("graph", "show", "--store", str(store), "--entity", "Ada Vane", "--at", "1-1-1")
+    assert text.exit_code == 0 and "1 mentions" not in text.stdout and "tale.md:1-1-1" in text.stdout
+    missing = _invoke("graph", "show", "--store", str(store), "--entity", "Nobody")
+    assert isinstance(missing.exception, NotFoundError)
