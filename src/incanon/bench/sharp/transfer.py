@@ -27,7 +27,7 @@ from typing import Literal, Sequence
 
 from pydantic import BaseModel, Field
 
-from incanon.bench.sharp.metrics import JudgedAnswer, RoleMetrics, Transfer, transfer
+from incanon.bench.sharp.metrics import JudgedAnswer, RoleMetrics, Transfer, shift
 from incanon.bench.sharp.stance import STANCES, Stance
 
 TableKind = Literal["claim", "backbone"]
@@ -82,7 +82,7 @@ def transfer_table(answers: Sequence[JudgedAnswer], kind: TableKind) -> Transfer
     for label, ref in rows:
         table.cells[label], table.diff[label] = {}, {}
         for col in COLUMNS:
-            cell = transfer(ref, Stance(col))
+            cell = shift(ref, Stance(col))
             table.cells[label][col] = cell
             high, low = table.ratios["high"][label][col], table.ratios["low"][label][col]
             if cell is None or high is None or low is None:
