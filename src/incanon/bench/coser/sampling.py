@@ -43,6 +43,8 @@ class Candidate:
     conv: Conversation
     weight: float
     domain: Domain
+    i_p: int
+    i_c: int
 
 
 def candidates(books: Iterable[BookData], out_of_domain: set[str] = frozenset()) -> list[Candidate]:  # type: ignore[assignment]
@@ -51,11 +53,12 @@ def candidates(books: Iterable[BookData], out_of_domain: set[str] = frozenset())
     for book in books:
         weights = character_weights(book)
         domain: Domain = "out-of-domain" if book.title in out_of_domain else "in-domain"
-        for plot in book.test_plots:
-            for conv in plot.conversation:
+        for i_p in range(book.split_index, len(book.plots)):
+            plot = book.plots[i_p]
+            for i_c, conv in enumerate(plot.conversation):
                 if not any(d.character != ENVIRONMENT for d in conv.dialogues):
                     continue
-                found.append(Candidate(book, plot, conv, conversation_weight(conv, weights), domain))
+                found.append(Candidate(book, plot, conv, conversation_weight(conv, weights), domain, i_p, i_c))
     return found
 
 
@@ -94,11 +97,11 @@ def to_sample(c: Candidate) -> TestSample:
     return TestSample(
         book=c.book.title,
         plot=TestPlot(summary=c.plot.summary, key_characters=c.plot.key_characters, chapter=c.plot.chapter,
-                      i_p=c.plot.i_p),
+                      i_p=c.i_p),
         character_profiles={p: profiles[p] for p in people if profiles.get(p)},
         domain=c.domain,
         weight=round(c.weight, 6),
-        **c.conv.model_dump(exclude_none=True),
+        **{**c.conv.model_dump(exclude_none=True), "i_c": c.i_c},
     )
 
 

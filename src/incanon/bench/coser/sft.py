@@ -57,10 +57,11 @@ def _turns(conv: Conversation, name: str, thoughts: bool) -> list[dict[str, str]
             role = "gpt"
         else:
             text = d.message if d.character == ENVIRONMENT else remove_thoughts(d.message)
-            text = f"{d.character}: {text}"
             role = "human"
         if not text.strip():
-            continue
+            continue  # a turn of thought only: nothing anyone else could see or hear
+        if role == "human":
+            text = f"{d.character}: {text.strip()}"
         if turns[-1]["from"] == role:
             turns[-1]["value"] += "\n\n" + text.strip()
         else:
