@@ -1,0 +1,130 @@
+"""``incanon coser curate | sample | export-sft`` end to end in a subprocess, with a scripted model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CONTENT = """Chapter 1
+
+The Lamphouse smelled of fen-oil and cold ash. Wren came through the door at a run, her cap in her fist.
+
+"You're late, child," said Ottilie. "Spare me," said Dace, without looking up.
+
+Chapter 2
+
+The wind came in off the sea at dusk. Wren climbed the Beacon stair with the lamp.
+
+"Keep it lit," said Dace from below. The lamp flared and held through the night.
+"""
+
+
+def _plot(first: str, last: str, summary: str) -> dict:
+    return {"chapter_title": "Chapter 1", "first_sentence": first, "last_sentence": last, "prominence": 60,
+            "summary": summary, "key_characters": [{"name": "Wren", "description": "An apprentice.", "summary": "Wren acts."}],
+            "conversation": [{"scenario": "Inside.", "topic": "Work",
+                              "key_characters": [{"name": "Wren", "motivation": "Do well."}, {"name": "Dace", "motivation": "Win."}],
+                              "dialogues": [{"character": "Dace", "message": "[Beat her.] Spare me."},
+                                            {"character": "Wren", "message": "[Fine.] (nods) I'm late."},
+                                            {"character": "Environment", "message": "Wind at the door."}]}],
+            "state": "finished", "continues": -1}
+
+
+EXTRACT = {"chapter_beginnings": ["Chapter 1", "Chapter 2"], "next_chunk_start": None, "plots": [
+    _plot("The Lamphouse smelled of fen-oil and cold ash.", '"Spare me," said Dace, without looking up.', "Wren is late."),
+    _plot("The wind came in off the sea at dusk.", "The lamp flared and held through the night.", "Wren keeps the lamp lit."),
+]}
+RULES = {"rules": [
+    {"match": "=== Passage ===", "response": json.dumps(EXTRACT)},
+    {"match": "=== Conversation and background ===",
+     "response": json.dumps({"scenario": "Dawn in the Lamphouse, before anyone speaks.",
+                             "key_characters": [{"name": "Wren", "motivation": "Slip in unseen."},
+                                                {"name": "Dace", "motivation": "Needle her."}]})},
+    {"match": "to_official_name",
+     "response": json.dumps({"named_characters": ["Wren Callow", "Dace Morrow"],
+                             "to_official_name": {"Wren": "Wren Callow", "Dace": "Dace Morrow"}})},
+    {"match": "===Profile===", "response": "===Profile===\nAn apprentice lamplighter of Harrowmere."},
+]}
+
+
+def _cli(*args: str, home: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, INCANON_HOME=str(home))
+    return subprocess.run([sys.executable, "-m", "incanon", "coser", *args], capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    root = tmp_path_factory.mktemp("coser-cli")
+    (root / "rules.json").write_text(json.dumps(RULES))
+    (root / "books.jsonl").write_text(json.dumps({"title": "The Wall-Lamps", "author": "A. Writer", "content": CONTENT}) + "\n")
+    return root
+
+
+def _curate(work: Path) -> subprocess.CompletedProcess:
+    return _cli("curate", str(work / "books.jsonl"), "--out", str(work / "out"), "--store", str(work / "canon"),
+                "--model", f"scripted:{work / 'rules.json'}", "--json", home=work / "home")
+
+
+def test_curate_writes_the_book_and_the_store(work):
+    res = _curate(work)
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    (book,) = doc["books"]
+    assert book["chunks"] == 1 and book["failed_chunks"] == [] and book["plots"] == 2 and book["held_out_plots"] == 1
+    assert book["usage"]["calls"] == 1 + 2 + 1 + 2  # extraction, two refinements, names, two profiles
+    data = json.loads((work / "out" / "The Wall-Lamps.json").read_text())
+    assert data["split_plot_index"] == 1 and sorted(data["character_datasets"]) == ["Dace Morrow", "Wren Callow"]
+    conv = data["plots"][0]["conversation"][0]
+    assert conv["scenario"] == "Dawn in the Lamphouse, before anyone speaks."
+    assert conv["dialogues"][0]["character"] == "Dace Morrow"
+    assert data["plots"][1]["text"].startswith("The wind came in off the sea")
+    from incanon.canon import CanonStore
+
+    with CanonStore.open(work / "canon") as store:
+        assert store.character("the-wall-lamps", "Wren").name == "Wren Callow"
+        (scene,) = store.scenes("the-wall-lamps")  # the held-out plot stays out
+        assert str(scene.position) == "1-1-1"
+
+
+def test_curate_again_resumes(work):
+    res = _curate(work)
+    assert res.returncode == 0, res.stderr
+    (book,) = json.loads(res.stdout)["books"]
+    assert book["resumed_chunks"] == 1 and book["usage"]["calls"] == 6  # journaled spend, no new calls
+    assert "resumed" in res.stderr
+
+
+def test_sample_and_export_sft(work):
+    if not (work / "out" / "The Wall-Lamps.json").exists():
+        _curate(work)
+    res = _cli("sample", str(work / "out"), "--out", str(work / "test.json"), "--n", "4", "--seed", "3", "--json",
+               home=work / "home")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["samples"] == 1 and doc["in-domain"] == 1
+    (sample,) = json.loads((work / "test.json").read_text())
+    assert sample["book"] == "The Wall-Lamps" and sample["plot"]["i_p"] == 1
+    assert sample["key_characters"][0]["motivation"] == sample["key_characters"][0]["thought"]
+    res = _cli("export-sft", str(work / "out"), "--out", str(work / "sft.jsonl"), "--with-plot", "--json",
+               home=work / "home")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["samples"] == 2
+    first = json.loads((work / "sft.jsonl").read_text().splitlines()[0])
+    assert first["conversations"][0]["from"] == "system" and "Wren is late." in first["conversations"][0]["value"]
+    res = _cli("export-sft", str(work / "out"), "--out", str(work / "sft2.jsonl"), "--no-thoughts", home=work / "home")
+    assert res.returncode == 0 and "[" not in (work / "sft2.jsonl").read_text().split('"gpt"', 1)[1].split("}", 1)[0]
+
+
+def test_bad_input_is_one_line_and_exit_2(work):
+    (work / "bad.jsonl").write_text('{"title": "x"}\n')
+    res = _cli("curate", str(work / "bad.jsonl"), "--out", str(work / "o2"), "--model", "scripted:x.json",
+               home=work / "home")
+    assert res.returncode == 2 and "bad.jsonl (line 1): field 'content'" in res.stderr
+    res = _cli("sample", str(work / "nowhere"), "--out", str(work / "t.json"), home=work / "home")
+    assert res.returncode == 2 and "nowhere" in res.stderr
