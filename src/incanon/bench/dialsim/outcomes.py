@@ -14,6 +14,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from incanon.models.types import Usage
 Status = Literal["correct", "wrong", "ambiguous", "timeout", "unjudged", "error"]
 SCORED: frozenset[str] = frozenset({"correct", "wrong", "ambiguous", "timeout"})
 """Statuses that count in accuracy (correct over these)."""
@@ -77,6 +78,8 @@ class SessionRecord(BaseModel):
     question: QuestionOutcome | None = None
     skipped: str | None = None
     """Why no question was asked here."""
+    usage: Usage = Field(default_factory=Usage)
+    """Model usage of the session (agent, summaries, style transfer, judge)."""
 
     def sample_status(self) -> Literal["ok", "error"]:
         return "error" if self.question is not None and self.question.status == "error" else "ok"

@@ -66,14 +66,48 @@ def _timing(session: DialSession, main: str, rng: random.Random) -> tuple[int, l
     return None if index is None else (index, nearby[index])
 
 
+def _adjusted(target: float, forced_yes: int, forced_no: int, free: int) -> float:
+    """The per-session probability that makes the whole simulation hit ``target`` in expectation,
+    given sessions where the choice is forced one way or the other."""
+    total = forced_yes + forced_no + free
+    if free == 0 or total == 0:
+        return target
+    return min(1.0, max(0.0, (target * total - forced_yes) / free))
+
+
+def _pick(fan: list[Question], tkg: list[Question], want_fan: bool, want_unanswerable: bool) -> tuple[list[Question], list[str]]:
+    """Candidates of the wanted kind and answerability, relaxing answerability last."""
+    first, second = (fan, tkg) if want_fan else (tkg, fan)
+    for pool, answerable, note in ((first, not want_unanswerable, ""),
+                                   (second, not want_unanswerable, "no fan-quiz question here" if want_fan else "no TKG question here"),
+                                   (first, want_unanswerable, "no unanswerable candidate" if want_unanswerable else "no answerable candidate"),
+                                   (second, want_unanswerable, "only the other kind and answerability")):
+        chosen = [q for q in pool if q.answerable == answerable]
+        if chosen:
+            return chosen, [note] if note else []
+    return [], []
+
+
 def plan_simulation(
     script: DialScript, questions: Iterable[Question], *, seed: int = 0,
     unanswerable_ratio: float = 0.2, fan_ratio: float = 0.3,
 ) -> Plan:
-    """The questions of one simulation (see the module docstring)."""
+    """The questions of one simulation (see the module docstring).
+
+    Where a session's candidates force the kind (no fan quiz there) or the answerability (only
+    unanswerable questions before anything was said), the other sessions' probabilities are
+    adjusted so the simulation as a whole still aims at ``fan_ratio`` and ``unanswerable_ratio``.
+    """
     pools: dict[str, dict[str, list[Question]]] = defaultdict(lambda: defaultdict(list))
     for q in questions:
         pools[q.session]["fan" if q.source == "fan" else "tkg"].append(q)
+    sessions = [s for s in script.dialogue if len(set(s.speakers)) >= 2 and (pools[s.id]["fan"] or pools[s.id]["tkg"])]
+    kinds = [(bool(pools[s.id]["fan"]), bool(pools[s.id]["tkg"])) for s in sessions]
+    p_fan = _adjusted(fan_ratio, sum(f and not t for f, t in kinds), sum(t and not f for f, t in kinds),
+                      sum(f and t for f, t in kinds))
+    answer = [({q.answerable for k in ("fan", "tkg") for q in pools[s.id][k]}) for s in sessions]
+    p_unans = _adjusted(unanswerable_ratio, sum(a == {False} for a in answer), sum(a == {True} for a in answer),
+                        sum(a == {True, False} for a in answer))
     plan = Plan(seed=seed)
     for session in script.dialogue:
         rng = random.Random(f"dialsim:{seed}:{session.id}")
@@ -86,18 +120,9 @@ def plan_simulation(
             continue
         index, nearby = timing
         asker = rng.choice(nearby)
-        want_fan, want_unanswerable = rng.random() < fan_ratio, rng.random() < unanswerable_ratio
+        want_fan, want_unanswerable = rng.random() < p_fan, rng.random() < p_unans
         fan, tkg = (sorted(pools[session.id][k], key=lambda q: q.id) for k in ("fan", "tkg"))
-        notes = []
-        if want_fan and not fan:
-            notes.append("no fan-quiz question here")
-        if not want_fan and not tkg and fan:
-            notes.append("no TKG question here")
-        pool = fan if (want_fan and fan) or not tkg else tkg
-        wanted = [q for q in pool if q.answerable != want_unanswerable]
-        if not wanted and pool:
-            notes.append("no unanswerable candidate" if want_unanswerable else "no answerable candidate")
-            wanted = pool
+        wanted, notes = _pick(fan, tkg, want_fan, want_unanswerable)
         if not wanted:
             plan.skipped[session.id] = "no candidate question"
             continue

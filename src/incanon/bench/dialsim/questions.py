@@ -50,6 +50,8 @@ class Question(BaseModel):
     """Session ids that hold the answer (given to the oracle)."""
     facts: list[list[str]] = Field(default_factory=list)
     """The TKG quadruples behind the question, ``[head, relation, tail, date]``."""
+    asked_to: str = ""
+    """The main character whose knowledge decided answerability ("" when unknown)."""
 
     @model_validator(mode="after")
     def _check(self) -> "Question":
@@ -62,11 +64,13 @@ class Question(BaseModel):
         return self
 
     def gold_index(self) -> int | None:
-        if not self.answerable:
-            return 4
+        """Where the gold answer is among the options (an unanswerable question's is the
+        ``I don't know`` option, (E) unless a published file puts it elsewhere)."""
         for i, option in enumerate(self.options):
             if _fold(option) == _fold(self.answer):
                 return i
+        if not self.answerable:
+            return next((i for i, o in enumerate(self.options) if _fold(o) == _fold(IDK)), 4)
         return None
 
     @property

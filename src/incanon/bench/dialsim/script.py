@@ -88,6 +88,16 @@ class DialScript:
         """The sessions the main character is present at, in order (what the agent hears)."""
         return [s for s in self.sessions if s.present(self.main)]
 
+    def first(self, count: int) -> "DialScript":
+        """The script up to the ``count``-th session of the dialogue (a short trial run)."""
+        dialogue = self.dialogue[:count]
+        if not dialogue:
+            return self
+        last = dialogue[-1].order
+        return DialScript(work=self.work, title=self.title, main=self.main,
+                          sessions=[s for s in self.sessions if s.order <= last],
+                          personalities=self.personalities, aliases=self.aliases)
+
     def line_count(self) -> int:
         return sum(len(s.lines) for s in self.sessions)
 

