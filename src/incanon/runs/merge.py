@@ -27,7 +27,7 @@ from incanon.runs.shard import shard_of_config, unsharded
 from incanon.runs.store import SAMPLE_COLUMNS, RunStore
 
 _MAX_SHOWN = 5
-_ITEM, _EPOCH, _HASH, _STATUS = (SAMPLE_COLUMNS.index(c) for c in ("item_id", "epoch", "input_hash", "status"))
+_ITEM, _EPOCH = SAMPLE_COLUMNS.index("item_id"), SAMPLE_COLUMNS.index("epoch")
 
 
 class Duplicate(BaseModel):
@@ -104,9 +104,7 @@ def _plan(group: _Group) -> tuple[dict[tuple[str, int], tuple[int, Any]], list[D
     duplicates: list[Duplicate] = []
     conflicts: list[str] = []
     for index, member in enumerate(group.members):
-        for row in member.store.sample_rows(member.info.id):
-            key = (row[_ITEM], row[_EPOCH])
-            digest, status = row[_HASH], row[_STATUS]
+        for key, (status, digest) in member.store.sample_states(member.info.id).items():
             if key not in seen:
                 seen[key] = (index, digest, status)
                 continue

@@ -92,7 +92,7 @@ class RayExecutor(Executor):
         self.connect()
         self._run_id = run_id
         try:
-            task_ref = ray.put(task)
+            ray.cloudpickle.dumps(task)  # fail here, with the remedy, rather than in every worker
         except Exception as exc:  # noqa: BLE001 - any pickling failure has the same remedy
             raise ConfigError(
                 f"the task cannot be sent to Ray workers ({type(exc).__name__}: {exc}); build what it "
@@ -103,7 +103,7 @@ class RayExecutor(Executor):
         actor_cls = ray.remote(_SampleWorker).options(
             num_cpus=1 if self.workers is None else 0, max_concurrency=per_actor,
             max_restarts=2, max_task_retries=self.max_task_retries, scheduling_strategy="SPREAD")
-        self._actors = [actor_cls.remote(task_ref, run_id, timeout, prices) for _ in range(count)]
+        self._actors = [actor_cls.remote(task, run_id, timeout, prices) for _ in range(count)]
         self._load = [0] * count
         try:
             await asyncio.gather(*(actor.ready.remote() for actor in self._actors))
