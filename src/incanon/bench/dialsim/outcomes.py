@@ -124,4 +124,5 @@ class SimulationResult(BaseModel):
         updates = [s.update.get("mean", 0.0) for s in self.sessions if s.update.get("count")]
         return {"seed": self.seed, "accuracy": self.accuracy(), "questions": len(self.outcomes),
                 "statuses": self.counts(), "memory_timeouts": sum(s.memory_timeouts for s in self.sessions),
+                "memory_errors": sum(len(s.memory_errors) for s in self.sessions),
                 "mean_update_s": float(np.mean(updates)) if updates else None}

@@ -64,6 +64,8 @@ class Setting(BaseModel):
     update_time: dict[str, float] = Field(default_factory=dict)
     """Memory updates over all sessions: count, mean and max (seconds)."""
     memory_timeouts: int = 0
+    memory_errors: int = 0
+    """Utterances the memory failed to take in (their errors are in the stored session records)."""
 
     def label(self) -> str:
         return f"{self.mean * 100:.2f} ({self.std * 100:.2f})" if self.mean is not None and self.std is not None \
@@ -74,7 +76,7 @@ def setting_from_rows(meta: dict[str, Any], sessions_by_epoch: dict[int, list[di
     """A setting from stored session records (``SessionRecord`` dicts) per repetition."""
     per_run: list[float | None] = []
     questions: list[dict[str, Any]] = []
-    counts, means, peaks, timeouts = [], [], [], 0
+    counts, means, peaks, timeouts, failures = [], [], [], 0, 0
     for epoch in sorted(sessions_by_epoch):
         records = sessions_by_epoch[epoch]
         qs = [r["question"] for r in records if r.get("question")]
@@ -87,6 +89,7 @@ def setting_from_rows(meta: dict[str, Any], sessions_by_epoch: dict[int, list[di
                 means.append(r["update"]["mean"])
                 peaks.append(r["update"]["max"])
             timeouts += r.get("memory_timeouts", 0)
+            failures += len(r.get("memory_errors", []))
     values = [v for v in per_run if v is not None]
     statuses: dict[str, int] = defaultdict(int)
     for q in questions:
@@ -98,7 +101,7 @@ def setting_from_rows(meta: dict[str, Any], sessions_by_epoch: dict[int, list[di
         answer_time=latency_stats([q["answer_s"] for q in questions if q.get("answer_s") is not None]),
         update_time={"count": sum(counts), "mean": sum(c * m for c, m in zip(counts, means)) / sum(counts),
                      "max": max(peaks)} if counts else {},
-        memory_timeouts=timeouts,
+        memory_timeouts=timeouts, memory_errors=failures,
     )
 
 
@@ -132,6 +135,8 @@ class DialsimReport(BaseModel):
             if bad:
                 out.append(f"{s.run_id}: " + ", ".join(f"{v} {k}" for k, v in sorted(bad.items()))
                            + " (left out of accuracy; run the same command again to retry)")
+            if s.memory_errors:
+                out.append(f"{s.run_id}: the memory failed on {s.memory_errors} utterances (see the session records)")
         return out
 
     def markdown(self) -> str:

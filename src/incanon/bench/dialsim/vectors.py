@@ -24,7 +24,8 @@ class VectorMemory:
         vector = np.asarray(self.embedder.embed([text], kind="passage"), dtype=np.float32)[0]
         if self._size == len(self._rows):
             grown = np.zeros((max(8, 2 * len(self._rows)), len(vector)), dtype=np.float32)
-            grown[: self._size] = self._rows[: self._size]
+            if self._size:
+                grown[: self._size] = self._rows[: self._size]
             self._rows = grown
         self._rows[self._size] = vector
         self._size += 1

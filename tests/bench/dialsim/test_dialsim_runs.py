@@ -1,0 +1,74 @@
+"""Runs: one sample per session per repetition, resumable, reported like Tables 3-4."""
+
+from __future__ import annotations
+
+from incanon.bench.dialsim import DialsimReport, RunSetup, SimConfig, run_setting, settings_from_runs
+from incanon.models import ScriptedModel
+from incanon.runs import RunStore
+
+
+def _setup(script, questions, model, **extra):
+    return RunSetup(script=script, questions=questions, agent_model=model, models={"agent": "scripted"},
+                    memory=extra.pop("memory", "bm25-session"),
+                    config=SimConfig(fast=True, time_limit=extra.pop("time_limit", 6.0)), **extra)
+
+
+def _answer(messages):
+    return "(A)" if "Jory" in messages[-1].content else "(E)"
+
+
+async def test_every_session_is_stored_and_a_finished_run_is_not_simulated_again(tmp_path, sample_script, sample_questions):
+    store = RunStore(tmp_path / "runs.sqlite")
+    script = sample_script.first(4)
+    model = ScriptedModel(default=_answer)
+    first = await run_setting(_setup(script, sample_questions, model, runs=3), store)
+    assert first.simulated == [0, 1, 2] and not first.resumed
+    samples = list(store.samples(first.run_id))
+    assert len(samples) == 12 and {s.item_id for s in samples} == {s.id for s in script.dialogue}
+    assert all(s.outputs["question"]["status"] in ("correct", "wrong") for s in samples)
+    calls = len(model.calls)
+    again = await run_setting(_setup(script, sample_questions, model, runs=3), store)
+    assert again.run_id == first.run_id and again.resumed and again.skipped == [0, 1, 2] and again.simulated == []
+    assert len(model.calls) == calls
+    more = await run_setting(_setup(script, sample_questions, model, runs=4), store)
+    assert more.run_id != first.run_id, "a different number of repetitions is a different setting"
+
+
+async def test_a_repetition_with_an_error_is_simulated_again_on_resume(tmp_path, sample_script, sample_questions):
+    store = RunStore(tmp_path / "runs.sqlite")
+    script = sample_script.first(3)
+    flaky = {"fail": True}
+
+    def answer(messages):
+        if flaky["fail"] and "Hello." not in messages[-1].content:
+            raise RuntimeError("connection reset")
+        return "(E)"
+
+    first = await run_setting(_setup(script, sample_questions, ScriptedModel(default=answer), runs=2), store)
+    errors = [s for s in store.samples(first.run_id) if s.status == "error"]
+    assert len(errors) == 6 and all("connection reset" in s.error for s in errors)
+    flaky["fail"] = False
+    second = await run_setting(_setup(script, sample_questions, ScriptedModel(default=answer), runs=2), store)
+    assert second.simulated == [0, 1]
+    assert all(s.status == "ok" for s in store.samples(first.run_id))
+    questions_before = [s.outputs["question"]["question_id"] for s in store.samples(first.run_id)]
+    assert len(questions_before) == 6
+
+
+async def test_the_report_gives_accuracy_with_std_over_runs_and_by_type(tmp_path, sample_script, sample_questions):
+    store = RunStore(tmp_path / "runs.sqlite")
+    script = sample_script.first(5)
+    ids = []
+    for memory, limit in (("bm25-session", 6.0), ("recent", 6.0), ("bm25-session", 0.0)):
+        outcome = await run_setting(_setup(script, sample_questions, ScriptedModel(default=_answer), runs=3,
+                                           memory=memory, time_limit=limit), store)
+        ids.append(outcome.run_id)
+    settings = settings_from_runs(store, ids)
+    first = settings[0]
+    assert first.memory == "bm25-session" and first.time_limit == 6.0 and len(first.per_run) == 3
+    assert first.questions == 15 and sum(c.n for c in first.by_category.values()) == 15
+    assert first.std is not None and first.answer_time["count"] == 15 and first.update_time["count"] > 0
+    text = DialsimReport(settings=settings).markdown()
+    assert "## With a time limit" in text and "## Without a time limit" in text
+    assert "| model | bm25-session | recent |" in text
+    assert "unanswerable" in text and "update mean" in text
