@@ -89,7 +89,9 @@ class GraphView:
         self._nodes: dict[int, tuple[int | None, int]] = {}
         self._hidden_nodes: set[int] = set()
         self._node_mentions: dict[int, list[int]] = defaultdict(list)
-        for node_id, chunk_id in db.conn.execute(
+        cur = db.conn.cursor()
+        cur.row_factory = None  # plain tuples: Row objects cost more than the query here
+        for node_id, chunk_id in cur.execute(
                 "SELECT m.node_id, m.chunk_id FROM graph_node_mentions m JOIN graph_nodes n ON n.id = m.node_id"
                 " WHERE n.work_id = ?", (db.wid,)):
             if chunk_id in self.visible_chunks:
@@ -169,48 +171,69 @@ class GraphView:
         return None
 
     # -- edges -----------------------------------------------------------------------------
-    def _edge(self, edge_id: int, a: int, b: int, stored_desc: str, stored_weight: float) -> GraphEdge | None:
-        mentions = self.db.edge_mentions(edge_id)
-        seen = [m for m in mentions if m["chunk_id"] in self.visible_chunks]
-        if not seen:
-            return None
-        if len(seen) == len(mentions):
-            desc, weight = stored_desc, stored_weight
-        else:
-            desc, weight = self._cut([m["description"] for m in seen]), float(sum(m["strength"] for m in seen))
-        keys = [m["pos_key"] for m in seen]
-        first = None if any(k is None for k in keys) else min(keys)
-        return GraphEdge(edge_id, self.db.node(a).name, self.db.node(b).name, a, b, desc, weight, self._pos(first))
+    def _edges(self, where: str, params: tuple[int, ...]) -> list[GraphEdge]:
+        """Visible edges matching ``where`` (alias ``e``), built from one query over their mentions."""
+        cur = self.db.conn.cursor()
+        cur.row_factory = None
+        rows = cur.execute(
+            "SELECT e.id, e.a_id, e.b_id, e.description, e.weight, m.chunk_id, m.strength, m.description"
+            f" FROM graph_edges e JOIN graph_edge_mentions m ON m.edge_id = e.id WHERE {where}"
+            " ORDER BY e.id, m.chunk_id, m.ord", params).fetchall()
+        grouped: dict[int, list[tuple]] = defaultdict(list)
+        for r in rows:
+            grouped[r[0]].append(r)
+        names = self._names({n for r in rows for n in (r[1], r[2])})
+        edges = []
+        for edge_id, ms in grouped.items():
+            _, a, b, stored_desc, stored_weight = ms[0][:5]
+            if a not in self._nodes or b not in self._nodes:
+                continue
+            seen = [m for m in ms if m[5] in self.visible_chunks]
+            if not seen:
+                continue
+            if len(seen) == len(ms):
+                desc, weight = stored_desc, stored_weight
+            else:
+                order = sorted(seen, key=lambda m: (self._chunk_pos.get(m[5]) or -1, m[5]))
+                desc, weight = self._cut([m[7] for m in order]), float(sum(m[6] for m in seen))
+            keys = [self._chunk_pos.get(m[5]) for m in seen]
+            first = None if any(k is None for k in keys) else min(k for k in keys if k is not None)
+            edges.append(GraphEdge(edge_id, names[a], names[b], a, b, desc, weight, self._pos(first)))
+        return edges
+
+    def _names(self, ids: set[int]) -> dict[int, str]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        return {r[0]: r[1] for r in self.db.conn.execute(f"SELECT id, name FROM graph_nodes WHERE id IN ({marks})",
+                                                         tuple(ids))}
 
     def edges_of(self, node_id: int) -> list[GraphEdge]:
         """Visible edges touching the node, heaviest first."""
         if node_id not in self._nodes:
             return []
-        rows = self.db.conn.execute(
-            "SELECT id, a_id, b_id, description, weight FROM graph_edges WHERE a_id = ? OR b_id = ?",
-            (node_id, node_id)).fetchall()
-        edges = [e for e in (self._edge(r[0], r[1], r[2], r[3], r[4]) for r in rows
-                             if r[1] in self._nodes and r[2] in self._nodes) if e is not None]
+        edges = self._edges("e.a_id = ? OR e.b_id = ?", (node_id, node_id))
         return sorted(edges, key=lambda e: (-e.weight, e.id))
 
     def edge_between(self, a: int, b: int) -> GraphEdge | None:
-        edge_id = self.db.edge_id(a, b)
-        if edge_id is None or a not in self._nodes or b not in self._nodes:
+        if a not in self._nodes or b not in self._nodes:
             return None
-        row = self.db.edge(edge_id)
-        return self._edge(edge_id, row.a, row.b, row.description, row.weight)
+        found = self._edges("e.work_id = ? AND e.a_id = ? AND e.b_id = ?", (self.db.wid, min(a, b), max(a, b)))
+        return found[0] if found else None
 
     def neighbours(self, node_id: int, type_: str | None = None, limit: int | None = None
                    ) -> list[tuple[GraphNode, GraphEdge]]:
         """1-hop neighbours (of ``type_``), ordered by edge weight, heaviest first."""
-        out = []
-        for e in self.edges_of(node_id):
-            other = self.node(e.other(node_id))
-            if type_ is None or other.type == type_:
-                out.append((other, e))
-            if limit is not None and len(out) >= limit:
-                break
-        return out
+        edges = self.edges_of(node_id)
+        if type_ is not None and edges:
+            others = {e.other(node_id) for e in edges}
+            marks = ",".join("?" * len(others))
+            typed = {r[0] for r in self.db.conn.execute(
+                f"SELECT id FROM graph_nodes WHERE id IN ({marks}) AND type = ?", (*others, type_))}
+            edges = [e for e in edges if e.other(node_id) in typed]
+        if limit is not None:
+            edges = edges[:limit]
+        return [(self.node(e.other(node_id)), e) for e in edges]
 
     # -- vectors ---------------------------------------------------------------------------
     def _matrix(self, embedder: str) -> tuple[np.ndarray, np.ndarray]:
@@ -227,6 +250,17 @@ class GraphView:
             _VEC_CACHE[key] = (gen, ids, mat)
         return ids, mat
 
+    def _allowed(self, embedder: str, ids: np.ndarray, type_: str | None) -> np.ndarray:
+        """Boolean mask over ``ids``: visible nodes (of ``type_``), cached per view."""
+        key = (embedder, type_, len(ids))
+        cache = self.__dict__.setdefault("_masks", {})
+        if key not in cache:
+            visible = np.fromiter(self._nodes, dtype=np.int64, count=len(self._nodes))
+            if type_ is not None:
+                visible = np.asarray(self.node_ids(type_), dtype=np.int64)
+            cache[key] = np.isin(ids, visible)
+        return cache[key]
+
     def search(self, query: np.ndarray, embedder: str, k: int = 5, threshold: float = -1.0,
                type_: str | None = None) -> list[tuple[GraphNode, float]]:
         """The ``k`` visible nodes (of ``type_``) most similar to ``query``, at or above ``threshold``."""
@@ -235,15 +269,11 @@ class GraphView:
             return []
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         q = q / (np.linalg.norm(q) or 1.0)
-        scores = mat @ q
-        allowed = np.fromiter((int(i) in self._nodes for i in ids), dtype=bool, count=len(ids))
-        if type_ is not None:
-            typed = set(self.node_ids(type_))
-            allowed &= np.fromiter((int(i) in typed for i in ids), dtype=bool, count=len(ids))
-        scores = np.where(allowed & (scores >= threshold), scores, -np.inf)
+        scores = np.einsum("ij,j->i", mat, q)  # a multi-threaded BLAS gemv is slower on a small matrix
+        scores = np.where(self._allowed(embedder, ids, type_) & (scores >= threshold), scores, -np.inf)
         n = int(np.isfinite(scores).sum())
         if n == 0:
             return []
-        top = np.argpartition(-scores, min(k, n) - 1)[:min(k, n)] if n > k else np.flatnonzero(np.isfinite(scores))
+        top = np.argpartition(-scores, k - 1)[:k] if n > k else np.flatnonzero(np.isfinite(scores))
         top = top[np.argsort(-scores[top], kind="stable")]
         return [(self.node(int(ids[i])), float(scores[i])) for i in top]

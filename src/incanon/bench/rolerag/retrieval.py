@@ -144,6 +144,7 @@ class GraphRetriever:
         self.graph_config = graph_config or GraphConfig()
         self.prompts = prompts or default_library()
         self._dbs: dict[str, GraphDB] = {}
+        self._views: dict[tuple[object, ...], GraphView] = {}
 
     def db(self, work: str) -> GraphDB:
         if work not in self._dbs:
@@ -160,7 +161,16 @@ class GraphRetriever:
         work = who.scope.work.id if who.scope is not None else None
         if work is None:
             raise NotFoundError("graph retrieval needs the character's knowledge scope (character_at(...))")
-        return GraphView(self.db(work), who.scope if cutoff else None, self.graph_config)
+        db = self.db(work)
+        scope = who.scope
+        key = (work, db.generation(), cutoff and scope.at.key, cutoff and scope.witnessed_only,
+               cutoff and (scope.character.name if scope.character else None))
+        view = self._views.get(key)
+        if view is None:  # one view per (graph state, reader): building it scans every mention
+            if len(self._views) >= 64:
+                self._views.pop(next(iter(self._views)))
+            view = self._views[key] = GraphView(db, scope if cutoff else None, self.graph_config)
+        return view
 
     async def _ask(self, step: str, prompt: str, params: GenerationParams, out: Retrieval) -> str:
         messages = [Message(role="user", content=prompt)]
