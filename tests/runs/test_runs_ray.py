@@ -206,3 +206,34 @@ async def test_a_worker_lost_mid_run_is_restarted_and_its_samples_retried(ray_cl
         assert marker.exists()
         assert (result.status, result.ok, result.failed) == ("finished", 20, 0)
         assert sorted(s.outputs["x"] for s in store.samples(result.run_id)) == list(range(20))
+
+
+def _templated(prompts):
+    async def task(item: RunItem) -> ItemOutcome:
+        return ItemOutcome(outputs={"text": prompts.render("scale_probe", who=item.id)})
+
+    return task
+
+
+async def test_templates_rendered_in_workers_are_recorded(ray_cluster, tmp_path, config):
+    from incanon.templates import PromptLibrary, fingerprint
+
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "scale_probe.j2").write_text("Hello {{ who }}")
+    expected = {"scale_probe": fingerprint("Hello {{ who }}")}
+    with RunStore(tmp_path / "r.sqlite") as store:
+        prompts = PromptLibrary(tmp_path / "prompts")
+        result = await run_items(make_items(6), _templated(prompts), store=store, config=config, progress=False,
+                                 executor="ray", templates=prompts.used)
+        assert prompts.used == {}  # rendered in the workers, not here ...
+        assert store.get_run(result.run_id).config.templates == expected  # ... and recorded all the same
+        assert next(store.samples(result.run_id)).outputs["text"].startswith("Hello i00")
+
+        def factory():
+            library = PromptLibrary(tmp_path / "prompts")
+            return _templated(library), library.used
+
+        other = config.model_copy(update={"task": "per-worker factory"})
+        result = await run_items(make_items(6), per_worker(factory), store=store, config=other, progress=False,
+                                 executor="ray")
+        assert store.get_run(result.run_id).config.templates == expected

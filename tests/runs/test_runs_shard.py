@@ -130,3 +130,25 @@ async def test_streamed_items_are_sharded_too(store, config):
     result = await run_items(stream(), _echo, store=store, config=config, shard="3/3", progress=False)
     expected = {it.id for it in make_items(30) if Shard(3, 3).contains(it.id)}
     assert {s.item_id for s in store.samples(result.run_id)} == expected
+
+
+async def test_per_worker_factory_runs_locally_and_reports_its_templates(store, config, tmp_path):
+    from incanon.runs import per_worker
+    from incanon.templates import PromptLibrary, fingerprint
+
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "probe.j2").write_text("hi {{ x }}")
+    built = []
+
+    def factory():
+        library = PromptLibrary(tmp_path / "p")
+        built.append(library)
+
+        async def task(item: RunItem) -> ItemOutcome:
+            return ItemOutcome(outputs={"t": library.render("probe", x=item.input["x"])})
+
+        return task, library.used
+
+    result = await run_items(make_items(5), per_worker(factory), store=store, config=config, progress=False)
+    assert len(built) == 1 and result.ok == 5
+    assert store.get_run(result.run_id).config.templates == {"probe": fingerprint("hi {{ x }}")}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Callable, ClassVar, Union
+from typing import Any, Callable, ClassVar, Mapping, Union
 
 from incanon.errors import ConfigError
 from incanon.runs.prices import Prices
@@ -22,16 +22,22 @@ from incanon.runs.sample import Attempt, Task, WorkUnit, run_sample
 @dataclass(frozen=True)
 class PerWorker:
     """A task built where it runs: ``factory()`` is called once per worker (once locally, once
-    per Ray actor), so models, HTTP clients and database handles are made there, not pickled."""
+    per Ray actor), so models, HTTP clients and database handles are made there, not pickled.
 
-    factory: Callable[[], Task]
+    The factory returns the task, or ``(task, prompts.used)`` so the templates the workers
+    render are recorded in the run's config."""
 
-    def build(self) -> Task:
-        """Make the task."""
-        return self.factory()
+    factory: Callable[[], Any]
+
+    def build(self) -> tuple[Task, Mapping[str, str] | None]:
+        """Make the task; also the mapping of templates it renders, when the factory gives one."""
+        made = self.factory()
+        if isinstance(made, tuple) and len(made) == 2 and callable(made[0]):
+            return made[0], made[1]
+        return made, None
 
 
-def per_worker(factory: Callable[[], Task]) -> PerWorker:
+def per_worker(factory: Callable[[], Any]) -> PerWorker:
     """Wrap a task factory; pass the result to ``run_items`` in place of a task."""
     return PerWorker(factory)
 
@@ -40,9 +46,9 @@ TaskArg = Union[Task, PerWorker]
 """A task, or a :class:`PerWorker` factory of one."""
 
 
-def build_task(task: TaskArg) -> Task:
-    """The task itself (a factory's product)."""
-    return task.build() if isinstance(task, PerWorker) else task
+def build_task(task: TaskArg, templates: Mapping[str, str] | None = None) -> tuple[Task, Mapping[str, str] | None]:
+    """The task itself (a factory's product), and the templates mapping it fills."""
+    return task.build() if isinstance(task, PerWorker) else (task, templates)
 
 
 class ExecutorKind(StrEnum):
@@ -63,15 +69,21 @@ class Executor(ABC):
 
     @abstractmethod
     async def start_run(self, task: TaskArg, *, run_id: str, timeout: float | None,
-                        prices: Prices | None, concurrency: int) -> None:
-        """Get ready to run samples of ``run_id`` with ``task`` (``concurrency`` in flight)."""
+                        prices: Prices | None, concurrency: int,
+                        templates: Mapping[str, str] | None = None) -> None:
+        """Get ready to run samples of ``run_id`` with ``task`` (``concurrency`` in flight).
+
+        ``templates`` is the mapping the task records rendered templates in (``prompts.used``);
+        executors that run the task elsewhere report what the workers' copies recorded."""
 
     @abstractmethod
     async def run(self, unit: WorkUnit) -> Attempt:
         """Run one sample; never raises for the task's own errors (they are in the record)."""
 
-    async def end_run(self) -> None:
-        """The run is over (finished, stopped or cancelled): release its workers."""
+    async def end_run(self) -> dict[str, str]:
+        """The run is over (finished, stopped or cancelled): release its workers; return the
+        templates they rendered that the driver's ``templates`` mapping cannot have seen."""
+        return {}
 
     def shutdown(self) -> None:
         """Release everything (called by whoever created the executor)."""
@@ -88,21 +100,26 @@ class LocalExecutor(Executor):
 
     def __init__(self) -> None:
         self._task: Task | None = None
+        self._own_templates: Mapping[str, str] | None = None
         self._run_id = ""
         self._timeout: float | None = None
         self._prices: Prices | None = None
 
     async def start_run(self, task: TaskArg, *, run_id: str, timeout: float | None,
-                        prices: Prices | None, concurrency: int) -> None:
-        self._task = build_task(task)
+                        prices: Prices | None, concurrency: int,
+                        templates: Mapping[str, str] | None = None) -> None:
+        self._task, used = build_task(task, templates)
+        self._own_templates = used if used is not templates else None
         self._run_id, self._timeout, self._prices = run_id, timeout, prices
 
     async def run(self, unit: WorkUnit) -> Attempt:
         assert self._task is not None, "start_run() first"
         return await run_sample(unit, self._task, self._run_id, self._timeout, self._prices)
 
-    async def end_run(self) -> None:
-        self._task = None
+    async def end_run(self) -> dict[str, str]:
+        used = dict(self._own_templates or {})
+        self._task = self._own_templates = None
+        return used
 
 
 _FACTORIES: dict[str, Callable[..., Executor]] = {}

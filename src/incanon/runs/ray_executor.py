@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from typing import Any
+from typing import Any, Mapping
 
 from incanon.errors import ConfigError
 from incanon.runs.config import utcnow
@@ -33,12 +33,18 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 class _SampleWorker:
     """The actor: the task built once, samples run on the actor's event loop."""
 
-    def __init__(self, task: TaskArg, run_id: str, timeout: float | None, prices: Prices | None):
-        self.task = build_task(task)
+    def __init__(self, bundle: tuple[TaskArg, Mapping[str, str] | None], run_id: str, timeout: float | None,
+                 prices: Prices | None):
+        # Task and templates mapping arrive as one pickle, so the mapping is still the one the
+        # task's prompt library writes to.
+        self.task, self.templates = build_task(*bundle)
         self.run_id, self.timeout, self.prices = run_id, timeout, prices
 
     def ready(self) -> bool:
         return True
+
+    def templates_used(self) -> dict[str, str]:
+        return dict(self.templates or {})
 
     async def run(self, payload: dict[str, Any]) -> dict[str, Any]:
         unit = WorkUnit(RunItem.model_validate(payload["item"]), payload["digest"], payload["problem"])
@@ -88,11 +94,13 @@ class RayExecutor(Executor):
         return f"ray ({len(self._actors)} workers)" if self._actors else "ray"
 
     async def start_run(self, task: TaskArg, *, run_id: str, timeout: float | None,
-                        prices: Prices | None, concurrency: int) -> None:
+                        prices: Prices | None, concurrency: int,
+                        templates: Mapping[str, str] | None = None) -> None:
         self.connect()
         self._run_id = run_id
+        bundle = (task, templates)
         try:
-            ray.cloudpickle.dumps(task)  # fail here, with the remedy, rather than in every worker
+            ray.cloudpickle.dumps(bundle)  # fail here, with the remedy, rather than in every worker
         except Exception as exc:  # noqa: BLE001 - any pickling failure has the same remedy
             raise ConfigError(
                 f"the task cannot be sent to Ray workers ({type(exc).__name__}: {exc}); build what it "
@@ -103,7 +111,7 @@ class RayExecutor(Executor):
         actor_cls = ray.remote(_SampleWorker).options(
             num_cpus=1 if self.workers is None else 0, max_concurrency=per_actor,
             max_restarts=2, max_task_retries=self.max_task_retries, scheduling_strategy="SPREAD")
-        self._actors = [actor_cls.remote(task, run_id, timeout, prices) for _ in range(count)]
+        self._actors = [actor_cls.remote(bundle, run_id, timeout, prices) for _ in range(count)]
         self._load = [0] * count
         try:
             await asyncio.gather(*(actor.ready.remote() for actor in self._actors))
@@ -136,13 +144,21 @@ class RayExecutor(Executor):
             {**result["sample"], "input": unit.item.input if unit.digest is not None else {}})
         return Attempt(record, list(result["unpriced"]))
 
-    async def end_run(self) -> None:
+    async def end_run(self) -> dict[str, str]:
+        used: dict[str, str] = {}
+        if self._actors:
+            try:
+                for part in await asyncio.gather(*(a.templates_used.remote() for a in self._actors)):
+                    used.update(part)
+            except Exception:  # noqa: BLE001 - a dead worker's templates are lost, not the run
+                pass
         for actor in self._actors:
             try:
                 ray.kill(actor)
             except Exception:  # noqa: BLE001 - already gone
                 pass
         self._actors, self._load = [], []
+        return used
 
     def shutdown(self) -> None:
         if self._owns_ray and ray.is_initialized():

@@ -259,7 +259,7 @@ async def run_items(
     t0 = time.perf_counter()
     try:
         await engine.start_run(task, run_id=run_id, timeout=item_timeout, prices=priced,
-                               concurrency=concurrency)
+                               concurrency=concurrency, templates=templates)
         reporter.start(run_id, remaining)
         workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
         try:
@@ -287,14 +287,15 @@ async def run_items(
             tally.note("budget", f"{stopped[0]}; no new samples were started. Run again with a "
                        "higher --max-cost to continue where it stopped", reporter)
         await units.aclose()
+        used = dict(templates or {})
         try:
-            await engine.end_run()
+            used.update(await engine.end_run())
         finally:
             if owned:
                 engine.shutdown()
         try:
-            if templates:
-                store.add_templates(run_id, dict(templates))
+            if used:
+                store.add_templates(run_id, used)
             store.finish(run_id, status, spent=tally.usage, elapsed_s=elapsed)
         except sqlite3.Error as exc:
             # The store itself failing (disk full, locked) must not hide why the run stopped.
