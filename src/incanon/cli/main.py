@@ -27,6 +27,8 @@ app = typer.Typer(
 _GROUPS: list[tuple[str, str | None]] = [
     ("doctor", None),
     ("demo", None),
+    ("chat", None),
+    ("report", None),
     ("cache", "cache"),
     ("runs", "runs"),
     ("canon", "canon"),
