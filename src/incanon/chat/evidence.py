@@ -1,0 +1,83 @@
+"""Turn an agent's ``Reply`` into the ``Evidence`` that ``/why`` shows and ``/save`` keeps.
+
+Methods report what they used in two places: ``Reply.context`` (ids of what reached the final
+prompt) and ``Reply.details`` (their own findings). Retrieved chunks are looked up in the canon
+store so their text can be shown; graph facts, examples and memories are taken as the method
+reported them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from incanon.agents.base import CharacterAt, Reply
+from incanon.canon.records import ChunkRecord
+from incanon.chat.transcript import ChunkEvidence, Evidence, call_evidence
+
+ChunkLookup = Callable[[str], "ChunkRecord | None"]
+"""Chunk id → the stored chunk (None when the store has no such chunk)."""
+
+_GRAPH_KEYS = ("hypothesis", "entities", "nodes", "relations", "outside", "unknown", "scores")
+
+
+def _retrieved(details: dict[str, Any]) -> list[dict[str, Any]]:
+    # ``retrieved``: what a retrieval method found; ``expert_context``: what the narrative
+    # experts read (the final prompt gets only the part the scope allows).
+    found = details.get("retrieved") or details.get("expert_context") or []
+    return [r for r in found if isinstance(r, dict) and "id" in r]
+
+
+def _in_scope(who: CharacterAt, position: str, scene: str | None) -> bool:
+    scope = who.scope
+    if scope is None or not position:
+        return True
+    try:
+        if not scope.is_known_time(position):
+            return False
+        if scope.witnessed_only and scope.character is not None and scene:
+            return bool(scope.witnessed(scene))
+    except Exception:  # noqa: BLE001 - a position of another axis or a vanished scene: say unknown
+        return True
+    return True
+
+
+def chunk_evidence(reply: Reply, who: CharacterAt, lookup: ChunkLookup) -> list[ChunkEvidence]:
+    """Every chunk the method retrieved or showed, best first, with its text."""
+    shown = set(reply.context)
+    rows: dict[str, ChunkEvidence] = {}
+    for found in _retrieved(reply.details):
+        record = lookup(found["id"])
+        position = str(found.get("position") or (record.position if record else ""))
+        scene = found.get("scene") if found.get("scene") is not None else (record.scene if record else None)
+        rows[found["id"]] = ChunkEvidence(
+            id=found["id"], position=position, scene=scene, score=found.get("score"),
+            text=record.text if record else "", shown=found["id"] in shown,
+            in_scope=_in_scope(who, position, scene))
+    for cid in reply.context:
+        if cid in rows:
+            continue
+        record = lookup(cid)
+        if record is not None:
+            rows[cid] = ChunkEvidence(id=cid, position=str(record.position), scene=record.scene, text=record.text,
+                                      shown=True, in_scope=_in_scope(who, str(record.position), record.scene))
+    return list(rows.values())
+
+
+def build_evidence(reply: Reply, who: CharacterAt, lookup: ChunkLookup) -> Evidence:
+    """The evidence of ``reply``, made by ``who`` (whose scope was in force)."""
+    details = dict(reply.details)
+    chunks = chunk_evidence(reply, who, lookup)
+    chunk_ids = {c.id for c in chunks}
+    graph = {k: details[k] for k in _GRAPH_KEYS if details.get(k)} if "nodes" in details or "relations" in details else {}
+    graph_names = set(graph.get("nodes", [])) | {
+        f"{r.get('source')} - {r.get('target')}" for r in graph.get("relations", []) if isinstance(r, dict)}
+    examples = [e for e in details.get("examples", []) if isinstance(e, dict)]
+    memories = [c for c in reply.context
+                if c not in chunk_ids and c not in graph_names and not c.startswith("example:")]
+    return Evidence(
+        method=reply.method, at=str(who.position), when=who.when,
+        scope=who.scope.describe() if who.scope is not None else None,
+        hints=list(reply.hints), chunks=chunks, graph=graph, memories=memories, examples=examples,
+        calls=[call_evidence(c) for c in reply.calls], details=details,
+    )

