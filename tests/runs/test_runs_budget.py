@@ -40,6 +40,7 @@ def test_lookup_by_name_short_name_spec_and_glob():
     assert prices.lookup("openai:big-model").input_per_1m == 20  # the longer glob wins
     assert prices.lookup("openai:other").input_per_1m == 9
     assert prices.lookup("gguf:Tiny-1B") == Price(input_per_1m=0.1, output_per_1m=0.2)
+    assert Prices({"scripted:rules": (1, 1)}).lookup("scripted:/tmp/rules.json").input_per_1m == 1
     assert prices.lookup("scripted") is None
     assert prices.cost("openai:gpt-x", 1_000_000, 500_000) == pytest.approx(2.0)
 

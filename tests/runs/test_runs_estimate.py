@@ -121,6 +121,9 @@ def test_estimate_leaves_out_done_samples_and_other_shards(tmp_path, config):
         resumed = estimate_run(items, method_lines(["test-two-step"], "scripted"), store=store, config=config)
         assert (resumed.items, resumed.done, resumed.samples, resumed.calls) == (30, 12, 18, 36)
         assert resumed.run_id == config.run_id
+        # The run's own measurements so far, as a check on the declared pattern.
+        assert resumed.measured is not None
+        assert (resumed.measured["n"], resumed.measured["calls"]) == (12, 2.0)
         shard = Shard(1, 3)
         in_shard = sum(1 for i in items if shard.contains(i.id))
         sharded = estimate_run(items, method_lines(["test-two-step"], "scripted"), shard="1/3",

@@ -185,7 +185,8 @@ def test_merging_again_is_idempotent_and_takes_a_rerun_shard(tmp_path, config):
         info = store.get_run(first.run_id)
         assert (info.ok, info.failed) == (16 - odd_in_1, odd_in_1)
         assert info.totals["sessions"] == 3  # shard 1 once, shard 2 twice: not added up again
-    assert second.sources[0].startswith("m.sqlite:") and second.samples == 16
+    assert second.existing.startswith("m.sqlite:") and len(second.sources) == 2 and second.samples == 16
+    assert second.duplicates == []  # the output's own copy is not a duplicate
     before = _dump(out)[1]
     assert merge_stores(out, shards).runs[0].samples == 16
     assert _dump(out)[1] == before  # merging the same stores again changes no sample

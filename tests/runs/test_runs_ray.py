@@ -136,6 +136,7 @@ async def test_a_task_that_cannot_be_sent_is_a_clear_error_and_per_worker_fixes_
         with pytest.raises(ConfigError, match="per_worker"):
             await run_items(make_items(5), _unpicklable_task(), store=store, config=config, progress=False,
                             executor="ray")
+        assert store.runs() == []  # refused before the run was opened
         # Built inside each worker instead: the connection never travels.
         result = await run_items(make_items(5), per_worker(_unpicklable_task), store=store, config=config,
                                  progress=False, executor="ray")

@@ -191,6 +191,11 @@ def print_estimate(estimate: RunEstimate, *, max_cost: float | None = None) -> N
     lines = [f"{estimate.items:,} items, {estimate.samples:,} samples to run"
              + (f" ({estimate.done:,} already done in {estimate.run_id})" if estimate.done else ""),
              f"prices: {estimate.prices} (built-in hosted prices are examples from {EXAMPLE_PRICES_DATE})"]
+    m = estimate.measured
+    if m:
+        lines.append(f"measured so far in this run: {m['calls']:.2f} calls, {m['tokens']:,.0f} tokens, "
+                     f"${m['cost']:.6f} per sample (over {m['n']:,.0f}); the {estimate.samples:,} left at that "
+                     f"rate: {m['calls'] * estimate.samples:,.0f} calls, ${m['cost'] * estimate.samples:,.4f}")
     undeclared = [r.label for r in estimate.rows if r.source == "default"]
     if undeclared:
         lines.append(f"no call pattern declared for {', '.join(undeclared)}: assumed 1 call of "

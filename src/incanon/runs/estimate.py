@@ -147,6 +147,9 @@ class RunEstimate(BaseModel):
     rows: list[EstimateRow]
     prices: str = ""
     """Where the prices come from."""
+    measured: dict[str, float] | None = None
+    """Per-sample means over the run's stored ok samples (calls, tokens, cost, n), when it has
+    some: a check on the declared patterns."""
 
     @property
     def calls(self) -> float:
@@ -174,6 +177,18 @@ def _selected(items: Iterable[Any], shard: Shard | None) -> list[RunItem]:
         if item.id not in chosen and (shard is None or shard.contains(item.id)):
             chosen[item.id] = item
     return list(chosen.values())
+
+
+def _measured(store: RunStore, run_id: str) -> dict[str, float] | None:
+    n = calls = tokens = cost = 0.0
+    for sample in store.samples(run_id, status="ok"):
+        n += 1
+        calls += sample.usage.calls
+        tokens += sample.usage.total_tokens
+        cost += sample.usage.cost
+    if not n:
+        return None
+    return {"n": n, "calls": calls / n, "tokens": tokens / n, "cost": cost / n}
 
 
 def _done(store: RunStore | None, config: RunConfig | None, items: list[RunItem], epochs: int,
@@ -237,5 +252,6 @@ def estimate_run(
             label=line.label, model=line.model, samples=len(todo), calls=calls, calls_min=int(low),
             calls_max=int(high), prompt_tokens=prompt, completion_tokens=completion,
             cost=table.cost(line.model, prompt, completion), source=source))
+    measured = _measured(store, run_id) if store is not None and run_id is not None and done else None
     return RunEstimate(run_id=run_id, items=len(chosen), samples=len(todo), done=len(done), rows=rows,
-                       prices=table.source)
+                       prices=table.source, measured=measured)

@@ -67,6 +67,10 @@ class Executor(ABC):
 
     kind: ClassVar[str]
 
+    async def prepare(self, task: TaskArg, templates: Mapping[str, str] | None = None) -> None:
+        """Check that ``task`` can run here (connect, try to serialize it) before the run is
+        opened in the store, so a configuration error never leaves a crashed run behind."""
+
     @abstractmethod
     async def start_run(self, task: TaskArg, *, run_id: str, timeout: float | None,
                         prices: Prices | None, concurrency: int,

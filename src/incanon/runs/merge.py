@@ -44,7 +44,9 @@ class MergedRun(BaseModel):
 
     run_id: str
     sources: list[str]
-    """``store:run`` of every run merged (the output's own run first, when it had one)."""
+    """``store:run`` of every source run merged."""
+    existing: str | None = None
+    """``store:run`` of the output's own copy of the run, when it had one (merged again)."""
     samples: int
     duplicates: list[Duplicate] = Field(default_factory=list)
     shards: list[str] = Field(default_factory=list)
@@ -103,22 +105,27 @@ def _plan(group: _Group) -> tuple[dict[tuple[str, int], tuple[int, Any]], list[D
     seen: dict[tuple[str, int], tuple[int, str, str]] = {}
     duplicates: list[Duplicate] = []
     conflicts: list[str] = []
+    holder: dict[tuple[str, int], int] = {}  # first source (not the output's copy) with the key
     for index, member in enumerate(group.members):
         for key, (status, digest) in member.store.sample_states(member.info.id).items():
             if key not in seen:
                 seen[key] = (index, digest, status)
-                continue
-            first, first_digest, first_status = seen[key]
-            if first_digest != digest:
-                conflicts.append(f"item {key[0]!r} epoch {key[1]}: input {first_digest} in "
-                                 f"{group.members[first].label}, {digest} in {member.label}")
-                continue
-            if first_status != "ok" and status == "ok":
-                seen[key] = (index, digest, status)
-                kept, dropped = member.label, group.members[first].label
             else:
-                kept, dropped = group.members[first].label, member.label
-            duplicates.append(Duplicate(item_id=key[0], epoch=key[1], kept=kept, dropped=dropped))
+                first, first_digest, first_status = seen[key]
+                if first_digest != digest:
+                    conflicts.append(f"item {key[0]!r} epoch {key[1]}: input {first_digest} in "
+                                     f"{group.members[first].label}, {digest} in {member.label}")
+                    continue
+                if first_status != "ok" and status == "ok":
+                    seen[key] = (index, digest, status)
+            if member.own:
+                continue
+            earlier = holder.setdefault(key, index)
+            if earlier != index:
+                winner = seen[key][0]
+                loser = index if winner != index else earlier
+                duplicates.append(Duplicate(item_id=key[0], epoch=key[1], kept=group.members[winner].label,
+                                            dropped=group.members[loser].label))
     if conflicts:
         more = f" (and {len(conflicts) - _MAX_SHOWN} more)" if len(conflicts) > _MAX_SHOWN else ""
         raise InputError(f"cannot merge run {group.run_id}: the same item has different inputs in two "
@@ -161,7 +168,8 @@ def _run_row(group: _Group, winners: dict[tuple[str, int], tuple[int, Any]]) -> 
     row = {"id": group.run_id, "benchmark": config.benchmark, "config": config.to_json(),
            "status": "finished" if complete else "interrupted", "created": config.created.isoformat(),
            "total": total, "totals": json.dumps(totals)}
-    report = MergedRun(run_id=group.run_id, sources=[m.label for m in group.members], samples=len(winners),
+    report = MergedRun(run_id=group.run_id, sources=[m.label for m in members], existing=own.label if own else None,
+                       samples=len(winners),
                        shards=sorted(map(str, shards)), missing_shards=missing, status=row["status"], notes=notes)
     return row, report
 

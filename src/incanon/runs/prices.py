@@ -62,13 +62,14 @@ BUILTIN_PRICES: dict[str, Price] = {
 
 
 def model_key(spec_or_name: str) -> str:
-    """A spec or name as models report it: no ``?options``, no ``@BASE_URL``, GGUF by file stem."""
+    """A spec or name as models report it: no ``?options``, no ``@BASE_URL``, GGUF and scripted
+    files by their stem."""
     key = spec_or_name.strip().split("?", 1)[0]
     kind, sep, rest = key.partition(":")
     if sep and kind == "openai":
         key = f"{kind}:{rest.split('@', 1)[0]}"
-    elif sep and kind == "gguf" and rest.endswith(".gguf"):
-        key = f"gguf:{Path(rest).stem}"
+    elif sep and kind in ("gguf", "scripted") and rest.endswith((".gguf", ".json")):
+        key = f"{kind}:{Path(rest).stem}"  # the name these backends report: the file's stem
     return key
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 from typing import Any, Mapping
 
 from incanon.errors import ConfigError
@@ -87,24 +88,35 @@ class RayExecutor(Executor):
             return
         options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                    "ignore_reinit_error": True, **self.init_options}
-        ray.init(address=self.address, **options)
+        try:
+            ray.init(address=self.address, **options)
+        except (ConnectionError, RuntimeError) as exc:
+            where = self.address or os.environ.get("RAY_ADDRESS") or "a new local instance"
+            hint = ""
+            if "auth" in str(exc).lower() or "auth" in str(exc.__cause__ or "").lower():
+                hint = ("; the cluster wants its token: set RAY_AUTH_MODE=token and RAY_AUTH_TOKEN "
+                        "(or the token file ~/.ray/auth_token) as on the head node")
+            raise ConfigError(f"cannot join the Ray cluster at {where}: {exc}{hint}") from None
         self._owns_ray = True
 
     def describe(self) -> str:
         return f"ray ({len(self._actors)} workers)" if self._actors else "ray"
+
+    async def prepare(self, task: TaskArg, templates: Mapping[str, str] | None = None) -> None:
+        self.connect()
+        try:
+            ray.cloudpickle.dumps((task, templates))  # fail here, with the remedy, not in every worker
+        except Exception as exc:  # noqa: BLE001 - any pickling failure has the same remedy
+            raise ConfigError(
+                f"the task cannot be sent to Ray workers ({type(exc).__name__}: {exc}); build what it "
+                "needs inside each worker with incanon.runs.per_worker(factory)") from None
 
     async def start_run(self, task: TaskArg, *, run_id: str, timeout: float | None,
                         prices: Prices | None, concurrency: int,
                         templates: Mapping[str, str] | None = None) -> None:
         self.connect()
         self._run_id = run_id
-        bundle = (task, templates)
-        try:
-            ray.cloudpickle.dumps(bundle)  # fail here, with the remedy, rather than in every worker
-        except Exception as exc:  # noqa: BLE001 - any pickling failure has the same remedy
-            raise ConfigError(
-                f"the task cannot be sent to Ray workers ({type(exc).__name__}: {exc}); build what it "
-                "needs inside each worker with incanon.runs.per_worker(factory)") from None
+        bundle = (task, templates)  # one argument, one pickle: the task's templates mapping stays shared
         cpus = int(ray.cluster_resources().get("CPU", 1))
         count = max(1, min(self.workers or cpus, concurrency))
         per_actor = math.ceil(concurrency / count)

@@ -187,6 +187,12 @@ async def run_items(
     engine = create_executor(executor if executor is not None else defaults.executor)
     if shard is not None and shard.count > 1:
         config = shard.config(config)
+    try:
+        await engine.prepare(task, templates)
+    except BaseException:
+        if owned:
+            engine.shutdown()
+        raise
 
     reporter = progress if isinstance(progress, RunProgress) else RunProgress(bool(progress))
     info = store.create_or_resume(config, fresh=fresh)
