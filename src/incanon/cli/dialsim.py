@@ -158,6 +158,7 @@ def run(
     constrain_choices: bool = typer.Option(False, "--constrain-choices", help="mc: limit the reply to one option marker by a JSON grammar (small local models)."),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only dialogue)."),
     main: Optional[str] = typer.Option(None, "--main", help="The character the agent plays (default: the questions' own)."),
+    sessions: Optional[int] = typer.Option(None, "--sessions", min=1, help="Only the first N sessions of the dialogue (a quick trial)."),
     name: Optional[str] = typer.Option(None, "--name", help="Label prefixed to the run ids."),
     fresh: bool = typer.Option(False, "--fresh", help="Start new runs instead of resuming."),
     run_store: Optional[Path] = typer.Option(None, "--run-store", help=RUN_STORE_HELP),
@@ -184,6 +185,8 @@ def run(
     script = load_script(canon, work_id, main or (made_for.pop() if made_for else None))
     if made_for and script.main not in made_for:
         raise ConfigError(f"the questions were made for {', '.join(made_for)}, not {script.main}; build them with --main")
+    if sessions is not None:
+        script = script.first(sessions)
     fmt = check_format(answer_format)
     memories = [memory_method(m).removeprefix("dialsim-") for m in _csv(memory)]
     try:
@@ -213,7 +216,7 @@ def run(
                 config=SimConfig(time_limit=limit, fast=fast, answer_format=fmt, seed=seed), runs=runs, names=names,
                 judge_model=judge_model, style=style, embedder=embedder, k=k, context_tokens=context_tokens,
                 constrain_choices=constrain_choices, prompts=library, name=name, fresh=fresh,
-                dataset={"questions_file": questions_path.name})
+                dataset={"questions_file": questions_path.name, "sessions": sessions})
             progress = None if json_ else (lambda text: err.print(f"[dim]{text}[/]", highlight=False))
             outcome = asyncio.run(run_setting(setup, runs_db, progress=progress))
             results.append((mem, limit, outcome))

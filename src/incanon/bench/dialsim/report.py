@@ -31,11 +31,11 @@ class Cell(BaseModel):
 
 
 def tally(rows: Iterable[dict[str, Any]], key: str) -> dict[str, Cell]:
-    """Accuracy cells by ``row[key]`` over rows with a ``status`` that counts."""
+    """Accuracy cells by ``row[key]``; ``n`` counts the rows whose ``status`` counts in accuracy."""
     cells: dict[str, Cell] = defaultdict(Cell)
     for row in rows:
+        cell = cells[str(row.get(key))]  # a group with only unjudged answers still shows, empty
         if row["status"] in SCORED:
-            cell = cells[str(row.get(key))]
             cell.n += 1
             cell.correct += row["status"] == "correct"
     return dict(cells)

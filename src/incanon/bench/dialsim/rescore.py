@@ -38,7 +38,7 @@ class RescoreReport(BaseModel):
     def markdown(self) -> str:
         acc = "-" if self.accuracy is None else f"{self.accuracy * 100:.2f}%"
         lines = [f"# DialSim rescore of {self.source}", "", f"{self.rows} answers, format {self.format}: accuracy {acc}",
-                 "", "| group | questions | accuracy % |", "|---|---|---|"]
+                 "", "| group | scored answers | accuracy % |", "|---|---|---|"]
         for name, cells in (("", self.by_category), ("type ", self.by_type)):
             for key, cell in sorted(cells.items()):
                 lines.append(f"| {name}{key} | {cell.n} | {cell.accuracy * 100:.1f} |" if cell.accuracy is not None
