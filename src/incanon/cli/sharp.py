@@ -239,7 +239,7 @@ def eval_(
     if not json_:
         for r, m in zip(results, methods):
             err.print(f"[dim]{m}: run {r.run_id}: ran {r.ran} ({r.failed} failed), {r.skipped} already done, "
-                      f"{r.usage.calls} model calls[/]")
+                      f"{r.usage.calls} model calls ({r.usage.cached_calls} more answered from the cache)[/]")
     _emit_report(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json,
                                        "claims": len(claim_list), "cast": cast.model_dump(mode="json")})
 

@@ -121,6 +121,12 @@ def make_task(agent: Agent, store: CanonStore, setup: SharpSetup, prompts: Promp
     """The per-item task of the runner (role items and backbone items)."""
     detector = StanceDetector(setup.detector_model, prompts, setup.detector_params)
     personas: dict[tuple[str, str, str], CharacterAt] = {}
+    questions: dict[str, str] = {}  # every role and the backbone ask the same question of a claim
+
+    def ask(claim: Claim) -> str:
+        if claim.text not in questions:
+            questions[claim.text] = question(prompts, claim.text)
+        return questions[claim.text]
 
     async def detect(claim: Claim, answer: str, speaker: str) -> tuple[dict[str, Any], dict[str, Any], Stance | None]:
         verdict = await detector.detect(claim.text, answer, speaker=speaker)
@@ -132,7 +138,7 @@ def make_task(agent: Agent, store: CanonStore, setup: SharpSetup, prompts: Promp
         key = (x["work"], x["main_character"], x["at"])
         if key not in personas:
             personas[key] = character_at(store, *key)
-        asked = question(prompts, claim.text)
+        asked = ask(claim)
         reply = await agent.respond(personas[key], [Turn(speaker=x["role"], text=asked)])
         outputs, extra, stance = await detect(claim, reply.text, x["role"])
         extra.update({"calls": [c.model_dump(mode="json") for c in reply.calls], "details": reply.details})
@@ -141,7 +147,7 @@ def make_task(agent: Agent, store: CanonStore, setup: SharpSetup, prompts: Promp
 
     async def backbone_task(claim: Claim) -> ItemOutcome:
         assert setup.backbone_model is not None
-        asked = question(prompts, claim.text)
+        asked = ask(claim)
         params = setup.answer_params or GenerationParams(max_tokens=256)
         completion = await setup.backbone_model.generate([Message(role="user", content=asked)], params)
         outputs, extra, stance = await detect(claim, completion.text.strip(), "the user")
