@@ -15,11 +15,23 @@ TEMPORAL = "Work out where in the story"
 SPATIAL = "physically present"
 
 
+def mini_world():
+    """The sample world cut to chapters 1-1 and 2-3 (five scenes, five chunks): cheap to embed,
+    and it still has canon before the end of book 1 and canon only the end of book 2 can see."""
+    world = sample_world()
+    keep = {s.id for s in world.scenes if s.position.startswith(("1-1-", "2-3-"))}
+    return world.model_copy(update={
+        "scenes": [s for s in world.scenes if s.id in keep],
+        "chunks": [c for c in world.chunks if c.scene in keep],
+        "facts": [], "relations": [], "entities": [], "probes": [],
+    })
+
+
 @pytest.fixture(scope="session")
 def chat_store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("chat") / "canon"
     with CanonStore.open(path) as store:
-        store.import_world(sample_world())
+        store.import_world(mini_world())
     return path
 
 
