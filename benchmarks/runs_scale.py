@@ -98,12 +98,13 @@ def main() -> None:
     import ray
 
     print(f"incanon {__version__}, ray {ray.__version__}, Python {platform.python_version()}, "
-          f"{platform.machine()}, {os.cpu_count()} CPUs")
+          f"{platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     t0 = time.perf_counter()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     print(f"ray.init(num_cpus=2): {time.perf_counter() - t0:.1f}s (once; not in the figures below)\n")
     kinds = {"trivial": Trivial, "api 20ms": lambda: OneCall(blocking=False), "cpu 20ms": lambda: OneCall(blocking=True)}
-    print(f"{args.items:,} items, concurrency {args.concurrency} (ray: 2 actors x {args.concurrency // 2})")
+    print(f"{args.items:,} items, concurrency {args.concurrency} (ray: 2 actors x {args.concurrency // 2}); "
+          "wall time includes starting the actors")
     print(f"{'task':<10} {'executor':<8} {'items/s':>9} {'wall s':>8}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -131,7 +132,8 @@ def main() -> None:
               f"-> {n:,} samples in {merged:.2f}s ({n / merged:,.0f} samples/s)")
         t0 = time.perf_counter()
         merge_stores(folder / "merged.sqlite", shards)
-        print(f"merge again into the merged store (all duplicates of itself): {time.perf_counter() - t0:.2f}s")
+        print(f"the same merge again (the output already has every sample: nothing written): "
+              f"{time.perf_counter() - t0:.2f}s")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,10 @@ Items are pulled lazily by a fixed pool of workers (a 100k-item dataset never be
 pending tasks); every finished sample is committed before the next is pulled, so stopping at
 any moment (Ctrl-C, kill -9, a crash) loses at most the samples in flight, and running the same
 command again picks up where it stopped.
+
+This module is the driver: it decides what runs (resume, shard, budget) and writes every result.
+Where a sample runs is the executor's business (:mod:`incanon.runs.executor`: this event loop,
+or Ray workers), and running one is :func:`incanon.runs.sample.run_sample`.
 """
 
 from __future__ import annotations
@@ -187,31 +191,29 @@ async def run_items(
     engine = create_executor(executor if executor is not None else defaults.executor)
     if shard is not None and shard.count > 1:
         config = shard.config(config)
+    reporter = progress if isinstance(progress, RunProgress) else RunProgress(bool(progress))
+    tally = _Tally()
     try:
         await engine.prepare(task, templates)
+        info = store.create_or_resume(config, fresh=fresh)
+        run_id = info.id
+        for message in info.notes:
+            tally.note("resume", message, reporter)
+        if config.stripped:
+            tally.note("secret", "not stored (look like credentials): " + ", ".join(config.stripped), reporter)
+        if budget is not None:
+            budget.spent = store.spent_cost(run_id)
+        states = store.sample_states(run_id)
+        total = _sized_total(items, epochs, shard)
+        remaining = None
+        if total is not None:
+            store.set_total(run_id, total)
+            finished = sum(1 for status, _ in states.values() if status == "ok" or not retry_failed)
+            remaining = max(total - finished, 0)
     except BaseException:
-        if owned:
+        if owned:  # past this point the run's own cleanup shuts it down
             engine.shutdown()
         raise
-
-    reporter = progress if isinstance(progress, RunProgress) else RunProgress(bool(progress))
-    info = store.create_or_resume(config, fresh=fresh)
-    run_id = info.id
-    tally = _Tally()
-    for message in info.notes:
-        tally.note("resume", message, reporter)
-    if config.stripped:
-        tally.note("secret", "not stored (look like credentials): " + ", ".join(config.stripped), reporter)
-    if budget is not None:
-        budget.spent = store.spent_cost(run_id)
-
-    states = store.sample_states(run_id)
-    total = _sized_total(items, epochs, shard)
-    remaining = None
-    if total is not None:
-        store.set_total(run_id, total)
-        finished = sum(1 for status, _ in states.values() if status == "ok" or not retry_failed)
-        remaining = max(total - finished, 0)
 
     units = _units(items, epochs, states, retry_failed, tally, reporter, shard)
     pull_lock = asyncio.Lock()
