@@ -126,5 +126,8 @@ def test_bad_input_is_one_line_and_exit_2(work):
     res = _cli("curate", str(work / "bad.jsonl"), "--out", str(work / "o2"), "--model", "scripted:x.json",
                home=work / "home")
     assert res.returncode == 2 and "bad.jsonl (line 1): field 'content'" in res.stderr
+    res = _cli("curate", str(work / "books.jsonl"), "--out", str(work / "o3"), "--caps", "plots=0",
+               "--model", "scripted:x.json", home=work / "home")
+    assert res.returncode == 2 and "--caps: bad entry 'plots=0'" in res.stderr
     res = _cli("sample", str(work / "nowhere"), "--out", str(work / "t.json"), home=work / "home")
     assert res.returncode == 2 and "nowhere" in res.stderr

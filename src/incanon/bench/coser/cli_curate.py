@@ -19,6 +19,23 @@ def _library(prompts: Optional[Path]) -> Any:
     return PromptLibrary(prompts) if prompts else PromptLibrary()
 
 
+_CAPS = {"plots": "max_plots", "conversations": "max_conversations", "characters": "max_characters",
+         "dialogues": "max_dialogues", "text": "max_text", "chapters": "max_chapters"}
+
+
+def _caps(text: str) -> Any:
+    from incanon.bench.coser.curate import SchemaLimits
+    from incanon.errors import ConfigError
+
+    values: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, _, value = part.partition("=")
+        if key.strip() not in _CAPS or not value.strip().isdigit() or int(value) < 1:
+            raise ConfigError(f"--caps: bad entry {part!r} (expected NAME=N with NAME one of {', '.join(_CAPS)})")
+        values[_CAPS[key.strip()]] = int(value)
+    return SchemaLimits(**values)
+
+
 def curate(
     books: list[Path] = typer.Argument(..., help="Books: .jsonl files of {title, author, content}, or plain text / markdown files."),
     out_dir: Path = typer.Option(..., "--out", help="Folder for the per-book CoSER JSON files (and the resume journal)."),
@@ -33,6 +50,8 @@ def curate(
     store_held_out: bool = typer.Option(False, "--store-held-out", help="Also put the held-out last 10 % of plots in the canon store."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Extract again the chunks recorded as failed (and the chunks after them)."),
     concurrency: int = typer.Option(4, "--concurrency", help="Refinement and profile calls in flight at once."),
+    caps: str = typer.Option("", "--caps", help="Schema caps for small constrained models, e.g. "
+                             "'plots=1,conversations=1,characters=2,dialogues=3,text=80,chapters=1'."),
     author: str = typer.Option("", "--author", help="Author of plain-text books."),
     prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates overriding the built-in ones."),
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
@@ -46,7 +65,7 @@ def curate(
     sources = read_books(list(books), author=author)
     config = CurationConfig(max_tokens=max_tokens, output_tokens=output_tokens, max_attempts=attempts, refine=refine,
                             profiles=profiles, constrained=constrained, store_held_out=store_held_out,
-                            concurrency=concurrency)
+                            concurrency=concurrency, limits=_caps(caps))
     chat = load_chat_model(model, cache=False if no_cache else (cache or True))
     library = _library(prompts)
     canon = None

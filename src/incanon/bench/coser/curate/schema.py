@@ -141,12 +141,19 @@ class SchemaLimits:
     max_conversations: int = 3
     max_characters: int = 8
     max_dialogues: int = 40
-    max_text: int = 1200
-    """Characters per string field."""
+    max_text: int | None = None
+    """Characters per string field (None: no cap; a cap makes llama.cpp's grammar much larger)."""
+    max_chapters: int = 4
+    """Chapter beginnings per chunk."""
 
 
-def _str(limits: SchemaLimits, short: bool = False) -> dict[str, Any]:
-    return {"type": "string", "maxLength": 200 if short else limits.max_text}
+def _str(limits: SchemaLimits, short: bool = False, required: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "string"}
+    if limits.max_text:
+        out["maxLength"] = min(200, limits.max_text) if short else limits.max_text
+    if required:
+        out["minLength"] = 1
+    return out
 
 
 def _array(items: dict[str, Any], cap: int) -> dict[str, Any]:
@@ -161,17 +168,19 @@ def extraction_schema(limits: SchemaLimits = SchemaLimits()) -> dict[str, Any]:
     conv = _object({
         "scenario": _str(limits),
         "topic": _str(limits, short=True),
-        "key_characters": _array(_object({"name": _str(limits, True), "motivation": _str(limits)}), limits.max_characters),
-        "dialogues": _array(_object({"character": _str(limits, True), "message": _str(limits)}), limits.max_dialogues),
+        "key_characters": _array(_object({"name": _str(limits, True, True), "motivation": _str(limits)}),
+                                 limits.max_characters),
+        "dialogues": _array(_object({"character": _str(limits, True, True), "message": _str(limits, required=True)}),
+                            limits.max_dialogues),
     })
     plot = _object({
         "chapter_title": _str(limits, short=True),
-        "first_sentence": _str(limits),
-        "last_sentence": _str(limits),
-        "prominence": {"type": "integer"},
-        "summary": _str(limits),
+        "first_sentence": _str(limits, required=True),
+        "last_sentence": _str(limits, required=True),
+        "prominence": {"type": "integer", "minimum": 1, "maximum": 100},
+        "summary": _str(limits, required=True),
         "key_characters": _array(
-            _object({"name": _str(limits, True), "description": _str(limits), "summary": _str(limits)}),
+            _object({"name": _str(limits, True, True), "description": _str(limits), "summary": _str(limits)}),
             limits.max_characters,
         ),
         "conversation": _array(conv, limits.max_conversations),
@@ -179,7 +188,7 @@ def extraction_schema(limits: SchemaLimits = SchemaLimits()) -> dict[str, Any]:
         "continues": {"type": "integer"},
     })
     return _object({
-        "chapter_beginnings": _array(_str(limits, short=True), 20),
+        "chapter_beginnings": _array(_str(limits, short=True), limits.max_chapters),
         "plots": _array(plot, limits.max_plots),
         "next_chunk_start": _str(limits),
     })
