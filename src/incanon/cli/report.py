@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
         json_: bool = typer.Option(False, "--json", help=JSON_HELP + " (the report as data)"),
     ) -> None:
         """Tables in the papers' layouts, charts, run configuration and costs of stored runs; no model is called."""
-        from incanon.errors import ConfigError, NotFoundError
+        from incanon.errors import ConfigError, IncanonError, NotFoundError
         from incanon.paths import default_runs_path
         from incanon.report import build_report, write_report
         from incanon.runs import RunStore
@@ -40,7 +40,10 @@ def register(app: typer.Typer) -> None:
         written = {}
         for fmt, target in (("html", html), ("md", md)):
             if target is not None:
-                written[fmt] = str(write_report(result, target, fmt, plots=not no_plots))  # type: ignore[arg-type]
+                try:
+                    written[fmt] = str(write_report(result, target, fmt, plots=not no_plots))  # type: ignore[arg-type]
+                except OSError as exc:
+                    raise IncanonError(f"cannot write {target}: {exc.strerror or exc}") from None
         if json_:
             emit_json({**result.to_json(), "written": written})
             return
