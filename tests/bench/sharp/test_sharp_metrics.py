@@ -183,3 +183,22 @@ def test_report_groups_rows_and_needs_backbone_in_snowballing():
         build_report(factual_case(), "snowballing")
     md = report.markdown()
     assert "| m | zero-shot | - | en | 55.56% | 54.17% | 52.08% | 25.00% | 5 | 13 |" in md
+
+
+def test_judged_jsonl_round_trip_and_lenient_values(tmp_path):
+    from incanon.bench.sharp import read_judged_jsonl, write_judged_jsonl
+
+    answers = factual_case()
+    path = tmp_path / "judged.jsonl"
+    assert write_judged_jsonl(answers, path) == len(answers)
+    assert read_judged_jsonl(path) == answers
+    loose = tmp_path / "loose.jsonl"
+    loose.write_text('{"work": "w", "main_character": "m", "role": "r", "affection": "High", "claim_id": "c", '
+                     '"claim_label": "factual", "stance": "favour", "backbone_stance": ""}\n\n')
+    (one,) = read_judged_jsonl(loose)
+    assert (one.stance, one.backbone_stance, one.affection) == (Stance.FAVOR, None, "high")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"work": "w", "main_character": "m", "role": "r", "claim_id": "c", "claim_label": "factual", '
+                   '"stance": "maybe"}\n')
+    with pytest.raises(InputError, match=r"bad.jsonl \(line 1\): field 'stance'"):
+        read_judged_jsonl(bad)

@@ -8,6 +8,7 @@ affection level is known (see :mod:`incanon.bench.sharp.affection`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -94,7 +95,7 @@ def select_cast(
     if partners < 1:
         raise ConfigError(f"the number of partner roles must be at least 1, got {partners}")
     resolver = resolver or AffectionResolver(relations=store.relations(work))
-    resolver.overrides = canonical_entries(store, work, resolver.overrides)
+    resolver = replace(resolver, overrides=canonical_entries(store, work, resolver.overrides))
     if character:
         main = store.character(work, character).name
         chosen: Literal["user", "degree-centrality"] = "user"

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from incanon.bench.sharp.evaluate import BENCHMARK
 from incanon.bench.sharp.metrics import MODES, JudgedAnswer, Mode
+from incanon.bench.sharp.stance import to_stance
 from incanon.errors import ConfigError, InputError, NotFoundError
 from incanon.runs.store import RunStore
 
@@ -74,11 +75,13 @@ def iter_judged_jsonl(path: str | os.PathLike[str]) -> Iterator[JudgedAnswer]:
                                  source=str(source), where=where) from None
             if not isinstance(data, dict):
                 raise InputError(f"expected a JSON object, found {type(data).__name__}", source=str(source), where=where)
-            for key in ("stance", "backbone_stance", "affection"):
-                if isinstance(data.get(key), str):
-                    data[key] = data[key].strip() or None
-                    if data[key] is not None:
-                        data[key] = data[key].upper() if key != "affection" else data[key].lower()
+            for key in ("stance", "backbone_stance"):
+                if isinstance(data.get(key), str) and data[key].strip():
+                    data[key] = to_stance(data[key]) or data[key]  # unreadable: the validator names it
+                elif data.get(key) == "":
+                    data[key] = None
+            if isinstance(data.get("affection"), str):
+                data["affection"] = data["affection"].strip().lower() or None
             try:
                 yield JudgedAnswer.model_validate(data)
             except ValidationError as exc:
