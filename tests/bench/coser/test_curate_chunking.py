@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from incanon.bench.coser.curate import chunk_text, count_tokens, find_headings, find_sentence, locate_plot, read_books
+from incanon.bench.coser.curate import chunk_text, find_headings, find_sentence, locate_plot, read_books
 from incanon.errors import InputError, NotFoundError
 from incanon.sample import sample_paths
 

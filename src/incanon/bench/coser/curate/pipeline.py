@@ -264,7 +264,7 @@ class BookCuration:
         profiles: dict[str, str] = {}
 
         async def one(name: str) -> None:
-            key = f"profile:{name}"
+            key = f"profile:{split}:{name}"  # the split decides which plots feed it
             entry = self.journal.get(key)
             if entry is None:
                 async with gate:
