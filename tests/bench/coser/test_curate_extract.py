@@ -165,3 +165,69 @@ def test_a_continuation_that_repeats_the_start_replaces_the_conversation():
     new = _draft("s", "b", dialogues=[{"character": "Wren Callow", "message": "One."},
                                       {"character": "Wren Callow", "message": "Two."}])
     assert [d.message for d in merge(old, new).plot.conversation[0].dialogues] == ["One.", "Two."]
+
+
+# --- refinement and names -----------------------------------------------------------------------
+
+from incanon.bench.coser.curate.names import resolve  # noqa: E402
+from incanon.bench.coser.curate.refine import quoted_dialogue, refine_conversation  # noqa: E402
+from incanon.bench.coser.curate.schema import NameMapping  # noqa: E402
+from incanon.bench.coser.formats import Conversation  # noqa: E402
+
+CONV = Conversation.model_validate({
+    "scenario": "The wall.", "topic": "t",
+    "key_characters": [{"name": "Wren", "motivation": "m"}, {"name": "Dace", "motivation": "n"}],
+    "dialogues": [{"character": "Dace", "message": "[Goad her.] Whoever's lamps are dark at dawn will know where they stand."},
+                  {"character": "Wren", "message": "Keep it."}],
+})
+PLOT = Plot(summary="They quarrel.", conversation=[CONV])
+
+
+def _setting(scenario: str, names=("Wren", "Dace")) -> str:
+    return json.dumps({"scenario": scenario, "key_characters": [{"name": n, "motivation": f"{n} feels."} for n in names]})
+
+
+async def test_refinement_replaces_the_setting():
+    model = ScriptedModel(queue=[_setting("Dawn on the Sea Wall after a long night.")])
+    refined, outcome = await refine_conversation(load_chat_model(model, retry=None), PromptLibrary(), title="T",
+                                                 plot=PLOT, conv=CONV)
+    assert refined.scenario == "Dawn on the Sea Wall after a long night."
+    assert [c.motivation for c in refined.key_characters] == ["Wren feels.", "Dace feels."]
+    assert refined.dialogues == CONV.dialogues and outcome.stats.calls == 1
+    assert "list exactly these characters: Wren, Dace" in model.calls[0].messages[-1].content
+
+
+async def test_refinement_that_quotes_the_dialogue_or_drops_a_character_is_refused():
+    copied = _setting("Dace warns that whoever's lamps are dark at dawn will know where they stand.")
+    model = ScriptedModel(queue=[copied, copied, _setting("Dawn.", names=("Wren",)), _setting("x", names=("Wren",)),
+                                 _setting("Dawn, before a word is said.")])
+    refined, outcome = await refine_conversation(load_chat_model(model, retry=None), PromptLibrary(), title="T",
+                                                 plot=PLOT, conv=CONV)
+    assert refined.scenario == "Dawn, before a word is said."
+    assert "repeats the conversation's own words" in outcome.errors[0] and "missing ['Dace']" in outcome.errors[1]
+    assert quoted_dialogue("Nothing of the sort is said here at all today my friend.", CONV) is None
+
+
+async def test_refinement_failing_every_attempt_keeps_the_original():
+    model = ScriptedModel(default="no")
+    refined, outcome = await refine_conversation(load_chat_model(model, retry=None), PromptLibrary(), title="T",
+                                                 plot=PLOT, conv=CONV, retry=RetryPlan(max_attempts=2))
+    assert refined is None and len(outcome.errors) == 2 and len(model.calls) == 4
+
+
+def test_name_resolution_fills_what_the_model_left_out():
+    mapping = NameMapping(named_characters=["Wren Callow", "Dace Morrow"],
+                          to_official_name={"Wren": "Wren Callow", "the guard": "impersonal", "Morrow": "dace morrow"})
+    names = ["Wren", "the guard", "Morrow", "Wren Calow", "Callow", "Jory Callow", "a stranger", "Environment"]
+    result, official, notes = resolve(names, mapping)
+    assert result["Wren"] == "Wren Callow" and result["the guard"] == "impersonal"
+    assert result["Morrow"] == "Dace Morrow"  # the model's spelling is matched to the official list
+    assert result["Wren Calow"] == "Wren Callow"  # a close spelling
+    assert result["Callow"] == "Wren Callow"  # its words belong to one official name only
+    assert result["Jory Callow"] == "Jory Callow"  # a capitalised name stands for itself
+    assert result["a stranger"] == "impersonal"
+    assert official == ["Wren Callow", "Dace Morrow", "Jory Callow"]
+    assert len(notes) == 4  # one per name the model left out (Environment is no name)
+    # No mapping at all (every attempt failed): names stand for themselves where they can.
+    result, official, _ = resolve(["Wren", "someone"], None)
+    assert result == {"Wren": "Wren", "someone": "impersonal"} and official == ["Wren"]

@@ -69,6 +69,9 @@ def resolve(names: list[str], mapping: NameMapping | None) -> tuple[dict[str, st
                 official.append(name.strip())
     result: dict[str, str] = {}
     for name in names:
+        if norm(name) == norm(ENVIRONMENT):
+            result[name] = ENVIRONMENT
+            continue
         target = raw.get(name)
         if isinstance(target, str) and target.strip():
             if norm(target) == norm(IMPERSONAL):

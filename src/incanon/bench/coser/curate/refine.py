@@ -2,26 +2,49 @@
 
 Extraction spreads context over several fields (what the plot summary says, the scenario leaves
 out), so a second call rewrites the scenario and every motivation to stand on their own, while
-revealing nothing the conversation itself goes on to say. A refinement that cannot be read after
+revealing nothing the conversation itself goes on to say (a setting that copies a run of the
+dialogue's own words is sent back as unreadable). A refinement that cannot be read after
 every attempt leaves the extracted setting in place and says so in the report.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pydantic import ValidationError
 
 from incanon.bench.coser.curate.calls import CallOutcome, ReadError, RetryPlan, call_structured, first_problem
 from incanon.bench.coser.curate.schema import RefinedSetting, SchemaLimits, refine_schema, response_format
-from incanon.bench.coser.formats import Conversation, ConversationCharacter, Plot
+from incanon.bench.coser.formats import Conversation, ConversationCharacter, Plot, parse_message
 from incanon.bench.coser.jsonrepair import JSONRepairError, repair_json
 from incanon.models import ChatModel, GenerationParams
 from incanon.templates import PromptLibrary
 
 
-def _reader(names: list[str]):
+QUOTE_WORDS = 8
+"""A run of this many words of the dialogue inside the setting counts as revealing it."""
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[\w']+", text.casefold())
+
+
+def quoted_dialogue(setting: str, conv: Conversation) -> str | None:
+    """The first run of ``QUOTE_WORDS`` words that the setting copies from the dialogue, if any."""
+    grams = set()
+    for turn in conv.dialogues:
+        words = _words(parse_message(turn.message).speech)
+        grams.update(tuple(words[i : i + QUOTE_WORDS]) for i in range(len(words) - QUOTE_WORDS + 1))
+    words = _words(setting)
+    for i in range(len(words) - QUOTE_WORDS + 1):
+        if tuple(words[i : i + QUOTE_WORDS]) in grams:
+            return " ".join(words[i : i + QUOTE_WORDS])
+    return None
+
+
+def _reader(names: list[str], conv: Conversation):
     def read(text: str, hit_limit: bool) -> tuple[RefinedSetting, list[str]]:
         try:
             repaired = repair_json(text)
@@ -37,6 +60,9 @@ def _reader(names: list[str]):
             raise ReadError(f"key_characters must list exactly {names}; missing {missing}")
         if not setting.scenario.strip():
             raise ReadError("scenario: must not be empty")
+        copied = quoted_dialogue(" ".join([setting.scenario, *(c.motivation for c in setting.key_characters)]), conv)
+        if copied:
+            raise ReadError(f"the setting repeats the conversation's own words ({copied!r}); it must not reveal them")
         return setting, [f"json: {f}" for f in repaired.fixes]
 
     return read
@@ -73,7 +99,7 @@ async def refine_conversation(
     )
     fmt = response_format("coser_setting", refine_schema(limits)) if constrained else None
     outcome = await call_structured(
-        model, library, prompt, _reader(names), plan=retry, required="scenario, key_characters [{name, motivation}]",
+        model, library, prompt, _reader(names, conv), plan=retry, required="scenario, key_characters [{name, motivation}]",
         params=GenerationParams(max_tokens=max_tokens, response_format=fmt),
     )
     if outcome.value is None:
