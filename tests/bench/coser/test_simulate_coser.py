@@ -161,6 +161,7 @@ async def test_continue_from_replays_the_original_without_model_calls():
     ('{"next_speaker": "Mr Bennet"}', Prediction(kind="name", name="Mr Bennet")),
     ("Elizabeth", Prediction(kind="name", name="Elizabeth Bennet")),
     ("<END CHAT>", Prediction(kind="end")),
+    ("The scene ends.", Prediction(kind="end")),
     ("END", Prediction(kind="end")),
     ("random", Prediction(kind="random")),
     ("Bennet", Prediction(kind="unknown")),  # names two candidates

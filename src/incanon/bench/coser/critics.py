@@ -17,6 +17,7 @@ there are none is the dimension left unscored (never silently given 100).
 from __future__ import annotations
 
 import ast
+import asyncio
 import json
 import re
 from typing import Any, Mapping, Sequence
@@ -263,7 +264,6 @@ class Critic:
         materials = CriticMaterials.from_sample(sample, continue_from=continue_from, thoughts=self.thoughts)
         text = transcript(simulation, thoughts=self.thoughts)
         rounds = actor_rounds(simulation)
-        result = CaseCritique(actor_rounds=rounds)
-        for dimension in dimensions:
-            result.dimensions[dimension] = await self.critique_dimension(dimension, materials, text, rounds)
-        return result
+        # The dimensions are independent requests (one per dimension, as in the paper): send them together.
+        found = await asyncio.gather(*(self.critique_dimension(d, materials, text, rounds) for d in dimensions))
+        return CaseCritique(actor_rounds=rounds, dimensions=dict(zip(dimensions, found)))
