@@ -40,7 +40,7 @@ def _open_store(store: Optional[Path]):
 
     if store is None:
         path = paths.home() / "demo-canon"
-        err.print(f"[dim]{escape(_DEFAULT_STORE_NOTE.format(path=path))}[/]", soft_wrap=True)
+        err.print(f"[dim]{escape(_DEFAULT_STORE_NOTE.format(path=path))}[/]", soft_wrap=True, highlight=False)
         return CanonStore.open(_default_store(path))
     store = store.expanduser()
     if not store.is_dir():
@@ -91,7 +91,7 @@ def _render(outcome, session, printer: _Printer) -> bool:
         printer.error(outcome.message)
     elif kind == "why":
         for text in why_lines(outcome.evidence, outcome.scope):
-            printer.line(text)
+            printer.line(text, "" if text.startswith(" ") else "bold")
     elif kind == "help":
         for text in help_lines(COMMANDS):
             printer.line(text)
