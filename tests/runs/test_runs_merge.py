@@ -225,3 +225,19 @@ def test_cli_merge(tmp_path, config):
     assert table.exit_code == 0 and config.run_id in table.stdout and "1/2, 2/2" in table.stdout
     shown = cli.invoke(app, ["runs", "show", config.run_id, "--runs", str(out), "--json"])
     assert json.loads(shown.stdout)["summary"]["ok"] == 10
+
+
+def test_cli_merge_conflict_is_a_one_line_error(tmp_path, config):
+    import subprocess
+    import sys
+
+    items = make_items(6)
+    shards = _shard_stores(tmp_path, config, items, 2)
+    changed = [RunItem(id=i.id, input={"x": i.input["x"] + 1}) for i in items]
+    with RunStore(tmp_path / "other.sqlite") as store:
+        run(changed, _task, store=store, config=config, progress=False)
+    done = subprocess.run([sys.executable, "-m", "incanon", "runs", "merge", str(tmp_path / "m.sqlite"),
+                           *map(str, shards), str(tmp_path / "other.sqlite")], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("error: cannot merge run ") and "different inputs" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "m.sqlite").exists()

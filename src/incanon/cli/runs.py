@@ -195,11 +195,11 @@ def merge(
     run: Optional[str] = typer.Option(None, "--run", help="Merge only this run (its id, a shard run's id, or a unique prefix)."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Merge shard run stores (`--shard i/n`) into one run per configuration, atomically.
+    """Merge shard run stores (--shard i/n) into one run per configuration, atomically.
 
-    The same item in two shards is kept once when its input is identical (and reported), and
-    is an error when it differs. Run the command again without --shard on OUT_STORE to fill in
-    missing shards.
+    An item in two stores is kept once when its input is the same (and reported), else an error.
+
+    Running the command again without --shard on OUT_STORE fills in missing shards.
     """
     from incanon.runs.merge import merge_stores
 
