@@ -81,3 +81,30 @@ def test_rows_are_validated_and_saved(tmp_path):
         quads_from_rows([["Ben", "hobby", "rowing", "session-1"]], script)
     with pytest.raises(Exception, match="unknown session"):
         quads_from_rows([["Ben", "job", "baker", "session-9"]], script)
+
+
+class _CutModel:
+    """Replies like a small model that lists facts until the token limit cuts it off."""
+
+    name = "cut"
+
+    def __init__(self):
+        self.calls = 0
+
+    async def generate(self, messages, params=None):
+        from incanon.models import Completion
+
+        self.calls += 1
+        text = ('{"triples": [{"head": "Ben", "relation": "job", "tail": "baker"}, '
+                '{"head": "Ben", "relation": "job", "tail": "baker"}, {"head": "Ben", "rel')
+        return Completion(text=text, model="cut", finish_reason="length")
+
+
+async def test_a_reply_cut_at_the_token_limit_keeps_its_complete_triples_and_says_so(tmp_path):
+    store = tiny_store(tmp_path / "canon")
+    script = load_script(store, "tiny", "Ana")
+    model = _CutModel()
+    tkg = await TKGExtractor(model).extract(script.first(1))
+    assert [(q.head, q.relation, q.tail) for q in tkg.quads] == [("Ben", "job", "baker")]
+    assert model.calls == 1, "no repair turn is needed for salvageable output"
+    assert tkg.failures and "token limit" in tkg.failures[0]["error"]

@@ -124,6 +124,10 @@ async def build_questions(
     if files.published.is_file():
         questions += read_questions(files.published)
     if not questions:
+        if tkg is not None or quiz_path is not None:
+            why = ", ".join(f"{n} {reason}" for reason, n in sorted(report.skipped.items())) or "nothing to ask about"
+            raise InputError(f"no question could be made for {script.main} in work {work!r} ({why}); a small "
+                             "graph may lack the four distinct choices a question needs")
         raise InputError(f"no questions for work {work!r}: give a TKG (--tkg FILE or --helper MODEL to extract one) "
                          "or a fan quiz (--fan FILE)")
     if style is not None:

@@ -121,7 +121,15 @@ def parse_triples(text: str) -> list[list[str]]:
                 value = value.get("triples", value.get("facts"))
             if isinstance(value, list):
                 return [_triple(v, i) for i, v in enumerate(value)]
+    # A reply cut at the token limit (small models list facts until they run out) still holds
+    # complete triples; keep those.
+    salvaged = [[h, r, t] for h, r, t in _OBJECT.findall(text)]
+    if salvaged:
+        return salvaged
     raise ValueError("no JSON list of triples found")
+
+
+_OBJECT = re.compile(r'\{\s*"head"\s*:\s*"([^"]*)"\s*,\s*"relation"\s*:\s*"([^"]*)"\s*,\s*"tail"\s*:\s*"([^"]*)"\s*\}')
 
 
 def _triple(value: Any, i: int) -> list[str]:
@@ -153,6 +161,8 @@ class TKGExtractor:
         self._cache: dict[str, list[list[str]]] = self._read_cache()
         self.calls = 0
         """Sessions sent to the model (cache hits are not counted)."""
+        self.notes: list[dict[str, str]] = []
+        """Problems that cost part of a session's triples (reported with the TKG's failures)."""
 
     def _read_cache(self) -> dict[str, list[list[str]]]:
         if self.cache_path is None or not self.cache_path.is_file():
@@ -187,6 +197,9 @@ class TKGExtractor:
         self.calls += 1
         messages = [Message(role="user", content=prompt)]
         first = await self.model.generate(messages, self.params)
+        if first.finish_reason == "length":
+            self.notes.append({"session": session.id, "error": "the reply was cut at the token limit; "
+                               "only its complete triples were kept", "raw": first.text[-500:]})
         try:
             triples = parse_triples(first.text)
         except ValueError as exc:
@@ -207,6 +220,7 @@ class TKGExtractor:
         resolve = name_resolver(script, aliases)
         quads: list[Quad] = []
         failures: list[dict[str, str]] = []
+        self.notes = []
         for session in script.sessions:
             try:
                 triples = await self.session_triples(script, session)
@@ -221,7 +235,8 @@ class TKGExtractor:
                     continue
                 quads.append(Quad(head=resolve(head), relation=rel, tail=resolve(tail),
                                   date=session.date, session=session.id))
-        return TKG(work=script.work, source=f"llm:{self.model.name}", quads=_dedupe(quads), failures=failures)
+        return TKG(work=script.work, source=f"llm:{self.model.name}", quads=_dedupe(quads),
+                   failures=self.notes + failures)
 
 
 class ExtractionError(InputError):
