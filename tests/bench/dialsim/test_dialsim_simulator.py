@@ -183,3 +183,29 @@ async def test_open_format_scores_with_the_judge(sample_script, sample_questions
     result = await sim.run()
     assert all(o.status == "correct" and o.score_method == "judge" for o in result.outcomes)
     assert all("(A)" not in o.question for o in result.outcomes)
+
+
+async def test_questions_are_restyled_for_the_asker_before_the_clock_starts(sample_script, sample_questions):
+    from incanon.bench.dialsim import StyleTransfer
+
+    def voice(messages):
+        prompt = messages[-1].content
+        question = prompt.rsplit("Question: ", 1)[1].strip()
+        return "Oi! " + question if "Nell" not in prompt else "Something else entirely?"
+
+    style_model = ScriptedModel(default=voice)
+    clock = FakeClock()
+    agent_model = ScriptedModel(default="(E)")
+    sim = Simulator(sample_script.first(4), sample_questions, create_agent("dialsim-recent", agent_model),
+                    config=SimConfig(fast=True, seed=5), style=StyleTransfer(style_model), clock=clock,
+                    sleep=clock.sleep, warm_up=False)
+    result = await sim.run()
+    assert len(style_model.calls) == len(result.outcomes)
+    for outcome in result.outcomes:
+        if outcome.styled:
+            assert outcome.question.startswith("Oi! ")
+        else:
+            assert "dropped" in outcome.style_note, "a rewrite that loses names is not used"
+    assert any(o.styled for o in result.outcomes)
+    asked = [c.messages[-1].content for c in agent_model.calls]
+    assert all(any(o.question.splitlines()[0] in prompt for prompt in asked) for o in result.outcomes)
