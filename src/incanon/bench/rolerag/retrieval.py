@@ -45,6 +45,10 @@ class RetrievalConfig(BaseModel):
     """Neighbours of the character per general query entity."""
     max_entities: int = Field(8, ge=1)
     """Query entities kept from the extraction."""
+    hypothesis_tokens: int = Field(160, ge=16)
+    """Completion budget of the hypothetical answer."""
+    entities_tokens: int = Field(400, ge=32)
+    """Completion budget of the entity extraction."""
 
 
 class QueryEntity(BaseModel):
@@ -184,11 +188,11 @@ class GraphRetriever:
         when = who.when if cutoff else ""
         out.hypothesis = await self._ask("hypothesis", self.prompts.render(
             "rolerag_hypothesis", character=who.character, work_title=who.work_title, question=question),
-            GenerationParams(max_tokens=160), out)
+            GenerationParams(max_tokens=self.config.hypothesis_tokens), out)
         reply = await self._ask("entities", self.prompts.render(
             "rolerag_entities", character=who.character, work_title=who.work_title, when=when, question=question,
             hypothesis=out.hypothesis, entity_types=list(ENTITY_TYPES)),
-            GenerationParams(max_tokens=400, response_format=_ENTITIES_FORMAT), out)
+            GenerationParams(max_tokens=self.config.entities_tokens, response_format=_ENTITIES_FORMAT), out)
         out.entities = parse_entities(reply, self.config.max_entities)
         me = view.find_any([who.character, *who.aliases])
         out.character_node = view.node(me) if me is not None else None
