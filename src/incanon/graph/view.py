@@ -136,10 +136,13 @@ class GraphView:
         row = self.db.node(node_id)
         first, count = self._nodes[node_id]
         description = row.description
-        if node_id in self._hidden_nodes:
-            description = self._cut([m["description"] for m in self.db.node_mentions(node_id)
-                                     if m["chunk_id"] in self.visible_chunks])
         aliases = tuple(a for a in self.db.aliases(node_id) if a != row.name)
+        if node_id in self._hidden_nodes:
+            seen = [m for m in self.db.node_mentions(node_id) if m["chunk_id"] in self.visible_chunks]
+            description = self._cut([m["description"] for m in seen])
+            # A name the story only gives later ("Stormwren" after the flood) is not known yet.
+            said = {m["surface"] for m in seen}
+            aliases = tuple(a for a in aliases if a in said)
         return GraphNode(node_id, row.name, row.type, description, aliases, self._pos(first), count)
 
     def _cut(self, descriptions: list[str]) -> str:

@@ -114,3 +114,12 @@ async def test_baselines(graph_store, embedder):
     assert all("Wren" in c.messages[0].content for c in notes)
     again = await agent.respond(who, QUESTION)
     assert again.details["profile_calls"] == 0  # made once per character and position
+
+
+async def test_cutoff_prompt_uses_only_the_names_known_by_then(graph_store, embedder):
+    for at, expected in (("1-1-1", False), ("3-4", True)):
+        model = agent_model([entity("Wren Callow")])
+        agent = create_agent("rolerag-cutoff", model, store=graph_store, embedder=embedder)
+        await agent.respond(character_at(graph_store, "lanterns", "Wren", at), QUESTION)
+        prompt = model.calls[-1].messages[-1].content
+        assert ("Stormwren" in prompt) is expected  # the flood gives her that name in book 2

@@ -37,8 +37,8 @@ class _RoleRAGBase(Agent):
     """Render ``rolerag_answer`` with a method's context, make one call."""
 
     async def _answer(self, who: CharacterAt, dialogue: Sequence[Turn], calls: list[CallRecord],
-                      timed: bool = False, **context: Any) -> str:
-        aliases = [a for a in who.aliases if a != who.character]
+                      timed: bool = False, known_names: set[str] | None = None, **context: Any) -> str:
+        aliases = [a for a in who.aliases if a != who.character and (known_names is None or a in known_names)]
         prompt = self.prompts.render(
             "rolerag_answer", character=who.character, aliases=aliases, work_title=who.work_title,
             when=who.when if timed else "", question=question_of(dialogue),
@@ -123,7 +123,10 @@ class _GraphAgent(_RoleRAGBase):
         found = await self._retriever().retrieve(who, question_of(dialogue), cutoff=self.cutoff)
         for step, messages, output in found.calls:
             calls.append(CallRecord(step=step, messages=messages, output=output))
-        text = await self._answer(who, dialogue, calls, timed=self.cutoff, **found.prompt_vars())
+        me = found.character_node
+        # Through the scope, the character goes only by the names the story has used so far.
+        known = {me.name, *me.aliases} if self.cutoff and me is not None else None
+        text = await self._answer(who, dialogue, calls, timed=self.cutoff, known_names=known, **found.prompt_vars())
         context = [n.name for n in found.nodes] + [f"{e.source} - {e.target}" for e in found.relations]
         return Reply(text=text, method=self.name, calls=calls, context=context,
                      details={**found.details(), "cutoff": self.cutoff})
