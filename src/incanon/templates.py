@@ -42,6 +42,8 @@ class PromptLibrary:
         if self.override_dir is not None and not self.override_dir.is_dir():
             raise ConfigError(f"prompt folder {self.override_dir} does not exist or is not a folder")
         self._env = _env()
+        self._compiled: dict[str, Any] = {}
+        """Source text → compiled template: compiling costs ~10 ms, rendering microseconds."""
         self.used: dict[str, str] = {}
         """Template name → sha256 of the source that was rendered (for run configs)."""
 
@@ -61,7 +63,9 @@ class PromptLibrary:
         """Render template ``name`` with ``variables``; unknown placeholders are errors."""
         text, origin = self.source(name)
         try:
-            template = self._env.from_string(text)
+            template = self._compiled.get(text)
+            if template is None:
+                template = self._compiled[text] = self._env.from_string(text)
             rendered = template.render(**variables)
         except TemplateSyntaxError as exc:
             raise InputError(f"template syntax error: {exc.message}", source=origin, where=f"line {exc.lineno}") from None
