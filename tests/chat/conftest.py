@@ -10,10 +10,6 @@ from incanon.canon import CanonStore
 from incanon.models import load_embedder
 from incanon.sample import sample_world
 
-#: What the temporal and spatial experts' prompts contain (rules of the scripted model match it).
-TEMPORAL = "Work out where in the story"
-SPATIAL = "physically present"
-
 
 def mini_world():
     """The sample world cut to chapters 1-1 and 2-3 (five scenes, five chunks): cheap to embed,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TEMPORAL
+from chat_helpers import TEMPORAL
 
 AGENT = {"rules": [{"match": TEMPORAL, "response": "Position: 3-4\nRelative: future"}],
          "default": "Evening. The lamps won't light themselves."}

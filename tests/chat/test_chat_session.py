@@ -12,7 +12,7 @@ from incanon.chat.render import why_lines
 from incanon.errors import ConfigError, NotFoundError
 from incanon.models import ScriptedModel
 
-from conftest import SPATIAL, TEMPORAL
+from chat_helpers import SPATIAL, TEMPORAL
 
 FLOOD = "Tell me about the night the sea wall broke and the flood came in."
 

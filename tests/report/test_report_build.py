@@ -10,8 +10,9 @@ import pytest
 from incanon.report import build_report, render_html, render_markdown, write_report
 from incanon.runs import RunStore
 
+from report_helpers import EXTERNAL
+
 PNG = b"\x89PNG\r\n\x1a\n"
-EXTERNAL = re.compile(r"""(?:src|href|action)\s*=\s*["']?\s*(?:https?:)?//|url\(|@import|<script|<link""", re.I)
 
 
 @pytest.fixture

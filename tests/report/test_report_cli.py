@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_report_build import EXTERNAL
+from report_helpers import EXTERNAL
 
 
 def _report(*args: str, home: Path) -> subprocess.CompletedProcess:

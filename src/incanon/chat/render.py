@@ -61,7 +61,7 @@ def why_lines(evidence: Evidence | None, scope_now: dict[str, Any] | None) -> li
     if scope_now is not None and evidence.at != scope_now.get("at"):
         lines.append(f"(the last answer was made at {evidence.at}, before the character moved)")
     lines.append(f"Last answer: method {evidence.method}, at {evidence.at} ({evidence.when})")
-    lines.append("  Hints: " + ("none" if not evidence.hints else ""))
+    lines.append("  Hints: none" if not evidence.hints else "  Hints:")
     lines += [f"    - {clip(h, 300)}" for h in evidence.hints]
     if evidence.chunks:
         shown = sum(c.shown for c in evidence.chunks)

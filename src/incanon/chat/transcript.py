@@ -163,6 +163,8 @@ def write_text_atomic(target: Path, text: str) -> Path:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
+        # mkstemp makes 0600: keep the mode of the file replaced, else the usual 0644.
+        os.chmod(tmp, target.stat().st_mode & 0o777 if target.exists() else 0o644)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
