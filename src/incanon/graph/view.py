@@ -19,6 +19,7 @@ import numpy as np
 
 from incanon.canon.names import norm
 from incanon.canon.position import Position
+from incanon.canon.reads import position_of
 from incanon.canon.scope import KnowledgeScope
 from incanon.canon.store import CanonStore
 from incanon.graph.chunking import count_tokens
@@ -80,7 +81,7 @@ class GraphView:
         self.scope = scope
         self.config = config or GraphConfig()
         axis = db.work.axis
-        self._pos = lambda key: None if key is None else Position.from_key(axis, key)  # noqa: E731
+        self._pos = lambda key: None if key is None else position_of(axis, key)  # noqa: E731
         rows = db.conn.execute("SELECT id, pos_key, scene FROM graph_chunks WHERE work_id = ? AND status = 'integrated'",
                                (db.wid,)).fetchall()
         self._chunk_pos = {r[0]: r[1] for r in rows}
@@ -174,35 +175,44 @@ class GraphView:
         return None
 
     # -- edges -----------------------------------------------------------------------------
-    def _edges(self, where: str, params: tuple[int, ...]) -> list[GraphEdge]:
-        """Visible edges matching ``where`` (alias ``e``), built from one query over their mentions."""
+    def _edge_weights(self, where: str, params: tuple[int, ...]) -> list[tuple[int, int, int, float]]:
+        """(edge id, a, b, weight as the reader sees it) of the visible edges matching ``where``
+        (alias ``e``): stored weights for a complete view, else sums over visible mentions."""
         cur = self.db.conn.cursor()
         cur.row_factory = None
-        rows = cur.execute(
-            "SELECT e.id, e.a_id, e.b_id, e.description, e.weight, m.chunk_id, m.strength, m.description"
-            f" FROM graph_edges e JOIN graph_edge_mentions m ON m.edge_id = e.id WHERE {where}"
-            " ORDER BY e.id, m.chunk_id, m.ord", params).fetchall()
-        grouped: dict[int, list[tuple]] = defaultdict(list)
-        for r in rows:
-            grouped[r[0]].append(r)
-        names = self._names({n for r in rows for n in (r[1], r[2])})
-        edges = []
-        for edge_id, ms in grouped.items():
-            _, a, b, stored_desc, stored_weight = ms[0][:5]
-            if a not in self._nodes or b not in self._nodes:
-                continue
-            seen = [m for m in ms if m[5] in self.visible_chunks]
-            if not seen:
-                continue
-            if len(seen) == len(ms):
-                desc, weight = stored_desc, stored_weight
-            else:
-                order = sorted(seen, key=lambda m: (self._chunk_pos.get(m[5]) or -1, m[5]))
-                desc, weight = self._cut([m[7] for m in order]), float(sum(m[6] for m in seen))
-            keys = [self._chunk_pos.get(m[5]) for m in seen]
-            first = None if any(k is None for k in keys) else min(k for k in keys if k is not None)
-            edges.append(GraphEdge(edge_id, names[a], names[b], a, b, desc, weight, self._pos(first)))
-        return edges
+        rows = [r for r in cur.execute(f"SELECT e.id, e.a_id, e.b_id, e.weight FROM graph_edges e WHERE {where}", params)
+                if r[1] in self._nodes and r[2] in self._nodes]
+        if self.complete:
+            return rows
+        sums: dict[int, float] = {}
+        for edge_id, chunk_id, strength in cur.execute(
+                "SELECT m.edge_id, m.chunk_id, m.strength FROM graph_edge_mentions m"
+                f" WHERE m.edge_id IN (SELECT e.id FROM graph_edges e WHERE {where})", params):
+            if chunk_id in self.visible_chunks:
+                sums[edge_id] = sums.get(edge_id, 0.0) + strength
+        return [(r[0], r[1], r[2], sums[r[0]]) for r in rows if r[0] in sums]
+
+    def _edge(self, edge_id: int) -> GraphEdge | None:
+        """One edge as the reader sees it (description and weight from visible mentions only)."""
+        row = self.db.edge(edge_id)
+        if row.a not in self._nodes or row.b not in self._nodes:
+            return None
+        cur = self.db.conn.cursor()
+        cur.row_factory = None
+        ms = cur.execute("SELECT chunk_id, strength, description FROM graph_edge_mentions WHERE edge_id = ?"
+                         " ORDER BY chunk_id, ord", (edge_id,)).fetchall()
+        seen = [m for m in ms if m[0] in self.visible_chunks]
+        if not seen:
+            return None
+        if len(seen) == len(ms):
+            desc, weight = row.description, row.weight
+        else:
+            order = sorted(seen, key=lambda m: (self._chunk_pos.get(m[0]) or -1, m[0]))
+            desc, weight = self._cut([m[2] for m in order]), float(sum(m[1] for m in seen))
+        keys = [self._chunk_pos.get(m[0]) for m in seen]
+        first = None if any(k is None for k in keys) else min(k for k in keys if k is not None)
+        names = self._names({row.a, row.b})
+        return GraphEdge(edge_id, names[row.a], names[row.b], row.a, row.b, desc, weight, self._pos(first))
 
     def _names(self, ids: set[int]) -> dict[int, str]:
         if not ids:
@@ -211,32 +221,41 @@ class GraphView:
         return {r[0]: r[1] for r in self.db.conn.execute(f"SELECT id, name FROM graph_nodes WHERE id IN ({marks})",
                                                          tuple(ids))}
 
-    def edges_of(self, node_id: int) -> list[GraphEdge]:
-        """Visible edges touching the node, heaviest first."""
+    def _ranked(self, node_id: int, type_: str | None) -> list[tuple[int, int, int, float]]:
         if node_id not in self._nodes:
             return []
-        edges = self._edges("e.a_id = ? OR e.b_id = ?", (node_id, node_id))
-        return sorted(edges, key=lambda e: (-e.weight, e.id))
+        # Written so SQLite can use both indexes: (work_id, a_id, b_id) and (b_id).
+        rows = self._edge_weights("(e.work_id = ? AND e.a_id = ?) OR e.b_id = ?", (self.db.wid, node_id, node_id))
+        if type_ is not None and rows:
+            others = {b if a == node_id else a for _, a, b, _ in rows}
+            marks = ",".join("?" * len(others))
+            typed = {r[0] for r in self.db.conn.execute(
+                f"SELECT id FROM graph_nodes WHERE id IN ({marks}) AND type = ?", (*others, type_))}
+            rows = [r for r in rows if (r[2] if r[1] == node_id else r[1]) in typed]
+        return sorted(rows, key=lambda r: (-r[3], r[0]))
+
+    def edges_of(self, node_id: int, limit: int | None = None) -> list[GraphEdge]:
+        """Visible edges touching the node, heaviest first (only the heaviest ``limit`` are read)."""
+        ranked = self._ranked(node_id, None)
+        edges = (self._edge(r[0]) for r in (ranked if limit is None else ranked[:limit]))
+        return [e for e in edges if e is not None]
 
     def edge_between(self, a: int, b: int) -> GraphEdge | None:
         if a not in self._nodes or b not in self._nodes:
             return None
-        found = self._edges("e.work_id = ? AND e.a_id = ? AND e.b_id = ?", (self.db.wid, min(a, b), max(a, b)))
-        return found[0] if found else None
+        edge_id = self.db.edge_id(a, b)
+        return None if edge_id is None else self._edge(edge_id)
 
     def neighbours(self, node_id: int, type_: str | None = None, limit: int | None = None
                    ) -> list[tuple[GraphNode, GraphEdge]]:
         """1-hop neighbours (of ``type_``), ordered by edge weight, heaviest first."""
-        edges = self.edges_of(node_id)
-        if type_ is not None and edges:
-            others = {e.other(node_id) for e in edges}
-            marks = ",".join("?" * len(others))
-            typed = {r[0] for r in self.db.conn.execute(
-                f"SELECT id FROM graph_nodes WHERE id IN ({marks}) AND type = ?", (*others, type_))}
-            edges = [e for e in edges if e.other(node_id) in typed]
-        if limit is not None:
-            edges = edges[:limit]
-        return [(self.node(e.other(node_id)), e) for e in edges]
+        ranked = self._ranked(node_id, type_)
+        out = []
+        for edge_id, a, b, _ in ranked if limit is None else ranked[:limit]:
+            edge = self._edge(edge_id)
+            if edge is not None:
+                out.append((self.node(b if a == node_id else a), edge))
+        return out
 
     # -- vectors ---------------------------------------------------------------------------
     def _matrix(self, embedder: str) -> tuple[np.ndarray, np.ndarray]:
