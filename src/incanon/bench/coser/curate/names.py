@@ -107,8 +107,8 @@ async def unify_names(
     if not names:
         return None, None
     prompt = library.render("coser_curate_names", title=title, names="\n".join(f"- {n}" for n in names),
-                            language=language)
-    fmt = response_format("coser_names", names_schema(limits)) if constrained else None
+                            language=language, pairs=constrained)
+    fmt = response_format("coser_names", names_schema(limits, len(names))) if constrained else None
     outcome = await call_structured(model, library, prompt, _read, plan=retry,
                                     params=GenerationParams(max_tokens=max_tokens, response_format=fmt),
                                     required="named_characters, to_official_name")

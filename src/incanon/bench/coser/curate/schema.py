@@ -201,12 +201,14 @@ def refine_schema(limits: SchemaLimits = SchemaLimits()) -> dict[str, Any]:
     })
 
 
-def names_schema(limits: SchemaLimits = SchemaLimits()) -> dict[str, Any]:
+def names_schema(limits: SchemaLimits = SchemaLimits(), n_names: int = 200) -> dict[str, Any]:
     # Free-form keys cannot be spelled out in a schema: a list of pairs is asked for instead
-    # when the backend is constrained, and read back into a mapping.
+    # when the backend is constrained, and read back into a mapping. There is one pair per
+    # name given and at most as many official names, so neither list can run on.
+    n = max(1, n_names)
     return _object({
-        "named_characters": _array(_str(limits, True), 200),
-        "to_official_name": _array(_object({"name": _str(limits, True), "official": _str(limits, True)}), 400),
+        "named_characters": _array(_str(limits, True), n),
+        "to_official_name": _array(_object({"name": _str(limits, True), "official": _str(limits, True)}), n),
     })
 
 
