@@ -166,6 +166,8 @@ class Normalizer:
 
     async def run(self, forms: list[Form]) -> tuple[list[Group], NormalizationStats]:
         stats = NormalizationStats(forms=len(forms))
+        if not forms:
+            return [], stats
         units = self._existing_units()
         by_node = {u.node: i for i, u in enumerate(units)}
         aliases = self.db.alias_table()
