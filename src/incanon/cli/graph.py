@@ -56,6 +56,8 @@ def build(
     chunk_tokens: int = typer.Option(600, "--chunk-tokens", help="Chunk size in tokens."),
     overlap: int = typer.Option(100, "--overlap", help="Overlap of consecutive chunks in tokens."),
     gleanings: int = typer.Option(1, "--gleanings", help="Gleaning passes per chunk."),
+    max_tokens: int = typer.Option(900, "--max-tokens", help="Completion budget of one extraction call."),
+    attempts: int = typer.Option(2, "--attempts", min=1, help="Extraction attempts per chunk (each with one repair)."),
     knn_k: int = typer.Option(5, "--knn-k", help="Embedding neighbours per new entity (0: off)."),
     knn_threshold: float = typer.Option(0.86, "--knn-threshold", help="Cosine an embedding neighbour needs."),
     fuzzy: float = typer.Option(0.88, "--fuzzy", help="Name similarity (0-1) for a fuzzy candidate."),
@@ -75,6 +77,7 @@ def build(
     from incanon.templates import PromptLibrary
 
     config = GraphConfig(chunk_tokens=chunk_tokens, overlap_tokens=overlap, gleanings=gleanings, knn_k=knn_k,
+                         extract_max_tokens=max_tokens, max_attempts=attempts,
                          knn_threshold=knn_threshold, fuzzy_threshold=fuzzy, description_budget=budget,
                          concurrency=concurrency, embedder=embedder)
     canon = _canon(store, create=bool(corpus))
