@@ -79,7 +79,9 @@ class WorldOracle:
             if position is not None and r.valid_to and Position.parse(r.valid_to) <= position:
                 continue
             relations.append({"source": by_canon[r.source], "target": by_canon[r.target],
-                              "description": f"{by_canon[r.source]} is {r.type} to {by_canon[r.target]}. {r.description}".strip(),
+                              # Only what holds here: the ground truth's own description
+                              # summarizes the whole story and would read as a spoiler.
+                              "description": f"{by_canon[r.source]} is {r.type} to {by_canon[r.target]}.",
                               "strength": max(1, round(r.weight * 10))})
         return {"entities": entities, "relations": relations}
 
