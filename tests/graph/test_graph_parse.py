@@ -52,3 +52,15 @@ def test_same_entity_verdicts():
     assert parse_same('Reasoning... "same": false')[0] is False
     assert parse_same("Yes, they are one person.")[0] is True
     assert parse_same("maybe")[0] is None
+
+
+def test_a_reply_cut_at_the_token_limit_keeps_its_complete_items():
+    cut = ('{"entities": [{"name": "Ada", "type": "character", "description": "says \\"hi {there}\\" loudly"}, '
+           '{"name": "Tower", "type": "location", "description": "tall"}], "relations": [{"source": "Ada", '
+           '"target": "Tower", "description": "climbs", "strength": 4}, {"source": "Ada", "targ')
+    got = parse_extraction(cut, ENTITY_TYPES)
+    assert [e.name for e in got.entities] == ["Ada", "Tower"] and got.entities[0].description == 'says "hi {there}" loudly'
+    assert [(r.source, r.target) for r in got.relations] == [("Ada", "Tower")]
+    assert "cut off" in got.notes[-1]
+    with pytest.raises(ExtractionParseError):
+        parse_extraction('{"entities": [{"name": "Ad', ENTITY_TYPES)

@@ -157,6 +157,50 @@ def _from_tuples(text: str, allowed: tuple[str, ...]) -> Extraction | None:
     return out
 
 
+def _objects(text: str) -> list[str]:
+    """Every complete innermost-level ``{...}`` object of ``text`` (strings respected), even when
+    the text as a whole is cut off: what a reply truncated at the token limit still holds."""
+    out, depth, start, in_str, esc = [], 0, -1, False, False
+    for i, ch in enumerate(text):
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+            continue
+        if ch == '"':
+            in_str, esc = True, False
+        elif ch == "{":
+            depth += 1
+            start = i if depth == 2 else start
+        elif ch == "}":
+            if depth == 2 and start >= 0:
+                out.append(text[start:i + 1])
+            depth -= 1
+    return out
+
+
+def _salvage(text: str, allowed: tuple[str, ...]) -> Extraction | None:
+    out = Extraction()
+    for raw in _objects(text):
+        try:
+            item = json.loads(raw)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(item, dict) and _clean(item.get("name")) and "type" in item:
+            _add_entity(out, _clean(item["name"]), str(item["type"]), _clean(item.get("description")), allowed)
+        elif isinstance(item, dict) and _clean(item.get("source")) and _clean(item.get("target")):
+            _add_relation(out, _clean(item["source"]), _clean(item["target"]), _clean(item.get("description")),
+                          _strength(item.get("strength", 1)))
+    if out.empty:
+        return None
+    out.notes.append(f"reply was cut off; kept its {len(out.entities)} complete entities and "
+                     f"{len(out.relations)} complete relations")
+    return out
+
+
 def parse_extraction(text: str, allowed: tuple[str, ...]) -> Extraction:
     """Entities and relations from a reply; ``ExtractionParseError`` when nothing is readable.
 
@@ -168,6 +212,9 @@ def parse_extraction(text: str, allowed: tuple[str, ...]) -> Extraction:
     tuples = _from_tuples(text, allowed)
     if tuples is not None:
         return tuples
+    salvaged = _salvage(text, allowed)
+    if salvaged is not None:
+        return salvaged
     raise ExtractionParseError(
         "no JSON object and no (\"entity\"<|>...) lines found" + (": the reply is empty" if not text.strip() else "")
     )
