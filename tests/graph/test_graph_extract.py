@@ -67,3 +67,14 @@ async def test_empty_chunks_are_reported_by_the_build(store):
     assert all("nothing extracted" in i.note for i in report.empty)
     assert report.graph["nodes"] == 0
     assert {c.status for c in GraphDB(store, "lanterns").chunk_rows()} == {"empty"}
+
+
+async def test_descriptions_can_be_bounded_by_the_schema():
+    model = ScriptedModel(queue=[GOOD])
+    await ChunkExtractor(model, GraphConfig(gleanings=0, description_chars=120)).extract(CHUNK)
+    fmt = model.calls[0].params.response_format["json_schema"]
+    entity = fmt["schema"]["properties"]["entities"]["items"]["properties"]
+    assert entity["description"]["maxLength"] == 120 and fmt["strict"] is False
+    model = ScriptedModel(queue=[GOOD])
+    await ChunkExtractor(model, GraphConfig(gleanings=0)).extract(CHUNK)
+    assert model.calls[0].params.response_format["json_schema"]["strict"] is True

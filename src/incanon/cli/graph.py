@@ -58,6 +58,7 @@ def build(
     gleanings: int = typer.Option(1, "--gleanings", help="Gleaning passes per chunk."),
     max_tokens: int = typer.Option(900, "--max-tokens", help="Completion budget of one extraction call."),
     attempts: int = typer.Option(2, "--attempts", min=1, help="Extraction attempts per chunk (each with one repair)."),
+    description_chars: Optional[int] = typer.Option(None, "--description-chars", help="Bound each extracted description (characters) through the JSON schema; use with small local models."),
     knn_k: int = typer.Option(5, "--knn-k", help="Embedding neighbours per new entity (0: off)."),
     knn_threshold: float = typer.Option(0.86, "--knn-threshold", help="Cosine an embedding neighbour needs."),
     fuzzy: float = typer.Option(0.88, "--fuzzy", help="Name similarity (0-1) for a fuzzy candidate."),
@@ -77,7 +78,7 @@ def build(
     from incanon.templates import PromptLibrary
 
     config = GraphConfig(chunk_tokens=chunk_tokens, overlap_tokens=overlap, gleanings=gleanings, knn_k=knn_k,
-                         extract_max_tokens=max_tokens, max_attempts=attempts,
+                         extract_max_tokens=max_tokens, max_attempts=attempts, description_chars=description_chars,
                          knn_threshold=knn_threshold, fuzzy_threshold=fuzzy, description_budget=budget,
                          concurrency=concurrency, embedder=embedder)
     canon = _canon(store, create=bool(corpus))

@@ -26,6 +26,10 @@ class GraphConfig(BaseModel):
     reported as failed."""
     extract_max_tokens: int = Field(900, ge=64)
     """Completion budget of one extraction call."""
+    description_chars: int | None = Field(None, ge=20)
+    """Bound on each extracted description (characters), enforced by the JSON schema: set it
+    for small local models, which otherwise loop inside one description until the token limit
+    (None: unbounded, the strict schema API models accept)."""
     concurrency: int = Field(4, ge=1)
     """Chunks extracted at once."""
 

@@ -48,7 +48,7 @@ class ChunkExtractor:
         self.prompts = prompts or default_library()
         types = self.config.entity_types
         self.params = GenerationParams(max_tokens=self.config.extract_max_tokens,
-                                       response_format=extraction_schema(types))
+                                       response_format=extraction_schema(types, self.config.description_chars))
 
     async def _ask(self, messages: list[Message], result: ChunkResult) -> Completion:
         completion = await self.model.generate(messages, self.params)

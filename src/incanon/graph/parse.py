@@ -220,19 +220,24 @@ def parse_extraction(text: str, allowed: tuple[str, ...]) -> Extraction:
     )
 
 
-def extraction_schema(allowed: tuple[str, ...]) -> dict[str, Any]:
+def extraction_schema(allowed: tuple[str, ...], max_chars: int | None = None) -> dict[str, Any]:
     """OpenAI-style ``json_schema`` response format of an extraction (grammar-constrained on the
-    embedded backend)."""
+    embedded backend). ``max_chars`` bounds names and descriptions: a small model otherwise
+    repeats one description until the token limit and never closes the JSON. Bounded schemas
+    are sent non-strict (strict mode of some APIs rejects length keywords)."""
+    def text(limit: int | None) -> dict[str, Any]:
+        return {"type": "string", **({"maxLength": limit} if limit else {})}
+
     entity = {
         "type": "object",
-        "properties": {"name": {"type": "string"}, "type": {"type": "string", "enum": list(allowed)},
-                       "description": {"type": "string"}},
+        "properties": {"name": text(max_chars and 80), "type": {"type": "string", "enum": list(allowed)},
+                       "description": text(max_chars)},
         "required": ["name", "type", "description"], "additionalProperties": False,
     }
     relation = {
         "type": "object",
-        "properties": {"source": {"type": "string"}, "target": {"type": "string"},
-                       "description": {"type": "string"}, "strength": {"type": "integer"}},
+        "properties": {"source": text(max_chars and 80), "target": text(max_chars and 80),
+                       "description": text(max_chars), "strength": {"type": "integer"}},
         "required": ["source", "target", "description", "strength"], "additionalProperties": False,
     }
     schema = {
@@ -241,4 +246,4 @@ def extraction_schema(allowed: tuple[str, ...]) -> dict[str, Any]:
                        "relations": {"type": "array", "items": relation}},
         "required": ["entities", "relations"], "additionalProperties": False,
     }
-    return {"type": "json_schema", "json_schema": {"name": "extraction", "schema": schema, "strict": True}}
+    return {"type": "json_schema", "json_schema": {"name": "extraction", "schema": schema, "strict": not max_chars}}

