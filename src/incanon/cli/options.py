@@ -35,7 +35,7 @@ from rich.table import Table
 from rich.text import Text
 
 from incanon.cli.output import emit_json, err, out
-from incanon.errors import ConfigError
+from incanon.errors import ConfigError, IncanonError
 from incanon.runs.ambient import RunDefaults, run_defaults
 from incanon.runs.config import RunConfig
 from incanon.runs.estimate import DEFAULT_PATTERN, CallPattern, EstimateLine, RunEstimate, call_pattern_of, estimate_run
@@ -130,8 +130,28 @@ def run_options(executor: str = "local", address: str | None = None, shard: str 
         raise ConfigError("--address needs --executor ray")
     if max_cost is not None and max_cost < 0:
         raise ConfigError(f"--max-cost must be zero or more, got {max_cost}")
-    return RunOptions(executor=executor, address=address, shard=Shard.parse(shard) if shard else None,
-                      max_cost=max_cost, dry_run=dry_run, prices=load_prices(prices))
+    return RunOptions(executor=executor, address=address, shard=_shard(shard) if shard else None,
+                      max_cost=max_cost, dry_run=dry_run, prices=_prices(prices))
+
+
+def _shard(spec: str) -> Shard:
+    """``--shard`` parsed; an error names the option and the expected form."""
+    try:
+        return Shard.parse(spec)
+    except ConfigError as exc:
+        message = str(exc)
+        if not message.startswith("--shard"):
+            message = f"--shard {spec}: {message.removeprefix(f'shard {spec.strip()}: ')}"
+        raise ConfigError(message) from None
+
+
+def _prices(path: Path | None) -> Prices:
+    """``--prices`` loaded; an error names the option and what a price file holds."""
+    try:
+        return load_prices(path)
+    except IncanonError as exc:
+        raise ConfigError(f"--prices {path}: {exc} (expected JSON or TOML: "
+                          "{model: {input_per_1m, output_per_1m}} in USD)") from None
 
 
 def with_run_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -181,6 +201,8 @@ def print_estimate(estimate: RunEstimate, *, max_cost: float | None = None) -> N
     for r in estimate.rows:
         label = Text(r.label)
         label.append(f"\n  {r.model}", style="dim")
+        if r.note:
+            label.append(f"\n  {r.note}", style="dim italic")
         table.add_row(label, _num(r.calls), f"{_num(r.calls_min)}–{_num(r.calls_max)}",
                       _num(r.prompt_tokens), _num(r.completion_tokens), "?" if r.cost is None else f"{r.cost:,.4f}")
     cost = estimate.cost

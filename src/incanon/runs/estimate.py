@@ -116,6 +116,8 @@ class EstimateLine:
     label: str
     model: str
     pattern: PatternArg = field(default_factory=lambda: DEFAULT_PATTERN)
+    note: str = ""
+    """What the pattern assumes (printed under the line), e.g. how often a conditional call happens."""
 
 
 class EstimateRow(BaseModel):
@@ -132,6 +134,8 @@ class EstimateRow(BaseModel):
     cost: float | None
     """USD; None when the model has no price."""
     source: str
+    note: str = ""
+    """What the step's pattern assumes."""
 
 
 class RunEstimate(BaseModel):
@@ -251,7 +255,7 @@ def estimate_run(
         rows.append(EstimateRow(
             label=line.label, model=line.model, samples=len(todo), calls=calls, calls_min=int(low),
             calls_max=int(high), prompt_tokens=prompt, completion_tokens=completion,
-            cost=table.cost(line.model, prompt, completion), source=source))
+            cost=table.cost(line.model, prompt, completion), source=source, note=line.note))
     measured = _measured(store, run_id) if store is not None and run_id is not None and done else None
     return RunEstimate(run_id=run_id, items=len(chosen), samples=len(todo), done=len(done), rows=rows,
                        prices=table.source, measured=measured)
