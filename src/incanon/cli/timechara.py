@@ -8,6 +8,8 @@ from typing import Any, Optional
 
 import typer
 
+from incanon.cli.methods import check_methods
+from incanon.cli.options import RunOptions, method_lines, with_run_options
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 from incanon.errors import ConfigError, NotFoundError
 
@@ -119,6 +121,7 @@ def build(
 
 
 @app.command("eval")
+@with_run_options
 def eval_(
     model: str = typer.Option(..., "--model", help="Model under test (spec string)."),
     method: str = typer.Option("zero-shot", "--method", help="Role-play method(s), comma-separated."),
@@ -142,11 +145,15 @@ def eval_(
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+    *,
+    run_options: RunOptions,
 ) -> None:
     """Evaluate role-play methods on TimeChara items: one resumable run per method, then the report."""
+    from incanon.bench.remote import cache_setting, path_or_none
     from incanon.bench.timechara import (
         CharacterResolver, EvalSetup, build_report, evaluate, load_items, load_personalities, rows_from_runs,
         sample_items)
+    from incanon.bench.timechara.worker import WorkerSpec
     from incanon.paths import default_runs_path
     from incanon.runs import RunStore
 
@@ -163,12 +170,24 @@ def eval_(
         items = drawn.items
     if limit:
         items = items[:limit]
+    methods = [m.strip() for m in method.split(",") if m.strip()]
+    check_methods(methods)
+    known_personalities = load_personalities(personalities) if personalities else None
+    if run_options.dry_run:
+        from incanon.bench.timechara.estimate import judge_lines
+
+        run_items_ = [{"id": item.id, "input": item.row()} for item in items]
+        run_options.print_estimate(run_items_, [
+            *method_lines(methods, model),
+            *judge_lines(judge, prompts=_prompts(prompts), hallucination_types=not no_hallucination_types,
+                         personalities=known_personalities),
+        ], json_=json_)
+        return
     canon = _open_canon(store) if store is not None else None
     work_id = _pick_work(canon, work) if canon is not None else work
-    resolver = CharacterResolver(canon, work_id, load_personalities(personalities) if personalities else None)
+    resolver = CharacterResolver(canon, work_id, known_personalities)
     models = _load_models([model, judge], cache, no_cache)
     run_store = RunStore(runs or default_runs_path())
-    methods = [m.strip() for m in method.split(",") if m.strip()]
     setup = EvalSetup(
         agent_model=models[model], judge_model=models[judge], models={"agent": model, "judge": judge},
         runs=run_store, resolver=resolver, prompts=_prompts(prompts), concurrency=concurrency,
@@ -176,19 +195,26 @@ def eval_(
         embedder=embedder,
         dataset={"kind": "items" if items_path else "published", "source": source.name, "split": split,
                  "sample": sample, "seed": seed if sample else None, "limit": limit, "work": work_id},
+        worker=WorkerSpec(model=model, judge=judge, cache=cache_setting(cache, no_cache),
+                          prompts=path_or_none(prompts), store=path_or_none(store), work=work_id,
+                          personalities=path_or_none(personalities), embedder=embedder,
+                          hallucination_types=not no_hallucination_types),
     )
-    results = asyncio.run(evaluate(items, methods, setup))
+    with run_options.applied():
+        results = asyncio.run(evaluate(items, methods, setup))
     report = build_report(rows_from_runs(run_store, [r.run_id for r in results]))
-    runs_json = [{"run_id": r.run_id, "method": m, "ran": r.ran, "ok": r.ok, "failed": r.failed,
+    runs_json = [{"run_id": r.run_id, "method": m, "status": r.status, "ran": r.ran, "ok": r.ok, "failed": r.failed,
                   "skipped": r.skipped, "resumed": r.resumed, "usage": r.usage.model_dump(),
                   "elapsed_s": r.elapsed_s} for r, m in zip(results, methods)]
     if not json_:
         for r, m in zip(results, methods):
-            err.print(f"[dim]{m}: run {r.run_id}: ran {r.ran} ({r.failed} failed), {r.skipped} already done[/]")
+            err.print(f"[dim]{m}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), "
+                      f"{r.skipped} already done, ${r.usage.cost:.4f}[/]")
     sample_json = None if drawn is None else {"spec": sample, "seed": seed, "scale": drawn.scale,
                                               "cells": [c.__dict__ for c in drawn.cells], "warnings": drawn.warnings}
     _emit_report(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json,
-                                       "items": len(items), "sample": sample_json})
+                                       "items": len(items), "sample": sample_json,
+                                       "shard": str(run_options.shard) if run_options.shard else None})
 
 
 @app.command()

