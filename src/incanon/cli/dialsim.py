@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 
+from incanon.cli.options import RunOptions, with_run_options
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 from incanon.errors import ConfigError, NotFoundError
 
@@ -139,6 +141,7 @@ def questions(
 
 
 @app.command()
+@with_run_options
 def run(
     store: Path = typer.Option(..., "--store", help=STORE_HELP),
     questions_path: Path = typer.Option(..., "--questions", help="Questions file from `incanon dialsim questions`."),
@@ -166,13 +169,20 @@ def run(
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+    *,
+    run_options: RunOptions,
 ) -> None:
-    """Simulate: replay the dialogue, ask one question per session, record every outcome; then report."""
+    """Simulate: replay the dialogue, ask one question per session, record every outcome; then report.
+
+    The run options act on repetitions (--runs): --shard splits them between machines, --max-cost is
+    checked after each session, --executor ray runs each repetition whole on a worker."""
     from incanon.bench.dialsim import (
         DialsimReport, RunSetup, SimConfig, StyleTransfer, load_script, memory_method, read_questions, run_setting,
         settings_from_runs)
     from incanon.bench.dialsim.files import DialsimFiles
     from incanon.bench.dialsim.formats import check_format
+    from incanon.bench.dialsim.worker import WorkerSpec
+    from incanon.bench.remote import cache_setting, path_or_none
     from incanon.paths import default_runs_path
     from incanon.runs import RunStore
 
@@ -198,6 +208,13 @@ def run(
     if names not in (None, "swap", "new"):
         raise ConfigError(f"--names takes swap or new, got {names!r}")
     library = _prompts(prompts)
+    from incanon.bench.dialsim.scale import Scale
+
+    Scale(shard=run_options.shard).epochs(runs)  # a shard with no repetition fails before anything is written
+    if run_options.dry_run:
+        _dry_run(run_options, script, pool, memories, limits, fmt=fmt, seed=seed, runs=runs, model=model,
+                 judge=judge, style=style_model, context_tokens=context_tokens, json_=json_)
+        return
     # A cached answer takes no time, which would make a time limit meaningless: under a limit
     # the model under test never reads the response cache.
     agents = {t: _model(model, cache, not no_cache and t == 0) for t in set(limits)}
@@ -208,29 +225,61 @@ def run(
     store_path = (run_store or default_runs_path()).expanduser()
     runs_db = RunStore(store_path)
     results = []
-    for limit in limits:
-        for mem in memories:
-            setup = RunSetup(
-                script=script, questions=pool, agent_model=agents[limit],
-                models={**specs, **({"embedder": embedder} if "embedding" in mem else {})}, memory=mem,
-                config=SimConfig(time_limit=limit, fast=fast, answer_format=fmt, seed=seed), runs=runs, names=names,
-                judge_model=judge_model, style=style, embedder=embedder, k=k, context_tokens=context_tokens,
-                constrain_choices=constrain_choices, prompts=library, name=name, fresh=fresh,
-                dataset={"questions_file": questions_path.name, "sessions": sessions})
-            progress = None if json_ else (lambda text: err.print(f"[dim]{text}[/]", highlight=False))
-            outcome = asyncio.run(run_setting(setup, runs_db, progress=progress))
-            results.append((mem, limit, outcome))
-            if not json_:
-                err.print(f"[dim]{mem} @ {limit:g}s: run {outcome.run_id}: simulated {len(outcome.simulated)} "
-                          f"repetition(s), {len(outcome.skipped)} already done[/]")
+    worker = functools.partial(
+        WorkerSpec, store=str(Path(canon.path).resolve()), work=work_id, main=script.main,
+        questions=str(questions_path.expanduser().resolve()), model=model, cache=cache_setting(cache, no_cache),
+        sessions=sessions, judge=judge, style=style_model, embedder=embedder, k=k, context_tokens=context_tokens,
+        constrain_choices=constrain_choices, names=names, prompts=path_or_none(prompts))
+    with run_options.applied():
+        for limit in limits:
+            for mem in memories:
+                setup = RunSetup(
+                    script=script, questions=pool, agent_model=agents[limit],
+                    models={**specs, **({"embedder": embedder} if "embedding" in mem else {})}, memory=mem,
+                    config=SimConfig(time_limit=limit, fast=fast, answer_format=fmt, seed=seed), runs=runs, names=names,
+                    judge_model=judge_model, style=style, embedder=embedder, k=k, context_tokens=context_tokens,
+                    constrain_choices=constrain_choices, prompts=library, name=name, fresh=fresh,
+                    dataset={"questions_file": questions_path.name, "sessions": sessions},
+                    worker=worker(memory=mem, config=SimConfig(time_limit=limit, fast=fast, answer_format=fmt, seed=seed)))
+                progress = None if json_ else (lambda text: err.print(f"[dim]{text}[/]", highlight=False))
+                outcome = asyncio.run(run_setting(setup, runs_db, progress=progress))
+                results.append((mem, limit, outcome))
+                for note in outcome.notes:
+                    err.print(f"[yellow]{note}[/]", highlight=False)
+                if not json_:
+                    err.print(f"[dim]{mem} @ {limit:g}s: run {outcome.run_id}: {outcome.status}, simulated "
+                              f"{len(outcome.simulated)} repetition(s), {len(outcome.skipped)} already done, "
+                              f"${outcome.usage.cost:.4f}[/]")
     report = DialsimReport(settings=settings_from_runs(runs_db, [o.run_id for _, _, o in results]))
     if json_:
         emit_json({"run_store": str(store_path), "runs": [
-            {"run_id": o.run_id, "memory": m, "time_limit": t, "simulated": o.simulated, "skipped": o.skipped,
+            {"run_id": o.run_id, "memory": m, "time_limit": t, "status": o.status, "simulated": o.simulated,
+             "skipped": o.skipped, "notes": o.notes,
              "usage": o.usage.model_dump(), "elapsed_s": o.elapsed_s} for m, t, o in results],
             "report": report.model_dump(mode="json"), "markdown": report.markdown()})
         return
     typer.echo(report.markdown())
+
+
+def _dry_run(run_options: RunOptions, script: Any, pool: list[Any], memories: list[str], limits: list[float], *,
+             fmt: str, seed: int, runs: int, model: str, judge: Optional[str], style: Optional[str],
+             context_tokens: int, json_: bool) -> None:
+    """Print the calls every setting would make (the question plans computed, no model called)."""
+    from incanon.bench.dialsim import SimConfig
+    from incanon.bench.dialsim.estimate import estimate_items, setting_lines
+    from incanon.bench.dialsim.scale import Scale
+    from incanon.runs.estimate import estimate_run
+    from incanon.runs.shard import Shard
+
+    epochs = Scale(shard=run_options.shard).epochs(runs)
+    config = SimConfig(answer_format=fmt, seed=seed)  # type: ignore[arg-type]
+    items = estimate_items(script, pool, config, epochs, context_tokens)
+    lines = [line for limit in limits for mem in memories
+             for line in setting_lines(mem, SimConfig(time_limit=limit, answer_format=fmt, seed=seed),  # type: ignore[arg-type]
+                                       model=model, judge=judge, style=style)]
+    # The shard already chose the repetitions; items are (session, repetition) pairs, not shard units.
+    estimate = estimate_run(items, lines, prices=run_options.prices, shard=Shard(1, 1))
+    run_options.show_estimate(estimate, json_=json_)
 
 
 @app.command()

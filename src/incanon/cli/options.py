@@ -111,7 +111,12 @@ class RunOptions:
                        epochs: int = 1, store: RunStore | None = None,
                        config: RunConfig | None = None) -> RunEstimate:
         """Estimate and print (a table, or one JSON document with ``json_``); calls no model."""
-        estimate = self.estimate(items, lines, epochs=epochs, store=store, config=config)
+        return self.show_estimate(self.estimate(items, lines, epochs=epochs, store=store, config=config),
+                                  json_=json_)
+
+    def show_estimate(self, estimate: RunEstimate, *, json_: bool = False) -> RunEstimate:
+        """Print an estimate made by the command itself (one whose units are not plain items,
+        such as DialSim's repetitions) as :meth:`print_estimate` does."""
         if json_:
             emit_json({"dry_run": True, "estimate": estimate.to_json(), "max_cost": self.max_cost,
                        "shard": str(self.shard) if self.shard else None})

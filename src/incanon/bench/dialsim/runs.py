@@ -13,6 +13,8 @@ asks exactly the same questions (the plan depends on the seed alone).
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import hashlib
 import time
 from collections.abc import Callable
@@ -20,6 +22,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from incanon.agents.registry import create_agent
+from incanon.bench.dialsim.scale import BudgetReached, Scale
+from incanon.bench.dialsim.worker import WorkerSpec, build_task
 from incanon.bench.dialsim.agents.memory import DEFAULT_CONTEXT_TOKENS, MemoryAgent
 from incanon.bench.dialsim.names import name_map
 from incanon.bench.dialsim.outcomes import SessionRecord
@@ -28,9 +32,11 @@ from incanon.bench.dialsim.scoring import AnswerJudge
 from incanon.bench.dialsim.script import DialScript
 from incanon.bench.dialsim.simulator import SimConfig, Simulator
 from incanon.bench.dialsim.style import StyleTransfer
-from incanon.errors import ConfigError
+from incanon.errors import ConfigError, IncanonError
 from incanon.models.types import ChatModel, Usage
-from incanon.runs import RunConfig, RunStore, SampleRecord, input_hash
+from incanon.runs import RunConfig, RunItem, RunStore, SampleRecord, input_hash, per_worker
+from incanon.runs.budget import Budget
+from incanon.runs.sample import WorkUnit
 from incanon.runs.config import utcnow
 from incanon.templates import PromptLibrary
 
@@ -75,6 +81,8 @@ class RunSetup:
     dataset: dict[str, Any] = field(default_factory=dict)
     name: str | None = None
     fresh: bool = False
+    worker: WorkerSpec | None = None
+    """How a Ray worker rebuilds the setting (used only when ``--executor`` sends work away)."""
 
 
 @dataclass
@@ -87,6 +95,9 @@ class RunOutcome:
     """Repetitions already complete in the store."""
     usage: Usage = field(default_factory=Usage)
     elapsed_s: float = 0.0
+    status: str = "finished"
+    """``finished``, or ``stopped-budget`` when ``--max-cost`` stopped the simulation."""
+    notes: list[str] = field(default_factory=list)
 
 
 def run_config(setup: RunSetup) -> RunConfig:
@@ -106,7 +117,8 @@ def run_config(setup: RunSetup) -> RunConfig:
     )
 
 
-def _agent(setup: RunSetup) -> MemoryAgent:
+def memory_agent(setup: RunSetup) -> MemoryAgent:
+    """A fresh agent of the setting's memory strategy."""
     options: dict[str, Any] = {"answer_format": setup.config.answer_format, "k": setup.k,
                                "context_tokens": setup.context_tokens, "constrain_choices": setup.constrain_choices}
     if setup.prompts is not None:
@@ -136,46 +148,149 @@ async def run_setting(
     setup: RunSetup, store: RunStore, *, progress: Callable[[str], object] | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> RunOutcome:
-    """Simulate every repetition of ``setup`` not already complete in ``store``."""
+    """Simulate every repetition of ``setup`` not already complete in ``store`` (those of this
+    shard, within the budget: see :mod:`incanon.bench.dialsim.scale`)."""
     if setup.runs < 1:
         raise ConfigError(f"--runs must be at least 1, got {setup.runs}")
-    config = run_config(setup)
+    scale = Scale.current()
+    epochs = scale.epochs(setup.runs)
+    config = scale.config(run_config(setup))
+    remote_task = None
+    if scale.remote:
+        if setup.worker is None:
+            raise ConfigError("this DialSim setting cannot run on other workers: it has no worker spec")
+        remote_task = per_worker(functools.partial(build_task, setup.worker, scale.prices))
+        assert scale.executor is not None
+        await scale.executor.prepare(remote_task)  # before the run exists: a bad cluster leaves no run
     info = store.create_or_resume(config, fresh=setup.fresh)
     outcome = RunOutcome(run_id=info.id, resumed=info.resumed)
     sessions = [s.id for s in setup.script.dialogue]
-    store.set_total(info.id, len(sessions) * setup.runs)
+    store.set_total(info.id, len(sessions) * len(epochs))
+    budget = scale.budget(store.spent_cost(info.id))
     judge = AnswerJudge(setup.judge_model, prompts=setup.prompts) if setup.judge_model is not None else None
     t0 = clock()
     status = "crashed"
+    templates: dict[str, str] = {}
     try:
-        for epoch in range(setup.runs):
+        todo = []
+        for epoch in epochs:
             states = store.sample_states(info.id)
             if all(states.get((s, epoch), ("",))[0] == "ok" for s in sessions):
                 outcome.skipped.append(epoch)
-                continue
-            seed = setup.config.seed + epoch
-            cfg = replace(setup.config, seed=seed)
-            names = name_map(setup.script, setup.names, seed=seed)
-            sim = Simulator(setup.script, setup.questions, _agent(setup), config=cfg, judge=judge,
-                            style=setup.style, names=names)
+            else:
+                todo.append(epoch)
 
-            def save(record: SessionRecord, epoch: int = epoch, seed: int = seed) -> None:
-                store.record(_sample(info.id, epoch, seed, record, utcnow()))
-                outcome.usage = outcome.usage + record.usage
-                if progress is not None:
-                    q = record.question
-                    progress(f"run {epoch + 1}/{setup.runs} {record.session}: "
-                             + (q.status if q is not None else f"no question ({record.skipped})"))
+        def save(record: SessionRecord, epoch: int, seed: int, last: bool) -> None:
+            store.record(_sample(info.id, epoch, seed, record, utcnow()))
+            outcome.usage = outcome.usage + record.usage
+            if progress is not None:
+                q = record.question
+                progress(f"run {epoch + 1}/{setup.runs} {record.session}: "
+                         + (q.status if q is not None else f"no question ({record.skipped})"))
+            if budget is not None:
+                budget.add(record.usage.cost)
+                # A budget reached by the very last session is a finished run.
+                if budget.exhausted and not last:
+                    raise BudgetReached(f"budget reached: spent {budget.describe()}")
 
-            await sim.run(on_session=save)
-            outcome.simulated.append(epoch)
-        status = "finished"
+        try:
+            if remote_task is not None:
+                templates = await _simulate_remote(setup, scale, remote_task, info.id, todo, budget, save, outcome)
+            else:
+                await _simulate_here(setup, scale, judge, todo, budget, save, outcome)
+            status = "finished"
+        except BudgetReached as stop:
+            status = outcome.status = "stopped-budget"
+            outcome.notes.append(f"{stop}; no new session was started. Run again with a higher --max-cost "
+                                 "to continue (a repetition cut short starts again from its first session)")
     except BaseException:
         status = "interrupted"
         raise
     finally:
         outcome.elapsed_s = clock() - t0
         store.finish(info.id, status, spent=outcome.usage, elapsed_s=outcome.elapsed_s)
-        if setup.prompts is not None:
-            store.add_templates(info.id, setup.prompts.used)
+        used = {**(setup.prompts.used if setup.prompts is not None else {}), **templates}
+        if used:
+            store.add_templates(info.id, used)
     return outcome
+
+
+def _unpriced_notes(outcome: RunOutcome, names: set[str] | list[str]) -> None:
+    for model in sorted(names):
+        note = f"no price known for model {model!r}: its calls count as $0 (add it to a --prices file)"
+        if note not in outcome.notes:
+            outcome.notes.append(note)
+
+
+async def _simulate_here(setup: RunSetup, scale: Scale, judge: AnswerJudge | None, todo: list[int],
+                         budget: Budget | None, save: Callable[..., None], outcome: RunOutcome) -> None:
+    """Each repetition in this process, one after the other."""
+    sessions = [s.id for s in setup.script.dialogue]
+    for epoch in todo:
+        if budget is not None and budget.exhausted:
+            raise BudgetReached(f"budget reached: spent {budget.describe()}")
+        seed = setup.config.seed + epoch
+        cfg = replace(setup.config, seed=seed)
+        names = name_map(setup.script, setup.names, seed=seed)
+        sim = Simulator(setup.script, setup.questions, memory_agent(setup), config=cfg, judge=judge,
+                        style=setup.style, names=names, prices=scale.prices)
+        last = epoch == todo[-1]
+        try:
+            await sim.run(on_session=lambda r, e=epoch, sd=seed, lst=last: save(
+                r, e, sd, lst and r.session == sessions[-1]))
+        finally:
+            _unpriced_notes(outcome, sim.unpriced)
+        outcome.simulated.append(epoch)
+
+
+async def _simulate_remote(setup: RunSetup, scale: Scale, task: Any, run_id: str, todo: list[int],
+                           budget: Budget | None, save: Callable[..., None], outcome: RunOutcome) -> dict[str, str]:
+    """Each repetition whole on a worker of ``scale.executor`` (all at once, or one at a time
+    under a budget so it is checked between them); the sessions are stored here. Returns the
+    templates the workers rendered."""
+    engine = scale.executor
+    assert engine is not None
+    sessions = [s.id for s in setup.script.dialogue]
+    concurrency = 1 if budget is not None else max(1, len(todo))
+    await engine.start_run(task, run_id=run_id, timeout=None, prices=None, concurrency=concurrency)
+
+    async def one(epoch: int) -> tuple[int, Any]:
+        seed = setup.config.seed + epoch
+        item = RunItem(id=f"repetition-{epoch}", input={"seed": seed})
+        return epoch, await engine.run(WorkUnit(item, input_hash(item.input)))
+
+    try:
+        if budget is None:
+            attempts = list(await asyncio.gather(*(one(e) for e in todo)))
+        else:
+            attempts = []
+            for epoch in todo:
+                if budget.exhausted:
+                    raise BudgetReached(f"budget reached: spent {budget.describe()}")
+                attempts.append(await one(epoch))
+                _store_repetition(*attempts[-1], setup, save, outcome, sessions, last=epoch == todo[-1])
+            attempts = []
+        for epoch, attempt in attempts:
+            _store_repetition(epoch, attempt, setup, save, outcome, sessions, last=epoch == todo[-1])
+    finally:
+        templates = await engine.end_run()
+    return templates
+
+
+def _store_repetition(epoch: int, attempt: Any, setup: RunSetup, save: Callable[..., None], outcome: RunOutcome,
+                      sessions: list[str], *, last: bool) -> None:
+    sample = attempt.sample
+    if sample.status != "ok":
+        raise IncanonError(f"repetition {epoch + 1} failed on a worker: {sample.error}")
+    _unpriced_notes(outcome, sample.outputs.get("unpriced", []))
+    seed = setup.config.seed + epoch
+    stop: BudgetReached | None = None
+    for raw in sample.outputs["sessions"]:
+        record = SessionRecord.model_validate(raw)
+        try:
+            save(record, epoch, seed, last and record.session == sessions[-1])
+        except BudgetReached as reached:  # the repetition is paid for already: keep all of it
+            stop = reached
+    outcome.simulated.append(epoch)
+    if stop is not None:
+        raise stop

@@ -33,6 +33,7 @@ from incanon.bench.dialsim.style import StyleTransfer
 from incanon.canon.position import Position
 from incanon.errors import ConfigError
 from incanon.models.usage import metered
+from incanon.runs.prices import Prices
 
 
 @dataclass
@@ -66,6 +67,7 @@ class Simulator:
         config: SimConfig | None = None, judge: AnswerJudge | None = None, style: StyleTransfer | None = None,
         names: NameMap | None = None, clock: Callable[[], float] = time.perf_counter,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep, warm_up: bool = True,
+        prices: Prices | None = None,
     ) -> None:
         self.config = config or SimConfig()
         if self.config.answer_format != "mc" and judge is None:
@@ -75,6 +77,9 @@ class Simulator:
         self.agent, self.judge, self.style, self.names = agent, judge, style, names
         self.script = rename_script(script, names) if names else script
         self.clock, self.sleep, self.warm_up = clock, sleep, warm_up
+        self.prices = prices
+        self.unpriced: set[str] = set()
+        """Models the price table had no price for (their calls count as $0)."""
         self.plan: Plan = plan_simulation(
             script, self.questions, seed=self.config.seed,
             unanswerable_ratio=self.config.unanswerable_ratio, fan_ratio=self.config.fan_ratio)
@@ -103,6 +108,9 @@ class Simulator:
             with metered() as meter:
                 record = await self._session(session)
             record.usage = meter.total
+            if self.prices is not None:  # each model's tokens at its own price, as the runner does
+                record.usage, unpriced = self.prices.price_meter(meter.by_model)
+                self.unpriced.update(unpriced)
             result.sessions.append(record)
             if on_session is not None:
                 on_session(record)
