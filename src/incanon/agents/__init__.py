@@ -18,7 +18,7 @@ from incanon.agents.few_shot import FewShotAgent
 from incanon.agents.narrative import NarrativeExpertsAgent, NarrativeExpertsRAGCutoffAgent
 from incanon.agents.persona import character_at
 from incanon.agents.rag import RAGAgent, RAGCutoffAgent
-from incanon.agents.registry import agent_names, create_agent, register_agent
+from incanon.agents.registry import agent_descriptions, agent_names, create_agent, register_agent
 from incanon.agents.self_refine import SelfRefineAgent, parse_feedback
 from incanon.agents.verdicts import is_later, parse_period, parse_presence, parse_relative
 from incanon.agents.zero_shot import ZeroShotAgent, persona_prompt
@@ -40,6 +40,7 @@ __all__ = [
     "Turn",
     "ZeroShotAgent",
     "ZeroShotCoTAgent",
+    "agent_descriptions",
     "agent_names",
     "character_at",
     "create_agent",

@@ -29,6 +29,12 @@ def agent_names() -> list[str]:
     return sorted(_AGENTS)
 
 
+def agent_descriptions() -> dict[str, str]:
+    """Every registered method name → the first paragraph of its class docstring."""
+    _load_builtins()
+    return {name: " ".join((_AGENTS[name].__doc__ or "").strip().split("\n\n")[0].split()) for name in sorted(_AGENTS)}
+
+
 def create_agent(name: str, model: ChatModel, **options: Any) -> Agent:
     """Instantiate the method ``name`` on ``model``; unknown names list the known ones."""
     _load_builtins()

@@ -29,6 +29,7 @@ _GROUPS: list[tuple[str, str | None]] = [
     ("demo", None),
     ("chat", None),
     ("report", None),
+    ("serve", None),
     ("cache", "cache"),
     ("runs", "runs"),
     ("canon", "canon"),

@@ -52,6 +52,17 @@ def _loads(text: str | None) -> Any:
     return json.loads(text) if text is not None else None
 
 
+def _sample(row: sqlite3.Row | tuple[Any, ...]) -> SampleRecord:
+    """A sample row (``_SAMPLE_COLUMNS``) as a record."""
+    return SampleRecord(
+        run_id=row[0], item_id=row[1], epoch=row[2], input_hash=row[3],
+        input=json.loads(row[4]), outputs=_loads(row[5]), scores=_loads(row[6]),
+        extra=_loads(row[7]), usage=Usage.model_validate_json(row[8]),
+        started=row[9], finished=row[10], duration_s=row[11], status=row[12],
+        error_type=row[13], error=row[14], traceback=row[15], attempts=row[16],
+    )
+
+
 def _alive(pid: int | None, host: str | None) -> bool:
     # Only processes on this machine can be checked; elsewhere assume the run is alive.
     if pid is None or host != socket.gethostname():
@@ -282,15 +293,19 @@ class RunStore:
         reader = sqlite3.connect(str(self.path), timeout=30.0)
         try:
             for row in reader.execute(query + " ORDER BY rowid", args):
-                yield SampleRecord(
-                    run_id=row[0], item_id=row[1], epoch=row[2], input_hash=row[3],
-                    input=json.loads(row[4]), outputs=_loads(row[5]), scores=_loads(row[6]),
-                    extra=_loads(row[7]), usage=Usage.model_validate_json(row[8]),
-                    started=row[9], finished=row[10], duration_s=row[11], status=row[12],
-                    error_type=row[13], error=row[14], traceback=row[15], attempts=row[16],
-                )
+                yield _sample(row)
         finally:
             reader.close()
+
+    def sample(self, run_id: str, item_id: str, epoch: int = 0) -> SampleRecord:
+        """One stored sample; ``NotFoundError`` names the run and item when there is none."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_SAMPLE_COLUMNS} FROM samples WHERE run_id = ? AND item_id = ? AND epoch = ?",
+                (run_id, item_id, epoch)).fetchone()
+        if row is None:
+            raise NotFoundError(f"run {run_id} has no sample {item_id!r} (epoch {epoch})")
+        return _sample(row)
 
     def sample_rows(self, run_id: str) -> Iterator[tuple[Any, ...]]:
         """The run's samples as raw rows (:data:`SAMPLE_COLUMNS`, JSON as text), for copying."""

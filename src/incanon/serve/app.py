@@ -1,0 +1,183 @@
+"""The web app: a JSON API over the chat and the run store, and the page that uses it.
+
+``create_app(config)`` returns an ASGI app (FastAPI); ``incanon serve`` runs it with uvicorn.
+Errors come back as ``{"error": "..."}`` with 404 for unknown things and 400 for bad input,
+the same one-line messages the CLI prints.
+
+Canon stores are SQLite connections bound to the thread that opened them, so everything a chat
+does runs on the event loop (``async`` endpoints); run-store reads are plain functions that
+FastAPI runs in its thread pool.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from importlib import resources
+from typing import Any, AsyncIterator
+
+from fastapi import FastAPI, Query, Request
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+
+from incanon import __version__
+from incanon.agents import agent_descriptions
+from incanon.canon.store import CanonStore
+from incanon.chat import Outcome
+from incanon.errors import IncanonError, NotFoundError
+from incanon.models.types import ChatModel
+from incanon.serve.chats import ChatRegistry, chat_state
+from incanon.serve.config import ServeConfig
+from incanon.serve.runsview import RunsView, overview_json
+from incanon.serve.samples import SampleQuery
+from incanon.serve.timeline import timeline
+
+
+class NewChat(BaseModel):
+    """``POST /api/chats``."""
+
+    character: str = Field(min_length=1)
+    at: str = Field(min_length=1)
+    method: str = "zero-shot"
+    work: str | None = None
+
+
+class ChatLine(BaseModel):
+    """``POST /api/chats/{id}/say``: a line to say, or a slash command (``/at 2-4``, ``/why``)."""
+
+    line: str = Field(min_length=1, max_length=4000)
+
+
+def _outcome_json(outcome: Outcome) -> dict[str, Any]:
+    return {
+        "kind": outcome.kind, "message": outcome.message,
+        "turn": outcome.turn.model_dump(mode="json") if outcome.turn else None,
+        "evidence": outcome.evidence.model_dump(mode="json") if outcome.evidence else None,
+        "scope": outcome.scope, "data": outcome.data,
+    }
+
+
+def _static() -> Any:
+    return resources.files("incanon.serve") / "static"
+
+
+def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAPI:
+    """The web app over ``config``'s canon store and run store. ``model``: a ready chat model
+    (tests pass a scripted one); by default ``config.model`` is loaded on the first chat."""
+    chats = ChatRegistry(config, model)
+    runs = RunsView(config.runs)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        chats.close_all()
+        runs.close()
+
+    app = FastAPI(title="incanon", version=__version__, lifespan=lifespan, docs_url="/api/docs",
+                  openapi_url="/api/openapi.json", redoc_url=None)
+    app.state.chats = chats
+    app.state.runs = runs
+
+    @app.exception_handler(IncanonError)
+    async def _incanon_error(_: Request, exc: IncanonError) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=404 if isinstance(exc, NotFoundError) else 400)
+
+    # -- the page -----------------------------------------------------------------------------
+    static = _static()
+    app.mount("/static", StaticFiles(directory=str(static)), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(str(static / "index.html"), headers={"Cache-Control": "no-cache"})
+
+    # -- about --------------------------------------------------------------------------------
+    @app.get("/api/info")
+    def info() -> dict[str, Any]:
+        """Version, what the app serves and with which model."""
+        return {"version": __version__, "canon": str(config.canon), "runs": str(config.runs),
+                "model": config.model_label, "embedder": config.embedder}
+
+    @app.get("/api/methods")
+    def methods() -> list[dict[str, str]]:
+        """The chat's role-play methods, with what each does."""
+        described = agent_descriptions()
+        return [{"name": m, "description": described.get(m, "")} for m in config.methods if m in described]
+
+    # -- canon --------------------------------------------------------------------------------
+    @app.get("/api/works")
+    def works() -> list[dict[str, Any]]:
+        """The works of the canon store, with their characters."""
+        if not config.canon.is_dir():
+            raise NotFoundError(f"no canon store at {config.canon} (create one with `incanon canon import`)")
+        with CanonStore.open(config.canon) as store:
+            return [{"id": w.id, "title": w.title, "author": w.author, "axis": w.axis.value,
+                     "characters": [c.name for c in store.characters(w.id)]} for w in store.works()]
+
+    @app.get("/api/works/{work}/timeline")
+    def work_timeline(work: str) -> dict[str, Any]:
+        """The slider's stops: scenes and characters' time points in story order."""
+        with CanonStore.open(config.canon) as store:
+            return timeline(store, work)
+
+    # -- chat ---------------------------------------------------------------------------------
+    @app.post("/api/chats", status_code=201)
+    async def new_chat(body: NewChat) -> dict[str, Any]:
+        """Start a chat with a character at a point in the story."""
+        chat = chats.open(character=body.character, at=body.at, method=body.method, work=body.work)
+        return chat_state(chat)
+
+    @app.get("/api/chats/{chat_id}")
+    async def get_chat(chat_id: str) -> dict[str, Any]:
+        """A chat's state: who, when, the scope in force and every turn with its evidence."""
+        return chat_state(chats.get(chat_id))
+
+    @app.post("/api/chats/{chat_id}/say")
+    async def say(chat_id: str, body: ChatLine) -> dict[str, Any]:
+        """Say a line (or run ``/at``, ``/method``, ``/why``, ``/help``); returns what happened
+        and the chat's new state."""
+        outcome = await chats.say(chat_id, body.line)
+        return {"outcome": _outcome_json(outcome), "chat": chat_state(chats.get(chat_id))}
+
+    @app.get("/api/chats/{chat_id}/transcript")
+    async def transcript(chat_id: str) -> Response:
+        """The conversation and each reply's evidence (``incanon-chat/1`` JSON), as a download."""
+        session = chats.get(chat_id).session
+        name = "".join(ch if ch.isalnum() else "-" for ch in session.who.character.lower()).strip("-")
+        return Response(session.transcript.model_dump_json(indent=2), media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="incanon-chat-{name}.json"'})
+
+    @app.delete("/api/chats/{chat_id}", status_code=204)
+    async def close_chat(chat_id: str) -> Response:
+        """Close a chat."""
+        chats.close(chat_id)
+        return Response(status_code=204)
+
+    # -- runs ---------------------------------------------------------------------------------
+    @app.get("/api/runs")
+    def list_runs(benchmark: str | None = None, model: str | None = None, method: str | None = None) -> dict[str, Any]:
+        """Runs of the run store, newest first, filtered by benchmark, model and method."""
+        return runs.runs(benchmark=benchmark, model=model, method=method)
+
+    @app.get("/api/runs/{run_id}")
+    def get_run(run_id: str) -> dict[str, Any]:
+        """One run's overview: configuration, progress, usage and scores."""
+        return overview_json(runs.overview(run_id))
+
+    @app.get("/api/runs/{run_id}/samples")
+    def list_samples(run_id: str, status: str | None = None, type: str | None = None,
+                     q: str | None = None, offset: int = 0, limit: int = 100) -> dict[str, Any]:
+        """A page of the run's samples, filtered by status, type and text."""
+        return runs.samples(run_id, SampleQuery(status=status or None, type=type or None, text=q or None,
+                                                offset=offset, limit=limit))
+
+    @app.get("/api/runs/{run_id}/sample")
+    def get_sample(run_id: str, item: str, epoch: int = 0) -> dict[str, Any]:
+        """One sample, whole: input, answer, scores, rationales, calls, usage."""
+        return runs.sample(run_id, item, epoch)
+
+    @app.get("/api/report")
+    def report(run: list[str] = Query(default=[])) -> dict[str, Any]:
+        """The report of the runs (paper-layout tables, charts as PNG data URIs)."""
+        return runs.report(run)
+
+    return app

