@@ -8,6 +8,8 @@ from typing import Any, Optional
 
 import typer
 
+from incanon.cli.methods import check_methods, split_methods
+from incanon.cli.options import RunOptions, with_run_options
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 from incanon.errors import ConfigError, NotFoundError
 
@@ -160,6 +162,7 @@ def roles(
 
 
 @app.command("eval")
+@with_run_options
 def eval_(
     model: str = typer.Option(..., "--model", help="Model under test (spec string)."),
     method: str = typer.Option("zero-shot", "--method", help="Role-play method(s), comma-separated."),
@@ -188,8 +191,12 @@ def eval_(
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+    *,
+    run_options: RunOptions,
 ) -> None:
     """Evaluate role-play methods on SHARP: one resumable run per method, then the report."""
+    from incanon.bench.remote import cache_setting, path_or_none
+    from incanon.bench.sharp.worker import WorkerSpec
     from incanon.bench.sharp import (SharpSetup, answers_from_runs, build_claims, build_report, evaluate,
                                      read_assertions, read_claims_jsonl, sample_assertions_path, select_cast)
     from incanon.models import GenerationParams, load_chat_model
@@ -213,32 +220,46 @@ def eval_(
                        unit=unit, resolver=_resolver(canon, work_id, relations, mapping_only),  # type: ignore[arg-type]
                        require_affection=not include_unknown)
     backbone_spec = backbone or (model if mode_ == "snowballing" else None)
+    methods = split_methods(method)
+    check_methods(methods)
+    if run_options.dry_run:
+        from incanon.bench.sharp.estimate import agent_lines, judge_lines
+        from incanon.bench.sharp.evaluate import build_items as sharp_items
+
+        run_options.print_estimate(sharp_items(cast, claim_list, backbone=backbone_spec is not None), [
+            *agent_lines(methods, model),
+            *judge_lines(detector, backbone_spec, prompts=PromptLibrary(prompts), max_tokens=max_tokens),
+        ], json_=json_)
+        return
     cache_arg: Any = False if no_cache else (cache or True)
     loaded: dict[str, Any] = {}
     for spec in filter(None, (model, detector, backbone_spec)):
         loaded.setdefault(spec, load_chat_model(spec, cache=cache_arg))
     specs = {"agent": model, "detector": detector, **({"backbone": backbone_spec} if backbone_spec else {})}
     run_store = RunStore(runs or default_runs_path())
-    methods = [m.strip() for m in method.split(",") if m.strip()]
     setup = SharpSetup(
         agent_model=loaded[model], detector_model=loaded[detector],
         backbone_model=loaded[backbone_spec] if backbone_spec else None, models=specs, runs=run_store, mode=mode_,
         prompts=PromptLibrary(prompts), concurrency=concurrency, fresh=fresh, progress=not json_, name=name,
         embedder=embedder, dataset={"claims_source": claims_source, "limit": limit, "work": work_id},
         answer_params=GenerationParams(max_tokens=max_tokens) if max_tokens else None,
+        worker=WorkerSpec(model=model, detector=detector, store=str(Path(canon.path).resolve()), mode=mode_,
+                          backbone=backbone_spec, cache=cache_setting(cache, no_cache), prompts=path_or_none(prompts),
+                          embedder=embedder, max_tokens=max_tokens),
     )
     if not json_:
         err.print(f"[dim]{cast.main_character} at {cast.at}; partners: "
                   + ", ".join(f"{p.name} ({p.affection}, {p.interactions})" for p in cast.partners)
                   + f"; {len(claim_list)} claims, {mode_} mode[/]", highlight=False)
-    results = asyncio.run(evaluate(canon, cast, claim_list, methods, setup))
+    with run_options.applied():
+        results = asyncio.run(evaluate(canon, cast, claim_list, methods, setup))
     report = build_report(answers_from_runs(run_store, [r.run_id for r in results]), mode_)
-    runs_json = [{"run_id": r.run_id, "method": m, "ran": r.ran, "ok": r.ok, "failed": r.failed,
+    runs_json = [{"run_id": r.run_id, "method": m, "status": r.status, "ran": r.ran, "ok": r.ok, "failed": r.failed,
                   "skipped": r.skipped, "resumed": r.resumed, "usage": r.usage.model_dump(),
                   "elapsed_s": r.elapsed_s} for r, m in zip(results, methods)]
     if not json_:
         for r, m in zip(results, methods):
-            err.print(f"[dim]{m}: run {r.run_id}: ran {r.ran} ({r.failed} failed), {r.skipped} already done, "
+            err.print(f"[dim]{m}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), {r.skipped} already done, "
                       f"{r.usage.calls} model calls ({r.usage.cached_calls} more answered from the cache)[/]")
     _emit_report(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json,
                                        "claims": len(claim_list), "cast": cast.model_dump(mode="json")})

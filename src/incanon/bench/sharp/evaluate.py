@@ -25,10 +25,12 @@ from typing import Any, Sequence
 from incanon.agents.base import Agent, CharacterAt, Turn
 from incanon.agents.persona import character_at
 from incanon.agents.registry import create_agent
+from incanon.bench.remote import task_arg
 from incanon.bench.sharp.cast import Cast
 from incanon.bench.sharp.claims import Claim
 from incanon.bench.sharp.metrics import Mode
 from incanon.bench.sharp.stance import Stance, StanceDetector
+from incanon.bench.sharp.worker import WorkerSpec, build_task
 from incanon.canon.store import CanonStore
 from incanon.errors import ConfigError
 from incanon.models.types import ChatModel, GenerationParams, Message
@@ -115,6 +117,8 @@ class SharpSetup:
     own defaults, and 256 tokens for the backbone)."""
     detector_params: GenerationParams | None = None
     item_timeout: float | None = None
+    worker: WorkerSpec | None = None
+    """How a Ray worker rebuilds the task (used only when ``--executor`` sends samples away)."""
 
 
 def make_task(agent: Agent, store: CanonStore, setup: SharpSetup, prompts: PromptLibrary):
@@ -193,8 +197,11 @@ async def evaluate(store: CanonStore, cast: Cast, claims: Sequence[Claim], metho
             params={"mode": setup.mode, "embedder": setup.embedder,
                     **({"answer_params": setup.answer_params.model_dump(mode="json")} if setup.answer_params else {})},
         )
+        task = (make_task(agent, store, setup, prompts) if setup.worker is None else
+                task_arg(lambda agent=agent: make_task(agent, store, setup, prompts), build_task, setup.worker,
+                         agent.name))
         results.append(await run_items(
-            items, make_task(agent, store, setup, prompts), store=setup.runs, config=config,
+            items, task, store=setup.runs, config=config,
             concurrency=setup.concurrency, progress=setup.progress, fresh=setup.fresh,
             templates=prompts.used, item_timeout=setup.item_timeout,
         ))
