@@ -9,6 +9,8 @@ from typing import Any, Optional
 import typer
 
 from incanon.cli.graph import _canon, _work
+from incanon.cli.methods import check_methods, split_methods
+from incanon.cli.options import RunOptions, method_lines, with_run_options
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 from incanon.errors import ConfigError, NotFoundError
 
@@ -57,6 +59,7 @@ def questions(
 
 
 @app.command("eval")
+@with_run_options
 def eval_(
     store: Path = typer.Option(..., "--store", help="Canon store with the work (and its knowledge graph)."),
     questions_path: Path = typer.Option(..., "--questions", help="Question file (JSONL: character, question, scope, kind)."),
@@ -76,9 +79,13 @@ def eval_(
     cache: Optional[Path] = typer.Option(None, "--cache", help="Response cache file (default: $INCANON_HOME/cache.sqlite)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+    *,
+    run_options: RunOptions,
 ) -> None:
     """Answer the questions with each method, judge KE / KH / UQJ, report (one resumable run per method)."""
+    from incanon.bench.remote import cache_setting, path_or_none
     from incanon.bench.rolerag import EvalSetup, build_report, evaluate, load_questions, rows_from_runs
+    from incanon.bench.rolerag.worker import WorkerSpec
     from incanon.models import load_chat_model
     from incanon.paths import default_runs_path
     from incanon.runs import RunStore
@@ -89,26 +96,39 @@ def eval_(
         items = items[:limit]
     canon = _canon(store)
     work_id = _work(canon, work) if work or not all(i.work for i in items) else None
+    methods = split_methods(method)
+    check_methods(methods)
+    if run_options.dry_run:
+        from incanon.bench.rolerag.estimate import judge_lines, profile_line
+
+        library = PromptLibrary(prompts)
+        lines = [*method_lines(methods, model), *judge_lines(judge, library)]
+        if "profile" in methods:
+            lines.insert(len(methods), profile_line(items, model, library))
+        run_options.print_estimate([{"id": i.id, "input": i.row()} for i in items], lines, json_=json_)
+        return
     cache_arg: Any = False if no_cache else (cache or True)
     agent_model = load_chat_model(model, cache=cache_arg)
     judge_model = agent_model if judge == model else load_chat_model(judge, cache=cache_arg)
-    methods = [m.strip() for m in method.split(",") if m.strip()]
-    if not methods:
-        raise ConfigError("--method names no method")
     options = {key: value for key, value in (("k", k), ("threshold", threshold)) if value is not None}
     run_store = RunStore(runs or default_runs_path())
     setup = EvalSetup(store=canon, agent_model=agent_model, judge_model=judge_model,
                       models={"agent": model, "judge": judge}, runs=run_store, work=work_id,
                       prompts=PromptLibrary(prompts), embedder=embedder, concurrency=concurrency, fresh=fresh,
                       progress=not json_, name=name, options=options,
-                      dataset={"source": questions_path.name, "work": work_id, "limit": limit})
-    results = asyncio.run(evaluate(items, methods, setup))
+                      dataset={"source": questions_path.name, "work": work_id, "limit": limit},
+                      worker=WorkerSpec(store=str(Path(canon.path).resolve()), model=model, judge=judge, work=work_id,
+                                        cache=cache_setting(cache, no_cache), prompts=path_or_none(prompts),
+                                        embedder=embedder, options=options))
+    with run_options.applied():
+        results = asyncio.run(evaluate(items, methods, setup))
     report = build_report(rows_from_runs(run_store, [r.run_id for r in results]))
-    runs_json = [{"run_id": r.run_id, "method": m, "ran": r.ran, "ok": r.ok, "failed": r.failed,
+    runs_json = [{"run_id": r.run_id, "method": m, "status": r.status, "ran": r.ran, "ok": r.ok, "failed": r.failed,
                   "skipped": r.skipped, "usage": r.usage.model_dump()} for r, m in zip(results, methods)]
     if not json_:
         for r, m in zip(results, methods):
-            err.print(f"[dim]{m}: run {r.run_id}: ran {r.ran} ({r.failed} failed), {r.skipped} already done[/]")
+            err.print(f"[dim]{m}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), "
+                      f"{r.skipped} already done, ${r.usage.cost:.4f}[/]")
     _emit(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json, "questions": len(items)})
 
 

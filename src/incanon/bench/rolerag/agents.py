@@ -21,6 +21,7 @@ from incanon.bench.rolerag.retrieval import GraphRetriever, RetrievalConfig
 from incanon.errors import ConfigError
 from incanon.models.types import Message
 from incanon.retrieval import ChunkRetriever
+from incanon.runs.estimate import CallPattern
 
 
 def _embedder(options: dict[str, Any]) -> Any:
@@ -51,6 +52,9 @@ class _RoleRAGBase(Agent):
 class VanillaAgent(_RoleRAGBase):
     """RoleRAG's Vanilla baseline: the role-play prompt and the question, nothing else."""
 
+    # One answer call; tokens: the answer template (~370) with the question, a 200-token answer cap.
+    call_pattern = CallPattern(calls=1, prompt_tokens=420, completion_tokens=150)
+
     async def respond(self, who: CharacterAt, dialogue: Sequence[Turn]) -> Reply:
         calls: list[CallRecord] = []
         text = await self._answer(who, dialogue, calls)
@@ -63,6 +67,8 @@ class ChunkRAGAgent(_RoleRAGBase):
     character's knowledge scope unless ``cutoff=False``."""
 
     requires = ("store|retriever",)
+    # One answer call with the retrieved chunk (~300 tokens each, default one) in the prompt.
+    call_pattern = CallPattern(calls=1, prompt_tokens=720, completion_tokens=150)
 
     async def respond(self, who: CharacterAt, dialogue: Sequence[Turn]) -> Reply:
         calls: list[CallRecord] = []
@@ -85,6 +91,9 @@ class ProfileAgent(_RoleRAGBase):
     position) before the question. Profiles are made once per character and position."""
 
     requires = ("store",)
+    # The answer call per question; building a profile (up to MAX_NOTES + 1 calls, once per
+    # character and position) is counted by the benchmark's estimate, which sees every item.
+    call_pattern = CallPattern(calls=1, prompt_tokens=620, completion_tokens=150)
 
     async def respond(self, who: CharacterAt, dialogue: Sequence[Turn]) -> Reply:
         calls: list[CallRecord] = []
@@ -103,6 +112,8 @@ class ProfileAgent(_RoleRAGBase):
 class _GraphAgent(_RoleRAGBase):
     cutoff: ClassVar[bool]
     requires = ("store|graph_retriever",)
+    # Hypothesis, entities (JSON), answer with the retrieved entities and relations: 3 calls.
+    call_pattern = CallPattern(calls=3, prompt_tokens=600, completion_tokens=200)
 
     def _retriever(self) -> GraphRetriever:
         found = self.options.get("graph_retriever")

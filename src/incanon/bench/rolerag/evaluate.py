@@ -13,7 +13,9 @@ from incanon.agents.base import Agent, CharacterAt, Turn
 from incanon.agents.persona import character_at
 from incanon.agents.registry import create_agent
 from incanon.bench.rolerag.items import RoleRAGQuestion, fingerprint
+from incanon.bench.remote import task_arg
 from incanon.bench.rolerag.judges import RoleRAGJudges
+from incanon.bench.rolerag.worker import WorkerSpec, build_task
 from incanon.canon.store import CanonStore
 from incanon.errors import ConfigError
 from incanon.models.types import ChatModel, GenerationParams
@@ -56,6 +58,8 @@ class EvalSetup:
     options: dict[str, Any] = field(default_factory=dict)
     """Extra agent options (k, threshold, general_k, ...)."""
     dataset: dict[str, Any] = field(default_factory=dict)
+    worker: WorkerSpec | None = None
+    """How a Ray worker rebuilds the task (used only when ``--executor`` sends samples away)."""
 
 
 def make_task(agent: Agent, judges: RoleRAGJudges, setup: EvalSetup):
@@ -92,7 +96,9 @@ async def evaluate(items: Sequence[RoleRAGQuestion], methods: Sequence[str], set
                            dataset=dataset, models=setup.models, methods=[method],
                            params={"embedder": str(getattr(setup.embedder, "name", setup.embedder)), **{k: v for k, v in setup.options.items()
                                                                   if isinstance(v, (int, float, str, bool))}})
-        results.append(await run_items(run_list, make_task(agent, judges, setup), store=setup.runs, config=config,
+        task = (make_task(agent, judges, setup) if setup.worker is None else
+                task_arg(lambda agent=agent: make_task(agent, judges, setup), build_task, setup.worker, method))
+        results.append(await run_items(run_list, task, store=setup.runs, config=config,
                                        concurrency=setup.concurrency, progress=setup.progress, fresh=setup.fresh,
                                        templates=prompts.used))
     return results
