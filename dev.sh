@@ -34,10 +34,24 @@ setup() {
   fi
 }
 
+# The web app's browser tests drive the system Chromium (Playwright never downloads a browser).
+ensure_browser() {
+  if [ -n "${INCANON_CHROMIUM:-}" ] || command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
+    return 0
+  fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "[setup] installing Chromium (Debian package chromium) for the web app's browser tests" >&2
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+      || echo "[setup] could not install chromium: the browser tests will be skipped" >&2
+  else
+    echo "[setup] no Chromium found: the browser tests will be skipped (install the chromium package)" >&2
+  fi
+}
+
 job="${1:-}"; shift || true
 case "$job" in
   setup) setup ;;
   demo)  setup; exec .venv/bin/incanon demo "$@" ;;
-  test)  setup; exec .venv/bin/python -m pytest "$@" ;;
+  test)  setup; ensure_browser; exec .venv/bin/python -m pytest "$@" ;;
   *) echo "usage: ./dev.sh demo|test|setup [ARGS...]" >&2; exit 2 ;;
 esac

@@ -14,10 +14,11 @@ from incanon.serve.chats import ChatRegistry, OpenChat, chat_state
 from incanon.serve.config import CHAT_METHODS, ServeConfig
 from incanon.serve.runsview import RunsView
 from incanon.serve.samples import SampleIndex, SampleQuery, sample_detail, sample_type, summary_row
-from incanon.serve.server import bind, is_loopback, serve
+from incanon.serve.server import BackgroundServer, bind, is_loopback, serve
 from incanon.serve.timeline import timeline
 
 __all__ = [
+    "BackgroundServer",
     "CHAT_METHODS",
     "ChatRegistry",
     "OpenChat",

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import errno
 import socket
+import threading
+import time
 from collections.abc import Callable
+from typing import Any
 
 from incanon.errors import ConfigError
 from incanon.models.types import ChatModel
@@ -55,3 +58,47 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8765, mod
     if on_ready is not None:
         on_ready(url)
     server.run(sockets=[sock])
+
+
+class BackgroundServer:
+    """The app served from a thread of this process, for tests and notebooks::
+
+        with BackgroundServer(config, model=scripted) as url:
+            httpx.get(url + "api/info")
+    """
+
+    def __init__(self, config: ServeConfig, *, host: str = "127.0.0.1", port: int = 0,
+                 model: ChatModel | None = None, start_timeout: float = 30.0) -> None:
+        self.config = config
+        self.host = host
+        self.port = port
+        self.model = model
+        self.start_timeout = start_timeout
+        self.url = ""
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> str:
+        import uvicorn
+
+        from incanon.serve.app import create_app
+
+        sock = bind(self.host, self.port)
+        self.url = f"http://{self.host}:{sock.getsockname()[1]}/"
+        self._server = uvicorn.Server(uvicorn.Config(create_app(self.config, model=self.model), log_level="warning",
+                                                     access_log=False, lifespan="on"))
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True,
+                                        name="incanon-serve")
+        self._thread.start()
+        deadline = time.monotonic() + self.start_timeout
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the web app did not start on {self.url}")
+            time.sleep(0.02)
+        return self.url
+
+    def __exit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)

@@ -16,30 +16,36 @@ from incanon.canon.store import CanonStore
 def timeline(store: CanonStore, work: str) -> dict[str, Any]:
     """``{work, title, axis, books, stops, characters}`` for ``work``.
 
-    Each stop is ``{at, label, scene, title, date, participants, marks}``: ``marks`` names the
-    characters' time points that fall there (``[{character, label}]``). Characters come with
-    their first position and time points, so the app can place them on the slider.
+    Each stop is ``{at, label, scenes, date, participants, marks}``: ``scenes`` are the scenes
+    (and dialogue sessions) at that position, ``[{id, title, date, participants}]``;
+    ``participants`` joins theirs; ``marks`` names the characters' time points that fall there
+    (``[{character, label}]``). Characters come with their first position and time points, so
+    the app can place them on the slider.
     """
     info = store.work(work)
     stops: dict[int, dict[str, Any]] = {}
 
     def stop_at(position: Position) -> dict[str, Any]:
         if position.key not in stops:
-            stops[position.key] = {"at": str(position), "label": str(position), "scene": None, "title": "",
-                                   "date": None, "participants": [], "marks": [], "_pos": position}
+            stops[position.key] = {"at": str(position), "label": str(position), "scenes": [], "date": None,
+                                   "participants": [], "marks": []}
         return stops[position.key]
 
     for scene in store.scenes(work):
         stop = stop_at(scene.position)
-        stop.update(scene=scene.id, title=scene.title, date=scene.date, participants=list(scene.participants))
-        stop["label"] = f"{scene.position} · {scene.title}" if scene.title else str(scene.position)
+        stop["scenes"].append({"id": scene.id, "title": scene.title, "date": scene.date,
+                               "participants": list(scene.participants)})
+        stop["date"] = stop["date"] or scene.date
+        stop["participants"] = list(dict.fromkeys([*stop["participants"], *scene.participants]))
+        titles = [s["title"] for s in stop["scenes"] if s["title"]]
+        stop["label"] = " · ".join([str(scene.position), *titles[:1]]) + (f" (+{len(titles) - 1})" if len(titles) > 1 else "")
     characters = []
     for record in store.characters(work):
         points = []
         for tp in record.time_points:
             stop = stop_at(tp.position)
             stop["marks"].append({"character": record.name, "label": tp.label})
-            if stop["scene"] is None:
+            if not stop["scenes"]:
                 stop["label"] = f"{tp.position} · {tp.label}"
             points.append({"label": tp.label, "at": str(tp.position), "description": tp.description})
         characters.append({
@@ -48,7 +54,5 @@ def timeline(store: CanonStore, work: str) -> dict[str, Any]:
             "time_points": points,
         })
     ordered = [stops[key] for key in sorted(stops)]
-    for stop in ordered:
-        del stop["_pos"]
     return {"work": info.id, "title": info.title, "author": info.author, "axis": info.axis.value,
             "books": info.books, "stops": ordered, "characters": characters}

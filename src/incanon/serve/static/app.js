@@ -165,6 +165,7 @@ function showStop() {
   if (!stop) { ui.stopLabel.textContent = "(this work has no scenes)"; return; }
   ui.stopLabel.textContent = stop.label;
   const bits = [];
+  if (stop.scenes.length > 1) bits.push(stop.scenes.map((s) => s.title || s.id).join(" / "));
   if (stop.date) bits.push(stop.date);
   if (stop.participants.length) bits.push(`present: ${stop.participants.join(", ")}`);
   for (const mark of stop.marks) bits.push(`${mark.character}: “${mark.label}”`);

@@ -1,0 +1,119 @@
+"""The web app in a real headless Chromium (the system package, driven by Playwright): load the
+app, chat one turn with the scripted model and move in story time, then browse the runs, open a
+run and one of its samples.
+
+Needs Chromium (Debian's ``chromium``, which ``./dev.sh test`` installs when it can). Without it
+the test is skipped, unless ``INCANON_REQUIRE_BROWSER=1`` (CI sets it) makes that a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+from incanon.models import load_chat_model
+from incanon.serve import BackgroundServer
+
+from serve_helpers import character_model
+
+#: Flags for a sandboxed machine with no network: no background connections, no GPU.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+TIMEOUT_MS = 60_000
+
+
+def _chromium() -> str | None:
+    for candidate in (os.environ.get("INCANON_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
+        if candidate and shutil.which(candidate):
+            return shutil.which(candidate)
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    executable = _chromium()
+    if executable is None:
+        if os.environ.get("INCANON_REQUIRE_BROWSER") == "1":
+            pytest.fail("INCANON_REQUIRE_BROWSER=1 but no Chromium was found (install Debian's chromium package)")
+        pytest.skip("no Chromium on this machine (install Debian's chromium package, or set INCANON_CHROMIUM)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, serve_config):
+    with BackgroundServer(serve_config, model=load_chat_model(character_model())) as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        tab = context.new_page()
+        tab.set_default_timeout(TIMEOUT_MS)
+        errors: list[str] = []
+        tab.on("pageerror", lambda exc: errors.append(str(exc)))
+        tab.goto(url)
+        yield tab, errors
+        context.close()
+    assert errors == [], f"the page raised: {errors}"
+
+
+def tid(name: str) -> str:
+    return f"[data-testid={name}]"
+
+
+def test_chat_one_turn_and_move_in_story_time(page):
+    tab, _ = page
+    tab.wait_for_selector(f"{tid('character')} option[value='Wren Callow']", state="attached")
+    tab.select_option(tid("character"), "Wren Callow")
+    # Put the slider on "end of book 1" with the character's time-point button.
+    tab.get_by_role("button", name="end of book 1 (1-3)").click()
+    assert tab.inner_text(tid("stop-label")) == "1-3 · end of book 1"
+    tab.click(tid("start"))
+    tab.wait_for_selector(tid("chat-note"))
+    assert "at 1-3 (end of book 1)" in tab.inner_text(tid("chat-header"))
+    hidden_before = tab.inner_text(tid("scope-table"))
+
+    tab.fill(tid("say"), "Did you hear the flood bell?")
+    tab.press(tid("say"), "Enter")
+    reply = tab.wait_for_selector(tid("turn-character"))
+    assert "I heard the bell from the lamp-room" in reply.inner_text()
+    assert tab.locator(tid("turn-user")).inner_text().endswith("Did you hear the flood bell?")
+    # The evidence of the reply: its method, moment and the answering call.
+    tab.wait_for_selector(tid("evidence-call"))
+    assert "zero-shot" in tab.inner_text(tid("evidence")) and "1-3" in tab.inner_text(tid("evidence"))
+
+    tab.get_by_role("button", name="end of book 2 (2-4)").click()
+    tab.wait_for_function("document.querySelector('[data-testid=chat-header]').innerText.includes('at 2-4')")
+    assert "Wren Callow is now at 2-4" in tab.inner_text(tid("turns"))
+    assert tab.inner_text(tid("scope-table")) != hidden_before
+    assert tab.locator(tid("turn-character")).count() == 1  # the conversation is kept
+
+
+def test_browse_runs_open_a_run_and_a_sample(page, served):
+    tab, _ = page
+    tab.click("nav >> text=Runs")
+    tab.wait_for_selector(tid("runs-table"))
+    assert tab.locator(tid("run-row")).count() == 3
+    tab.select_option(tid("filter-benchmark"), "timechara")
+    tab.wait_for_function("document.querySelectorAll('[data-testid=run-row]').length === 2")
+
+    run = served.timechara[0]
+    tab.click(f"a[href='#/runs/{run}']")
+    tab.wait_for_selector(tid("paper-table"))
+    assert "Past-absence" in tab.inner_text(tid("paper-table") + " >> nth=0")
+    chart = tab.wait_for_selector(f"{tid('chart')} img")
+    assert tab.evaluate("(img) => img.complete && img.naturalWidth > 0", chart)
+    tab.wait_for_selector(tid("samples-table"))
+    assert tab.locator(tid("sample-row")).count() == 5
+
+    tab.select_option(tid("sample-type"), "future")
+    tab.wait_for_function("document.querySelectorAll('[data-testid=sample-row]').length === 1")
+    tab.click(tid("sample-row"))
+    tab.wait_for_selector(tid("sample-title"))
+    assert tab.inner_text(tid("sample-answer")) == "I have no idea what you mean."
+    assert "It leaks the future" in tab.inner_text(tid("sample-rationale") + " >> nth=0")
+    assert tab.locator(tid("sample-call")).count() >= 1
+    assert "spatiotemporal" in tab.inner_text(tid("sample-scores"))
