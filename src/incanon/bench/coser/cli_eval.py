@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 import typer
 
+from incanon.cli.options import RunOptions, with_run_options
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 from incanon.errors import NotFoundError
 
@@ -53,7 +54,7 @@ def _emit(report: Any, md: Optional[Path], json_: bool, extra: dict[str, Any]) -
 
 
 def _result_json(result: Any) -> dict[str, Any]:
-    return {"run_id": result.run_id, "ran": result.ran, "ok": result.ok, "failed": result.failed,
+    return {"run_id": result.run_id, "status": result.status, "ran": result.ran, "ok": result.ok, "failed": result.failed,
             "skipped": result.skipped, "resumed": result.resumed, "usage": result.usage.model_dump(),
             "notes": result.notes}
 
@@ -82,12 +83,16 @@ def simulate(
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+    *,
+    run_options: RunOptions,
 ) -> None:
     """Simulate test cases with one agent per character (resumable run); BLEU / ROUGE-L included."""
     from incanon.bench.coser.formats import load_test_set
     from incanon.bench.coser.report import report_from_runs
     from incanon.bench.coser.simulation import BookMemory, Cast, SimulationConfig, parse_rag
     from incanon.bench.coser.simulation.runs import SimulationSetup, file_digest, run_simulation
+    from incanon.bench.coser.worker import SimulationWorker
+    from incanon.bench.remote import cache_setting, path_or_none
     from incanon.errors import ConfigError
     from incanon.models import GenerationParams, load_embedder
     from incanon.templates import PromptLibrary
@@ -98,14 +103,21 @@ def simulate(
     samples = load_test_set(test)
     if limit:
         samples = samples[:limit]
-    cache_arg = _cache_arg(cache, no_cache)
-    models = _load_models([actor, nsp, env], cache_arg)
-    library = PromptLibrary(prompts)
-    memory = BookMemory(book_data, load_embedder(embedder, cache=cache_arg), spec) if spec and book_data else None
     message = GenerationParams(max_tokens=max_tokens, frequency_penalty=frequency_penalty)
     config = SimulationConfig(max_rounds=max_rounds, continue_from=continue_from, seed=seed,
                               nsp_constrained=nsp_constrained, thoughts=not no_thoughts, actor_params=message,
                               env_params=message.model_copy(update={"max_tokens": min(max_tokens, 160)}))
+    library = PromptLibrary(prompts)
+    if run_options.dry_run:
+        from incanon.bench.coser.estimate import simulation_lines
+        from incanon.bench.coser.simulation.runs import simulation_items
+
+        run_options.print_estimate(simulation_items(samples), simulation_lines(
+            config, actor=actor, nsp=nsp, env=env, prompts=library), json_=json_)
+        return
+    cache_arg = _cache_arg(cache, no_cache)
+    models = _load_models([actor, nsp, env], cache_arg)
+    memory = BookMemory(book_data, load_embedder(embedder, cache=cache_arg), spec) if spec and book_data else None
     store = _store(runs, must_exist=False)
     setup = SimulationSetup(
         cast=Cast(actor=models[actor], nsp=models[nsp], environment=models[env], prompts=library, memory=memory),
@@ -113,11 +125,16 @@ def simulate(
         dataset={"test": test.name, "sha256": file_digest(test),
                  **({"embedder": embedder, "book_data": str(book_data)} if memory else {})},
         rag=spec.name if spec else None, name=name, concurrency=concurrency, fresh=fresh, progress=not json_,
+        worker=SimulationWorker(actor=actor, nsp=nsp, env=env, config=config, cache=cache_setting(cache, no_cache),
+                                prompts=path_or_none(prompts), rag=rag if memory else None,
+                                book_data=path_or_none(book_data), embedder=embedder),
     )
-    result = asyncio.run(run_simulation(samples, setup))
+    with run_options.applied():
+        result = asyncio.run(run_simulation(samples, setup))
     if not json_:
-        err.print(f"[dim]run {result.run_id}: ran {result.ran} ({result.failed} failed), {result.skipped} already done, "
-                  f"{result.usage.calls} model calls; judge it with: incanon coser judge {result.run_id} --critic SPEC[/]")
+        err.print(f"[dim]run {result.run_id}: {result.status}, ran {result.ran} ({result.failed} failed), "
+                  f"{result.skipped} already done, {result.usage.calls} model calls, ${result.usage.cost:.4f}; "
+                  f"judge it with: incanon coser judge {result.run_id} --critic SPEC[/]")
     _emit(report_from_runs(store, [result.run_id]), None, json_,
           {"run_store": str(store.path), "run": _result_json(result), "cases": len(samples)})
 
@@ -136,28 +153,44 @@ def judge(
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+    *,
+    run_options: RunOptions,
 ) -> None:
     """Critique a simulation run on the four dimensions into a judged run (resumable)."""
     from incanon.bench.coser.formats import write_json
     from incanon.bench.coser.report import report_from_runs
     from incanon.bench.coser.rescore import evaluation_file
     from incanon.bench.coser.simulation.runs import JudgeSetup, run_judging
+    from incanon.bench.coser.worker import CriticWorker
+    from incanon.bench.remote import cache_setting, path_or_none
     from incanon.models import GenerationParams
     from incanon.templates import PromptLibrary
 
     store = _store(runs, must_exist=True)
     source = store.resolve(run)
+    params = GenerationParams(max_tokens=max_tokens)
+    if run_options.dry_run:
+        from incanon.bench.coser.estimate import critic_line
+        from incanon.bench.coser.simulation.runs import judge_items
+
+        run_options.print_estimate(list(judge_items(store, source)), [critic_line(critic, PromptLibrary(prompts))],
+                                   json_=json_)
+        return
     models = _load_models([critic], _cache_arg(cache, no_cache))
     setup = JudgeSetup(critic=models[critic], critic_spec=critic, store=store, prompts=PromptLibrary(prompts),
-                       params=GenerationParams(max_tokens=max_tokens), thoughts=critic_thoughts, name=name,
-                       concurrency=concurrency, fresh=fresh, progress=not json_)
-    result = asyncio.run(run_judging(source, setup))
+                       params=params, thoughts=critic_thoughts, name=name,
+                       concurrency=concurrency, fresh=fresh, progress=not json_,
+                       worker=CriticWorker(critic=critic, params=params, thoughts=critic_thoughts,
+                                           cache=cache_setting(cache, no_cache), prompts=path_or_none(prompts)))
+    with run_options.applied():
+        result = asyncio.run(run_judging(source, setup))
     if out_file is not None:
         write_json(out_file, evaluation_file(store, result.run_id))
         err.print(f"[dim]evaluation file written to {out_file}[/]")
     if not json_:
-        err.print(f"[dim]judged run {result.run_id} of {source}: ran {result.ran} ({result.failed} failed), "
-                  f"{result.skipped} already done, {result.usage.calls} model calls[/]")
+        err.print(f"[dim]judged run {result.run_id} of {source}: {result.status}, ran {result.ran} "
+                  f"({result.failed} failed), {result.skipped} already done, {result.usage.calls} model calls, "
+                  f"${result.usage.cost:.4f}[/]")
     _emit(report_from_runs(store, [result.run_id]), None, json_,
           {"run_store": str(store.path), "source_run": source, "run": _result_json(result),
            "out": str(out_file) if out_file else None})
@@ -199,7 +232,7 @@ def report(
 
 def register(app: typer.Typer) -> None:
     """Add the evaluation commands to ``incanon coser``."""
-    app.command("simulate")(simulate)
-    app.command("judge")(judge)
+    app.command("simulate")(with_run_options(simulate))
+    app.command("judge")(with_run_options(judge))
     app.command("rescore")(rescore)
     app.command("report")(report)

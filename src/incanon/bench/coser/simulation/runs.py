@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from incanon.bench.coser.critics import Critic
+from incanon.bench.coser.worker import CriticWorker, SimulationWorker, build_judging_task, build_simulation_task
+from incanon.bench.remote import task_arg
 from incanon.bench.coser.formats import TestSample
 from incanon.bench.coser.metrics import ngram_scores
 from incanon.bench.coser.simulation.case import case_domain, case_id
@@ -24,6 +26,7 @@ from incanon.bench.coser.simulation.engine import Cast, SimulationConfig, simula
 from incanon.errors import InputError
 from incanon.models.types import ChatModel, GenerationParams
 from incanon.runs import ItemOutcome, RunConfig, RunItem, RunResult, RunStore, run_items
+from incanon.runs.sample import Task
 from incanon.templates import PromptLibrary
 
 SIMULATION_BENCHMARK = "coser-gca"
@@ -63,6 +66,8 @@ class SimulationSetup:
     concurrency: int = 4
     fresh: bool = False
     progress: bool = True
+    worker: SimulationWorker | None = None
+    """How a Ray worker rebuilds the cast (used only when ``--executor`` sends samples away)."""
 
 
 def simulation_config(setup: SimulationSetup) -> RunConfig:
@@ -74,13 +79,12 @@ def simulation_config(setup: SimulationSetup) -> RunConfig:
     )
 
 
-async def run_simulation(samples: list[TestSample], setup: SimulationSetup) -> RunResult:
-    """Simulate every case not yet done in the run this setup names."""
-    config = setup.config
+def simulation_task(cast: Cast, config: SimulationConfig) -> Task:
+    """The per-case task: simulate the scene, score BLEU / ROUGE-L against the original."""
 
     async def task(item: RunItem) -> ItemOutcome:
         sample = TestSample.model_validate(item.input["sample"])
-        sim = await simulate_case(sample, setup.cast, config, case=item.id)
+        sim = await simulate_case(sample, cast, config, case=item.id)
         original = [{"character": t.character, "message": t.message} for t in sample.dialogues]
         ngram = ngram_scores(sim.coser_messages(), original, config.continue_from)
         return ItemOutcome(
@@ -91,6 +95,13 @@ async def run_simulation(samples: list[TestSample], setup: SimulationSetup) -> R
                    "retrieved": sim.retrieved},
         )
 
+    return task
+
+
+async def run_simulation(samples: list[TestSample], setup: SimulationSetup) -> RunResult:
+    """Simulate every case not yet done in the run this setup names."""
+    task = (simulation_task(setup.cast, setup.config) if setup.worker is None else
+            task_arg(lambda: simulation_task(setup.cast, setup.config), build_simulation_task, setup.worker))
     return await run_items(simulation_items(samples), task, store=setup.store, config=simulation_config(setup),
                            concurrency=setup.concurrency, progress=setup.progress, fresh=setup.fresh,
                            templates=setup.cast.prompts.used)
@@ -130,6 +141,8 @@ class JudgeSetup:
     concurrency: int = 4
     fresh: bool = False
     progress: bool = True
+    worker: CriticWorker | None = None
+    """How a Ray worker rebuilds the critic (used only when ``--executor`` sends samples away)."""
 
 
 def judge_config(store: RunStore, source_run: str, setup: JudgeSetup) -> RunConfig:
@@ -143,9 +156,8 @@ def judge_config(store: RunStore, source_run: str, setup: JudgeSetup) -> RunConf
     )
 
 
-async def run_judging(source_run: str, setup: JudgeSetup) -> RunResult:
-    """Critique every simulated case of ``source_run`` not yet judged by this critic."""
-    critic = Critic(setup.critic, setup.prompts, setup.params, thoughts=setup.thoughts)
+def judging_task(critic: Critic) -> Task:
+    """The per-case task: critique the simulated scene on every dimension."""
 
     async def task(item: RunItem) -> ItemOutcome:
         sample = TestSample.model_validate(item.input["sample"])
@@ -164,6 +176,15 @@ async def run_judging(source_run: str, setup: JudgeSetup) -> RunResult:
                    "defaulted_severities": sum(f.defaulted for c in result.dimensions.values() for f in c.flaws or [])},
         )
 
+    return task
+
+
+async def run_judging(source_run: str, setup: JudgeSetup) -> RunResult:
+    """Critique every simulated case of ``source_run`` not yet judged by this critic."""
+    def here() -> Task:
+        return judging_task(Critic(setup.critic, setup.prompts, setup.params, thoughts=setup.thoughts))
+
+    task = here() if setup.worker is None else task_arg(here, build_judging_task, setup.worker)
     items = list(judge_items(setup.store, source_run))
     return await run_items(items, task, store=setup.store, config=judge_config(setup.store, source_run, setup),
                            concurrency=setup.concurrency, progress=setup.progress, fresh=setup.fresh,
