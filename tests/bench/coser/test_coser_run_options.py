@@ -69,3 +69,17 @@ def test_max_cost_stops_the_simulation_and_a_higher_budget_finishes(root):
     assert (first["status"], first["ran"]) == ("stopped-budget", 1)
     second = _simulate(root, *extra, "--max-cost", "100")["run"]
     assert (second["run_id"], second["status"], second["skipped"], second["ran"]) == (first["run_id"], "finished", 1, 1)
+
+
+def test_workers_rebuild_cast_and_critic_from_picklable_specs(root):
+    from incanon.testing.pickling_executor import PicklingExecutor, use_pickling_executor
+
+    built = PicklingExecutor.built
+    kind = use_pickling_executor()
+    shipped = _simulate(root, "--executor", kind)["run"]
+    judged = _coser("judge", shipped["run_id"], "--critic", f"scripted:{root / 'critic.json'}", "--runs",
+                    str(root / "runs.sqlite"), "--no-cache", "--json", "--executor", kind)["run"]
+    assert PicklingExecutor.built == built + 2
+    assert (shipped["ok"], shipped["usage"]["calls"]) == (len(CASES), ROUNDS * len(CASES) + (ROUNDS - 1) * len(CASES))
+    assert judged["ok"] == len(CASES)
+    assert all(s.scores["score"] is not None for s in RunStore(root / "runs.sqlite").samples(judged["run_id"]))

@@ -103,3 +103,15 @@ def test_a_shard_without_repetitions_is_refused_before_anything_is_written(files
     assert isinstance(res.exception, ConfigError)
     assert "--shard 3/4" in str(res.exception) and "--runs 2" in str(res.exception)
     assert not (tmp_path / "runs.sqlite").exists()
+
+
+def test_workers_simulate_whole_repetitions_from_picklable_specs(files, tmp_path):
+    """What Ray would receive: a pickled factory; each repetition is simulated whole by a worker."""
+    from incanon.testing.pickling_executor import PicklingExecutor, use_pickling_executor
+
+    built = PicklingExecutor.built
+    shipped = _run(files, tmp_path / "p.sqlite", "--executor", use_pickling_executor())["runs"][0]
+    local = _run(files, tmp_path / "l.sqlite")["runs"][0]
+    assert PicklingExecutor.built == built + 1
+    assert (shipped["run_id"], shipped["simulated"], shipped["usage"]["calls"]) == (local["run_id"], [0, 1], local["usage"]["calls"])
+    assert _samples(tmp_path / "p.sqlite", shipped["run_id"]) == _samples(tmp_path / "l.sqlite", local["run_id"])

@@ -66,3 +66,17 @@ def test_max_cost_stops_and_a_higher_budget_finishes(graph_store, files, tmp_pat
     assert (second["run_id"], second["status"]) == (first["run_id"], "finished")
     assert (second["skipped"], second["ran"]) == (first["ran"], 12 - first["ran"])
     assert RunStore(runs).get_run(first["run_id"]).status == "finished"
+
+
+def test_workers_rebuild_the_task_from_picklable_specs(graph_store, files, tmp_path):
+    from incanon.testing.pickling_executor import PicklingExecutor, use_pickling_executor
+
+    built = PicklingExecutor.built
+    shipped = _eval(graph_store, files, tmp_path / "p.sqlite", "--method", "vanilla",
+                    "--executor", use_pickling_executor())["runs"][0]
+    local = _eval(graph_store, files, tmp_path / "l.sqlite", "--method", "vanilla")["runs"][0]
+    assert PicklingExecutor.built == built + 1
+    assert (shipped["run_id"], shipped["ok"], shipped["usage"]["calls"]) == (local["run_id"], 12, local["usage"]["calls"])
+    scores = [{s.item_id: s.scores for s in RunStore(p).samples(r)} for p, r in
+              ((tmp_path / "p.sqlite", shipped["run_id"]), (tmp_path / "l.sqlite", local["run_id"]))]
+    assert scores[0] == scores[1]

@@ -67,3 +67,16 @@ def test_max_cost_stops_and_a_higher_budget_finishes(root, tmp_path):
     assert (second["run_id"], second["status"], second["skipped"]) == (first["run_id"], "finished", total)
     assert RunStore(runs).get_run(first["run_id"]).status == "finished"
     assert len(list(RunStore(runs).samples(first["run_id"], status="ok"))) == total + second["ran"]
+
+
+def test_workers_rebuild_the_task_from_picklable_specs(root, tmp_path):
+    from incanon.testing.pickling_executor import PicklingExecutor, use_pickling_executor
+
+    built = PicklingExecutor.built
+    shipped = _eval(root, tmp_path / "p.sqlite", "--executor", use_pickling_executor())["runs"][0]
+    local = _eval(root, tmp_path / "l.sqlite")["runs"][0]
+    assert PicklingExecutor.built == built + 1
+    assert (shipped["run_id"], shipped["ok"], shipped["usage"]["calls"]) == (local["run_id"], local["ok"], local["usage"]["calls"])
+    scores = [{s.item_id: s.scores for s in RunStore(p).samples(r)} for p, r in
+              ((tmp_path / "p.sqlite", shipped["run_id"]), (tmp_path / "l.sqlite", local["run_id"]))]
+    assert scores[0] == scores[1] and len(scores[0]) == local["ok"]

@@ -164,3 +164,17 @@ def test_ray_executor_gives_the_local_results(files, tmp_path):
     assert _by_item(tmp_path / "ray.sqlite", remote["run_id"]) == _by_item(tmp_path / "local.sqlite", local["run_id"])
     templates = RunStore(tmp_path / "ray.sqlite").get_run(remote["run_id"]).config.templates
     assert {"roleplay_system", "judge_spatiotemporal", "judge_personality"} <= set(templates)
+
+
+def test_workers_rebuild_the_task_from_picklable_specs(files, tmp_path):
+    """What Ray would receive: a pickled per-worker factory that rebuilds models and judges."""
+    from incanon.testing.pickling_executor import PicklingExecutor, use_pickling_executor
+
+    built = PicklingExecutor.built
+    shipped = _eval(files, tmp_path / "p.sqlite", "--executor", use_pickling_executor(), "--limit", "5",
+                    "--method", "zero-shot,narrative-experts")["runs"]
+    local = _eval(files, tmp_path / "l.sqlite", "--limit", "5", "--method", "zero-shot,narrative-experts")["runs"]
+    assert PicklingExecutor.built == built + 2  # one rebuilt task per method's run
+    for a, b in zip(shipped, local):
+        assert (a["run_id"], a["ok"], a["usage"]["calls"]) == (b["run_id"], 5, b["usage"]["calls"])
+        assert _by_item(tmp_path / "p.sqlite", a["run_id"]) == _by_item(tmp_path / "l.sqlite", b["run_id"])
