@@ -102,3 +102,12 @@ def test_cli_missing_canon_store_exits_2(tmp_path):
                           capture_output=True, text=True, timeout=60,
                           env={**os.environ, "INCANON_HOME": str(tmp_path / "home")})
     assert proc.returncode == 2 and "no canon store at" in proc.stderr
+
+
+def test_cli_missing_run_store_exits_2_and_creates_nothing(served, tmp_path):
+    missing = tmp_path / "typo.sqlite"
+    proc = subprocess.run([sys.executable, "-m", "incanon", "serve", "--store", str(served.canon), "--runs", str(missing)],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "INCANON_HOME": str(tmp_path / "home")})
+    assert proc.returncode == 2 and f"no run store at {missing}" in proc.stderr
+    assert not missing.exists()

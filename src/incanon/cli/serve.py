@@ -39,6 +39,9 @@ def register(app: typer.Typer) -> None:
             canon = store.expanduser()
             if not canon.is_dir():
                 raise NotFoundError(f"no canon store at {canon} (create one with `incanon canon import`)")
+        if runs is not None and not runs.expanduser().is_file():
+            # A typo must not silently browse a new, empty store.
+            raise NotFoundError(f"no run store at {runs} (benchmarks write INCANON_HOME/runs.sqlite unless given --runs)")
         runs_path = (runs or paths.default_runs_path()).expanduser()
         config = ServeConfig(canon=canon, runs=runs_path, model=model, embedder=embedder,
                              cache=False if no_cache else (cache or True))

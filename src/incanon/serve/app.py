@@ -123,7 +123,7 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
     @app.post("/api/chats", status_code=201)
     async def new_chat(body: NewChat) -> dict[str, Any]:
         """Start a chat with a character at a point in the story."""
-        chat = chats.open(character=body.character, at=body.at, method=body.method, work=body.work)
+        chat = await chats.open(character=body.character, at=body.at, method=body.method, work=body.work)
         return chat_state(chat)
 
     @app.get("/api/chats/{chat_id}")

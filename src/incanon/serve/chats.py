@@ -63,13 +63,16 @@ class ChatRegistry:
                 self._model = load_chat_model(self.config.model, cache=self.config.cache)
             return self._model
 
-    def open(self, *, character: str, at: str, method: str, work: str | None = None) -> OpenChat:
-        """A new chat with ``character`` at ``at``; unknown names raise ``NotFoundError``."""
+    async def open(self, *, character: str, at: str, method: str, work: str | None = None) -> OpenChat:
+        """A new chat with ``character`` at ``at``; unknown names raise ``NotFoundError``.
+        Runs on the event loop (the session's canon store is bound to its thread); the first
+        chat loads the model in a worker thread so other requests are served meanwhile."""
         if method not in self.config.methods:
             raise ConfigError(f"method {method!r} is not offered here; choose one of {', '.join(self.config.methods)}")
+        model = await asyncio.to_thread(self.model)
         store = CanonStore.open(self.config.canon)
         try:
-            session = ChatSession(store, character=character, at=at, method=method, work=work, model=self.model(),
+            session = ChatSession(store, character=character, at=at, method=method, work=work, model=model,
                                   model_spec=self.config.model_label, embedder=self.config.embedder)
         except BaseException:
             store.close()
