@@ -13,6 +13,7 @@ from incanon.cli.methods import check_methods, split_methods
 from incanon.cli.options import RunOptions, method_lines, with_run_options
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 from incanon.errors import ConfigError, NotFoundError
+from incanon.runs.estimate import repeated
 
 app = typer.Typer(help="RoleRAG: graph-guided role-play retrieval, judged by KE / KH / UQJ.", no_args_is_help=True)
 
@@ -102,7 +103,8 @@ def eval_(
         from incanon.bench.rolerag.estimate import judge_lines, profile_line
 
         library = PromptLibrary(prompts)
-        lines = [*method_lines(methods, model), *judge_lines(judge, library)]
+        lines = [*method_lines(methods, model),
+                 *(repeated(line, len(methods), "runs (one per method)") for line in judge_lines(judge, library))]
         if "profile" in methods:
             lines.insert(len(methods), profile_line(items, model, library))
         run_options.print_estimate([{"id": i.id, "input": i.row()} for i in items], lines, json_=json_)

@@ -12,6 +12,7 @@ from incanon.cli.methods import check_methods, split_methods
 from incanon.cli.options import RunOptions, with_run_options
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 from incanon.errors import ConfigError, NotFoundError
+from incanon.runs.estimate import repeated
 
 app = typer.Typer(help="SHARP: relationship hallucination through stance transfer (claims, roles, eval, report).",
                   no_args_is_help=True)
@@ -228,7 +229,8 @@ def eval_(
 
         run_options.print_estimate(sharp_items(cast, claim_list, backbone=backbone_spec is not None), [
             *agent_lines(methods, model),
-            *judge_lines(detector, backbone_spec, prompts=PromptLibrary(prompts), max_tokens=max_tokens),
+            *(repeated(line, len(methods), "runs (one per method)") for line in judge_lines(
+                detector, backbone_spec, prompts=PromptLibrary(prompts), max_tokens=max_tokens)),
         ], json_=json_)
         return
     cache_arg: Any = False if no_cache else (cache or True)

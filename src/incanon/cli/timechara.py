@@ -12,6 +12,7 @@ from incanon.cli.methods import check_methods
 from incanon.cli.options import RunOptions, method_lines, with_run_options
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 from incanon.errors import ConfigError, NotFoundError
+from incanon.runs.estimate import repeated
 
 app = typer.Typer(help="TimeChara: point-in-time character hallucination (build, eval, report).",
                   no_args_is_help=True)
@@ -179,8 +180,9 @@ def eval_(
         run_items_ = [{"id": item.id, "input": item.row()} for item in items]
         run_options.print_estimate(run_items_, [
             *method_lines(methods, model),
-            *judge_lines(judge, prompts=_prompts(prompts), hallucination_types=not no_hallucination_types,
-                         personalities=known_personalities),
+            *(repeated(line, len(methods), "runs (one per method)") for line in judge_lines(
+                judge, prompts=_prompts(prompts), hallucination_types=not no_hallucination_types,
+                personalities=known_personalities)),
         ], json_=json_)
         return
     canon = _open_canon(store) if store is not None else None

@@ -120,6 +120,21 @@ class EstimateLine:
     """What the pattern assumes (printed under the line), e.g. how often a conditional call happens."""
 
 
+def repeated(line: EstimateLine, times: int, why: str) -> EstimateLine:
+    """``line`` made ``times`` times per item (e.g. a judge that runs again in each method's run);
+    ``why`` is added to its note."""
+    if times == 1:
+        return line
+
+    def hook(item: RunItem) -> CallPattern:
+        p = line.pattern if isinstance(line.pattern, CallPattern) else line.pattern(item)
+        return p.model_copy(update={"calls": p.calls * times, "min_calls": p.low * times,
+                                    "max_calls": p.high * times})
+
+    note = f"{line.note}; × {times} {why}" if line.note else f"× {times} {why}"
+    return EstimateLine(line.label, line.model, hook, note=note)
+
+
 class EstimateRow(BaseModel):
     """Predicted totals of one step."""
 

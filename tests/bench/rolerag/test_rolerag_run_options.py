@@ -46,7 +46,9 @@ def test_dry_run_counts_method_and_judge_calls_and_writes_nothing(graph_store, f
     n = estimate["items"]
     rows = {r["label"]: r for r in estimate["rows"]}
     assert n == 12 and rows["agent: vanilla"]["calls"] == n and rows["agent: profile"]["calls"] == n
-    assert [rows[f"judge: {j}"]["calls"] for j in ("KE", "KH", "UQJ")] == [n, n, n]
+    # Each method's run judges its own answers: the judges run once per question per method.
+    assert [rows[f"judge: {j}"]["calls"] for j in ("KE", "KH", "UQJ")] == [2 * n, 2 * n, 2 * n]
+    assert "× 2 runs (one per method)" in rows["judge: KE"]["note"]
     assert rows["agent: profile building"]["calls_max"] == 2 * (MAX_NOTES + 1)  # two characters
     assert all(r["source"] == "declared" for r in estimate["rows"]) and estimate["cost"] > 0
 

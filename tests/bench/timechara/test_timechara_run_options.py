@@ -82,6 +82,13 @@ def test_dry_run_table_and_unknown_method(files, tmp_path):
     assert res.exit_code == 0, res.output
     assert "agent: self-refine" in res.stdout and "judge: personality" in res.stdout
     assert "5 items, 5 samples to run" in res.output
+    doc = json.loads(cli.invoke(app, ["timechara", "eval", "--dataset", str(files / "data.jsonl"), "--model", "scripted:x",
+                                      "--judge", "scripted:y", "--dry-run", "--json", "--method", "zero-shot,self-refine",
+                                      "--limit", "5"]).stdout)
+    rows = {r["label"]: r for r in doc["estimate"]["rows"]}
+    # Each method's run judges its own answers: personality once per item per method.
+    assert rows["judge: personality"]["calls"] == 10 and "× 2 runs" in rows["judge: personality"]["note"]
+    assert (rows["agent: self-refine"]["calls_min"], rows["agent: self-refine"]["calls_max"]) == (10, 35)
     bad = cli.invoke(app, ["timechara", "eval", "--dataset", str(files / "data.jsonl"), "--model", "scripted:x",
                            "--judge", "scripted:y", "--dry-run", "--method", "zero-shot,no-such-method"])
     assert bad.exit_code != 0 and "no-such-method" in str(bad.exception)
