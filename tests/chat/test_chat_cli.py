@@ -80,3 +80,15 @@ def test_without_a_store_the_sample_world_is_loaded(tmp_path, agent_spec):
     assert res.returncode == 0, res.stderr
     assert "sample world" in res.stderr and (tmp_path / "demo-canon").is_dir()
     assert res.stdout.startswith("Wren Callow: Evening.")
+
+
+def test_method_options_reach_the_method(tmp_path, chat_store_dir, agent_spec):
+    res = _chat("--store", str(chat_store_dir), "--character", "Wren", "--at", "end of book 2", "--method",
+                "rag-cutoff", "--model", agent_spec, "--no-cache", "-o", "k=1", "--json",
+                stdin="Who rang the bell?\n", home=tmp_path)
+    assert res.returncode == 0, res.stderr
+    (turn,) = [t for t in json.loads(res.stdout)["turns"] if t["speaker"] != "user"]
+    assert len(turn["evidence"]["chunks"]) == 1
+    bad = _chat("--store", str(chat_store_dir), "--character", "Wren", "--at", "1-3", "--model", agent_spec,
+                "-o", "k", stdin="", home=tmp_path)
+    assert bad.returncode == 2 and "--option 'k'" in bad.stderr

@@ -153,3 +153,19 @@ def test_report_has_paper_tables_and_drawn_charts(client, served):
 def test_unknown_runs_are_404_naming_the_run(client, path):
     response = client.get(path)
     assert response.status_code == 404 and "zzz" in response.json()["error"]
+
+
+def test_configured_method_options_reach_every_chat(serve_config):
+    from dataclasses import replace
+
+    from fastapi.testclient import TestClient
+
+    from incanon.models import load_chat_model
+    from incanon.serve import create_app
+    from serve_helpers import character_model
+
+    config = replace(serve_config, options={"k": 1})
+    with TestClient(create_app(config, model=load_chat_model(character_model()))) as narrow:
+        chat = start(narrow, method="rag-cutoff", at="2-4")
+        reply = say(narrow, chat["id"], "Who rang the flood bell?")["outcome"]["turn"]
+    assert len(reply["evidence"]["chunks"]) == 1

@@ -91,10 +91,11 @@ def test_cli_warns_before_listening_beyond_loopback(served, tmp_path, monkeypatc
     started = {}
     monkeypatch.setattr(server, "serve", lambda config, **kw: started.update(kw, config=config))
     result = CliRunner().invoke(app, ["serve", "--store", str(served.canon), "--runs", str(served.runs_path),
-                                      "--host", "0.0.0.0", "--port", "8123"])
+                                      "--host", "0.0.0.0", "--port", "8123", "-o", "k=2"])
     assert result.exit_code == 0, result.output
     assert "warning" in result.output and "no login" in result.output and "0.0.0.0:8123" in result.output
     assert started["host"] == "0.0.0.0" and started["config"].runs == served.runs_path
+    assert started["config"].options == {"k": 2}
 
 
 def test_cli_missing_canon_store_exits_2(tmp_path):

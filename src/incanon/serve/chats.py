@@ -73,7 +73,8 @@ class ChatRegistry:
         store = CanonStore.open(self.config.canon)
         try:
             session = ChatSession(store, character=character, at=at, method=method, work=work, model=model,
-                                  model_spec=self.config.model_label, embedder=self.config.embedder)
+                                  model_spec=self.config.model_label, embedder=self.config.embedder,
+                                  options=self.config.options)
         except BaseException:
             store.close()
             raise

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 #: Chat methods the web app offers by default: those that play a character from the canon
 #: store alone (benchmark-specific agents need their benchmark's inputs).
@@ -29,6 +30,8 @@ class ServeConfig:
     """Response cache: True for INCANON_HOME/cache.sqlite, a path, or False for none."""
     methods: tuple[str, ...] = CHAT_METHODS
     """Methods offered in the chat's method menu."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """Options every chat method receives (``k=8``...), as ``incanon serve --option`` gives them."""
     max_chats: int = 32
     """Chats kept open at once; the least recently used one is closed beyond this."""
 
