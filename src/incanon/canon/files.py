@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from incanon.canon.world import World
 from incanon.errors import InputError, NotFoundError
+from incanon.files import write_text_atomic
 
 
 def json_path(loc: tuple[int | str, ...]) -> str:
@@ -64,17 +64,4 @@ def load_world_file(path: str | os.PathLike[str]) -> World:
 def write_world_file(world: World, path: str | os.PathLike[str]) -> Path:
     """Write ``world`` as JSON atomically: a temporary file in the same folder, then a rename,
     so a crash never leaves a half-written world where a good one was."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    text = world.model_dump_json(indent=2) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    return write_text_atomic(path, world.model_dump_json(indent=2) + "\n")

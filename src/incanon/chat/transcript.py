@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from incanon.agents.base import CallRecord
 from incanon.errors import InputError, NotFoundError
+from incanon.files import write_text_atomic
 
 FORMAT = "incanon-chat/1"
 
@@ -152,24 +152,6 @@ class ChatTranscript(BaseModel):
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             raise InputError(first["msg"], source=str(source), where=where) from None
-
-
-def write_text_atomic(target: Path, text: str) -> Path:
-    """Write ``text`` to ``target`` through a temporary file in the same folder and a rename."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        # mkstemp makes 0600: keep the mode of the file replaced, else the usual 0644.
-        os.chmod(tmp, target.stat().st_mode & 0o777 if target.exists() else 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
 
 
 def call_evidence(call: CallRecord) -> CallEvidence:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
+from incanon.files import atomic_writer
 from incanon.runs.records import SampleRecord
 from incanon.runs.store import RunStore
 
@@ -28,16 +27,5 @@ def write_jsonl(store: RunStore, run_id: str, stream: TextIO, *, status: str | N
 
 def export_jsonl(store: RunStore, run_id: str, path: str | Path, *, status: str | None = None) -> int:
     """Write the run's samples to ``path`` atomically: readers see the old file or the whole new one."""
-    target = Path(path).expanduser()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            count = write_jsonl(store, run_id, stream, status=status)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return count
+    with atomic_writer(path) as stream:
+        return write_jsonl(store, run_id, stream, status=status)

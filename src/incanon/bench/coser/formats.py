@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
@@ -44,6 +43,7 @@ from incanon.bench.coser.markup import (  # noqa: F401 - re-exported: the format
     remove_thoughts,
 )
 from incanon.errors import InputError, NotFoundError
+from incanon.files import write_text_atomic as atomic_write_text
 
 ENVIRONMENT = "Environment"
 """The special role that speaks for the surroundings, crowds and unnamed people."""
@@ -323,23 +323,6 @@ class TestSample(Conversation):
 
 
 # --- files ------------------------------------------------------------------------------------
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Write through a temporary file in the same folder and a rename: never half a file."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
 
 
 def write_json(path: str | os.PathLike[str], data: Any) -> Path:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal
@@ -21,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from incanon.bench.sharp.conceptnet import Edge
 from incanon.bench.sharp.templates import get_language
 from incanon.errors import InputError, NotFoundError
+from incanon.files import write_lines_atomic
 
 Label = Literal["factual", "counterfactual"]
 
@@ -92,22 +92,7 @@ def write_claims_jsonl(claims: Iterable[Claim], path: str | os.PathLike[str]) ->
 
     Returns the number of claims written.
     """
-    target = Path(path).expanduser()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            for claim in claims:
-                out.write(claim.model_dump_json() + "\n")
-                count += 1
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
-    return count
+    return write_lines_atomic(path, (claim.model_dump_json() for claim in claims))
 
 
 def iter_claims_jsonl(path: str | os.PathLike[str]) -> Iterator[Claim]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -19,6 +18,7 @@ from incanon.bench.sharp.evaluate import BENCHMARK
 from incanon.bench.sharp.metrics import MODES, JudgedAnswer, Mode
 from incanon.bench.sharp.stance import to_stance
 from incanon.errors import ConfigError, InputError, NotFoundError
+from incanon.files import write_lines_atomic
 from incanon.runs.store import RunStore
 
 
@@ -99,17 +99,4 @@ def read_judged_jsonl(path: str | os.PathLike[str]) -> list[JudgedAnswer]:
 
 def write_judged_jsonl(answers: Iterable[JudgedAnswer], path: str | os.PathLike[str]) -> int:
     """Write judged answers as JSONL, atomically; returns how many."""
-    target = Path(path).expanduser()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            for answer in answers:
-                out.write(answer.model_dump_json() + "\n")
-                count += 1
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return count
+    return write_lines_atomic(path, (answer.model_dump_json() for answer in answers))

@@ -10,14 +10,13 @@ Parquet and arrow need ``pyarrow`` (``pip install pyarrow``); JSON and JSONL nee
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from incanon.bench.timechara.items import TimeCharaItem
 from incanon.bench.timechara.validate import Unreadable, validate_rows
 from incanon.errors import ConfigError, InputError, NotFoundError
+from incanon.files import write_lines_atomic
 
 _DATA_SUFFIXES = (".jsonl", ".json", ".parquet", ".arrow")
 _METADATA = {"dataset_info.json", "state.json", "dataset_dict.json"}
@@ -145,17 +144,4 @@ def load_items(path: str | Path, *, split: str | None = None) -> list[TimeCharaI
 
 def write_items(items: Iterable[TimeCharaItem], path: str | Path) -> int:
     """Write items as JSON Lines, atomically; returns the count."""
-    target = Path(path).expanduser()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            for item in items:
-                stream.write(json.dumps(item.row(), ensure_ascii=False) + "\n")
-                count += 1
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return count
+    return write_lines_atomic(path, (json.dumps(item.row(), ensure_ascii=False) for item in items))

@@ -1,0 +1,53 @@
+"""Atomic file writes: readers see the old file or the whole new one, never half of it.
+
+Every file incanon writes for the user (worlds, items, claims, reports, exports, transcripts)
+goes through here: a temporary file in the same folder, flushed and fsynced, then renamed over
+the target. A failure (an exception, Ctrl-C) removes the temporary file and leaves the old one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+
+@contextmanager
+def atomic_writer(path: str | os.PathLike[str]) -> Iterator[TextIO]:
+    """A text stream (UTF-8, ``\\n`` line ends) whose content replaces ``path`` when the block
+    ends without an error. Missing parent folders are created."""
+    target = Path(path).expanduser()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        # mkstemp makes 0600: keep the mode of the file replaced, else the usual 0644.
+        os.chmod(tmp, target.stat().st_mode & 0o777 if target.exists() else 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    """Replace ``path`` with ``text`` atomically; returns the path written."""
+    with atomic_writer(path) as stream:
+        stream.write(text)
+    return Path(path).expanduser()
+
+
+def write_lines_atomic(path: str | os.PathLike[str], lines: Iterable[str]) -> int:
+    """Replace ``path`` with one line per item of ``lines`` (a newline is added to each),
+    streamed, atomically; returns how many lines were written."""
+    count = 0
+    with atomic_writer(path) as stream:
+        for line in lines:
+            stream.write(line + "\n")
+            count += 1
+    return count
