@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -35,3 +36,20 @@ def emit_json(data: Any) -> None:
 
 
 JSON_HELP = "Print one JSON document to stdout and nothing else there."
+
+
+def emit_report(report: Any, md: Path | None, json_: bool, extra: dict[str, Any], **fields: Any) -> None:
+    """Print a benchmark report (an object with ``markdown()`` and ``model_dump()``): its
+    markdown on stdout, or with ``json_`` one JSON document (``extra``, the report, ``fields``
+    and the markdown). ``md``: also write the markdown there, atomically."""
+    from incanon.files import write_text_atomic
+
+    text = report.markdown()
+    if md is not None:
+        write_text_atomic(md, text)
+        err.print(f"[dim]report written to {md}[/]")
+    if json_:
+        emit_json({**extra, "report": report.model_dump(mode="json"), **fields, "markdown": text})
+    else:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()

@@ -11,25 +11,13 @@ import typer
 from incanon.cli.graph import _canon, _work
 from incanon.cli.methods import check_methods, split_methods
 from incanon.cli.options import RunOptions, method_lines, with_run_options
-from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.errors import ConfigError, NotFoundError
 from incanon.runs.estimate import repeated
 
 app = typer.Typer(help="RoleRAG: graph-guided role-play retrieval, judged by KE / KH / UQJ.", no_args_is_help=True)
 
 RUNS_HELP = "Run store file (default: $INCANON_HOME/runs.sqlite)."
-
-
-def _emit(report: Any, md: Optional[Path], json_: bool, extra: dict[str, Any]) -> None:
-    text = report.markdown()
-    if md is not None:
-        md.expanduser().parent.mkdir(parents=True, exist_ok=True)
-        md.expanduser().write_text(text, encoding="utf-8")
-        err.print(f"[dim]report written to {md}[/]")
-    if json_:
-        emit_json({**extra, "report": report.model_dump(mode="json"), "markdown": text})
-    else:
-        typer.echo(text)
 
 
 @app.command()
@@ -131,7 +119,7 @@ def eval_(
         for r, m in zip(results, methods):
             err.print(f"[dim]{m}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), "
                       f"{r.skipped} already done, ${r.usage.cost:.4f}[/]")
-    _emit(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json, "questions": len(items)})
+    emit_report(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json, "questions": len(items)})
 
 
 @app.command()
@@ -155,4 +143,4 @@ def report(
         info = run_store.get_run(run_id)
         if info.config.benchmark != "rolerag":
             raise ConfigError(f"run {run_id} is a {info.config.benchmark} run, not a RoleRAG run")
-    _emit(build_report(rows_from_runs(run_store, ids)), md, json_, {"run_store": str(path), "runs": ids})
+    emit_report(build_report(rows_from_runs(run_store, ids)), md, json_, {"run_store": str(path), "runs": ids})

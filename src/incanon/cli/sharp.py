@@ -10,7 +10,7 @@ import typer
 
 from incanon.cli.methods import check_methods, split_methods
 from incanon.cli.options import RunOptions, with_run_options
-from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.errors import ConfigError, NotFoundError
 from incanon.runs.estimate import repeated
 
@@ -80,18 +80,6 @@ def _resolver(canon: Any, work: str, relations: Optional[Path], mapping_only: bo
         overrides=list(loaded.entries) if loaded else [],
         use_canon_affection=not mapping_only,
     )
-
-
-def _emit_report(report: Any, md: Optional[Path], json_: bool, extra: dict[str, Any]) -> None:
-    text = report.markdown()
-    if md is not None:
-        md.expanduser().parent.mkdir(parents=True, exist_ok=True)
-        md.expanduser().write_text(text, encoding="utf-8")
-        err.print(f"[dim]report written to {md}[/]")
-    if json_:
-        emit_json({**extra, "report": report.model_dump(mode="json"), "markdown": text})
-    else:
-        typer.echo(text)
 
 
 @app.command()
@@ -263,7 +251,7 @@ def eval_(
         for r, m in zip(results, methods):
             err.print(f"[dim]{m}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), {r.skipped} already done, "
                       f"{r.usage.calls} model calls ({r.usage.cached_calls} more answered from the cache)[/]")
-    _emit_report(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json,
+    emit_report(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json,
                                        "claims": len(claim_list), "cast": cast.model_dump(mode="json")})
 
 
@@ -293,7 +281,7 @@ def report(
     answers = answers_from_runs(run_store, ids)
     if judged_out is not None:
         write_judged_jsonl(answers, judged_out)
-    _emit_report(build_report(answers, chosen), md, json_, {"run_store": str(path), "runs": ids})
+    emit_report(build_report(answers, chosen), md, json_, {"run_store": str(path), "runs": ids})
 
 
 @app.command()
@@ -306,4 +294,4 @@ def rescore(
     """Recompute every metric and table from judged answers, without calling a model."""
     from incanon.bench.sharp import build_report, read_judged_jsonl
 
-    _emit_report(build_report(read_judged_jsonl(file), _mode(mode)), md, json_, {"source": str(file)})
+    emit_report(build_report(read_judged_jsonl(file), _mode(mode)), md, json_, {"source": str(file)})

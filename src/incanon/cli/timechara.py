@@ -10,7 +10,7 @@ import typer
 
 from incanon.cli.methods import check_methods
 from incanon.cli.options import RunOptions, method_lines, with_run_options
-from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.errors import ConfigError, NotFoundError
 from incanon.runs.estimate import repeated
 
@@ -57,18 +57,6 @@ def _prompts(folder: Optional[Path]):
     from incanon.templates import PromptLibrary
 
     return PromptLibrary(folder)
-
-
-def _emit_report(report: Any, md: Optional[Path], json_: bool, extra: dict[str, Any]) -> None:
-    text = report.markdown()
-    if md is not None:
-        md.expanduser().parent.mkdir(parents=True, exist_ok=True)
-        md.expanduser().write_text(text, encoding="utf-8")
-        err.print(f"[dim]report written to {md}[/]")
-    if json_:
-        emit_json({**extra, "report": report.model_dump(mode="json"), "markdown": text})
-    else:
-        typer.echo(text)
 
 
 @app.command()
@@ -214,7 +202,7 @@ def eval_(
                       f"{r.skipped} already done, ${r.usage.cost:.4f}[/]")
     sample_json = None if drawn is None else {"spec": sample, "seed": seed, "scale": drawn.scale,
                                               "cells": [c.__dict__ for c in drawn.cells], "warnings": drawn.warnings}
-    _emit_report(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json,
+    emit_report(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json,
                                        "items": len(items), "sample": sample_json,
                                        "shard": str(run_options.shard) if run_options.shard else None})
 
@@ -244,7 +232,7 @@ def report(
     rows = list(rows_from_runs(run_store, ids))
     if judged_out is not None:
         write_judged_jsonl(rows, judged_out)
-    _emit_report(build_report(rows), md, json_, {"run_store": str(path), "runs": ids})
+    emit_report(build_report(rows), md, json_, {"run_store": str(path), "runs": ids})
 
 
 @app.command()
@@ -256,4 +244,4 @@ def rescore(
     """Recompute the whole report from judged items, without calling a model."""
     from incanon.bench.timechara import build_report, read_judged_jsonl
 
-    _emit_report(build_report(read_judged_jsonl(file)), md, json_, {"source": str(file)})
+    emit_report(build_report(read_judged_jsonl(file)), md, json_, {"source": str(file)})

@@ -9,7 +9,7 @@ from typing import Any, Optional
 import typer
 
 from incanon.cli.options import RunOptions, with_run_options
-from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.cli.output import JSON_HELP, emit_report, err, out
 from incanon.errors import NotFoundError
 
 RUNS_HELP = "Run store file (default: $INCANON_HOME/runs.sqlite)."
@@ -42,15 +42,8 @@ def _store(runs: Optional[Path], *, must_exist: bool):
 
 
 def _emit(report: Any, md: Optional[Path], json_: bool, extra: dict[str, Any]) -> None:
-    text = report.markdown()
-    if md is not None:
-        md.expanduser().parent.mkdir(parents=True, exist_ok=True)
-        md.expanduser().write_text(text, encoding="utf-8")
-        err.print(f"[dim]report written to {md}[/]")
-    if json_:
-        emit_json({**extra, "report": report.model_dump(mode="json"), "table": report.table(), "markdown": text})
-    else:
-        typer.echo(text)
+    # CoSER's JSON also carries the Table 2 rows as the paper lays them out.
+    emit_report(report, md, json_, extra, table=report.table())
 
 
 def _result_json(result: Any) -> dict[str, Any]:
