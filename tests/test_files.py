@@ -41,3 +41,21 @@ def test_a_failure_leaves_the_old_file_and_no_temporary(tmp_path):
         stream.write("partial")
         raise RuntimeError("boom")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.jsonl"]
+
+
+def test_jsonl_objects_name_the_bad_line(tmp_path):
+    from incanon.errors import InputError, NotFoundError
+    from incanon.files import iter_jsonl_objects
+
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"a": 1}\n\n{"b": 2}\n')
+    assert list(iter_jsonl_objects(path)) == [("line 1", {"a": 1}), ("line 3", {"b": 2})]
+    path.write_text('{"a": 1}\n[1, 2]\n')
+    with pytest.raises(InputError, match="line 2.*expected a JSON object, found list|expected a JSON object, found list"):
+        list(iter_jsonl_objects(path))
+    path.write_text('{"a": 1}\n{oops\n')
+    with pytest.raises(InputError, match="invalid JSON") as caught:
+        list(iter_jsonl_objects(path))
+    assert "line 2" in str(caught.value) and str(path) in str(caught.value)
+    with pytest.raises(NotFoundError, match="claims file .* does not exist"):
+        list(iter_jsonl_objects(tmp_path / "none.jsonl", "claims file"))

@@ -9,7 +9,6 @@ was made, ``source`` keeps the ConceptNet edge for auditing.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -19,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from incanon.bench.sharp.conceptnet import Edge
 from incanon.bench.sharp.templates import get_language
-from incanon.errors import InputError, NotFoundError
-from incanon.files import write_lines_atomic
+from incanon.errors import InputError
+from incanon.files import iter_jsonl_objects, write_lines_atomic
 
 Label = Literal["factual", "counterfactual"]
 
@@ -98,28 +97,14 @@ def write_claims_jsonl(claims: Iterable[Claim], path: str | os.PathLike[str]) ->
 def iter_claims_jsonl(path: str | os.PathLike[str]) -> Iterator[Claim]:
     """Stream claims from a JSONL file; a bad line raises InputError with its line number."""
     source = Path(path).expanduser()
-    if not source.is_file():
-        raise NotFoundError(f"claims file {source} does not exist")
-    with open(source, encoding="utf-8") as stream:
-        for number, line in enumerate(stream, start=1):
-            if not line.strip():
-                continue
-            where = f"line {number}"
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"expected one JSON object per line, got invalid JSON ({exc.msg})",
-                                 source=str(source), where=where) from None
-            if not isinstance(data, dict):
-                raise InputError(f"expected a JSON object, found {type(data).__name__}",
-                                 source=str(source), where=where)
-            try:
-                yield Claim.model_validate(data)
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                field = ".".join(str(p) for p in first["loc"]) or "claim"
-                raise InputError(f"expected a claim: field {field!r}: {first['msg']}",
-                                 source=str(source), where=where) from None
+    for where, data in iter_jsonl_objects(source, "claims file"):
+        try:
+            yield Claim.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "claim"
+            raise InputError(f"expected a claim: field {field!r}: {first['msg']}",
+                             source=str(source), where=where) from None
 
 
 def read_claims_jsonl(path: str | os.PathLike[str]) -> list[Claim]:

@@ -7,7 +7,6 @@ claim_label, stance, backbone_stance}`` plus optional ``interactions`` (for the 
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -17,8 +16,8 @@ from pydantic import ValidationError
 from incanon.bench.sharp.evaluate import BENCHMARK
 from incanon.bench.sharp.metrics import MODES, JudgedAnswer, Mode
 from incanon.bench.sharp.stance import to_stance
-from incanon.errors import ConfigError, InputError, NotFoundError
-from incanon.files import write_lines_atomic
+from incanon.errors import ConfigError, InputError
+from incanon.files import iter_jsonl_objects, write_lines_atomic
 from incanon.runs.store import RunStore
 
 
@@ -61,35 +60,22 @@ def answers_from_runs(store: RunStore, run_ids: Iterable[str]) -> list[JudgedAns
 def iter_judged_jsonl(path: str | os.PathLike[str]) -> Iterator[JudgedAnswer]:
     """Stream judged answers from a JSONL file; a bad line raises InputError naming it."""
     source = Path(path).expanduser()
-    if not source.is_file():
-        raise NotFoundError(f"judged answers file {source} does not exist")
-    with open(source, encoding="utf-8") as stream:
-        for number, line in enumerate(stream, start=1):
-            if not line.strip():
-                continue
-            where = f"line {number}"
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"expected one JSON object per line, got invalid JSON ({exc.msg})",
-                                 source=str(source), where=where) from None
-            if not isinstance(data, dict):
-                raise InputError(f"expected a JSON object, found {type(data).__name__}", source=str(source), where=where)
-            for key in ("stance", "backbone_stance"):
-                if isinstance(data.get(key), str) and data[key].strip():
-                    data[key] = to_stance(data[key]) or data[key]  # unreadable: the validator names it
-                elif data.get(key) == "":
-                    data[key] = None
-            if isinstance(data.get("affection"), str):
-                data["affection"] = data["affection"].strip().lower() or None
-            try:
-                yield JudgedAnswer.model_validate(data)
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                field = ".".join(str(p) for p in first["loc"]) or "record"
-                raise InputError(f"field {field!r}: {first['msg']} (expected work, main_character, role, affection "
-                                 "high|low|null, claim_id, claim_label factual|counterfactual, stance "
-                                 "FAVOR|AGAINST|NEUTRAL|null)", source=str(source), where=where) from None
+    for where, data in iter_jsonl_objects(source, "judged answers file"):
+        for key in ("stance", "backbone_stance"):
+            if isinstance(data.get(key), str) and data[key].strip():
+                data[key] = to_stance(data[key]) or data[key]  # unreadable: the validator names it
+            elif data.get(key) == "":
+                data[key] = None
+        if isinstance(data.get("affection"), str):
+            data["affection"] = data["affection"].strip().lower() or None
+        try:
+            yield JudgedAnswer.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "record"
+            raise InputError(f"field {field!r}: {first['msg']} (expected work, main_character, role, affection "
+                             "high|low|null, claim_id, claim_label factual|counterfactual, stance "
+                             "FAVOR|AGAINST|NEUTRAL|null)", source=str(source), where=where) from None
 
 
 def read_judged_jsonl(path: str | os.PathLike[str]) -> list[JudgedAnswer]:
