@@ -10,7 +10,7 @@ from typing import Any, Optional
 import typer
 
 from incanon.cli.options import RunOptions, with_run_options
-from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.errors import ConfigError, NotFoundError
 
 app = typer.Typer(help="DialSim: real-time long-term multi-party dialogue (ingest, questions, run, report, rescore).",
@@ -291,28 +291,12 @@ def report(
 ) -> None:
     """Tables 3-4 of the paper for stored runs: accuracy ± std, per question type, answer times."""
     from incanon.bench.dialsim import DialsimReport, settings_from_runs
-    from incanon.paths import default_runs_path
-    from incanon.runs import RunStore
+    from incanon.cli.runrefs import open_runs, resolve_runs
 
-    path = (run_store or default_runs_path()).expanduser()
-    if not path.is_file():
-        raise NotFoundError(f"no run store at {path}")
-    runs_db = RunStore(path, create=False)
-    ids = [runs_db.resolve(ref) for ref in run_refs]
-    for run_id in ids:
-        kind = runs_db.get_run(run_id).config.benchmark
-        if kind != "dialsim":
-            raise ConfigError(f"run {run_id} is a {kind} run, not a DialSim run")
-    result = DialsimReport(settings=settings_from_runs(runs_db, ids))
-    text = result.markdown()
-    if md is not None:
-        md.expanduser().parent.mkdir(parents=True, exist_ok=True)
-        md.expanduser().write_text(text, encoding="utf-8")
-        err.print(f"[dim]report written to {md}[/]")
-    if json_:
-        emit_json({"run_store": str(path), "runs": ids, "report": result.model_dump(mode="json"), "markdown": text})
-    else:
-        typer.echo(text)
+    runs_db = open_runs(run_store)
+    ids = resolve_runs(runs_db, run_refs, "dialsim", "DialSim")
+    emit_report(DialsimReport(settings=settings_from_runs(runs_db, ids)), md, json_,
+                {"run_store": str(runs_db.path), "runs": ids})
 
 
 @app.command()

@@ -12,7 +12,6 @@ from incanon.cli.graph import _canon, _work
 from incanon.cli.methods import check_methods, split_methods
 from incanon.cli.options import RunOptions, method_lines, with_run_options
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
-from incanon.errors import ConfigError, NotFoundError
 from incanon.runs.estimate import repeated
 
 app = typer.Typer(help="RoleRAG: graph-guided role-play retrieval, judged by KE / KH / UQJ.", no_args_is_help=True)
@@ -131,16 +130,8 @@ def report(
 ) -> None:
     """Table 1 (KE / KH / UQJ per model × method) of stored RoleRAG runs, with the general/specific split."""
     from incanon.bench.rolerag import build_report, rows_from_runs
-    from incanon.paths import default_runs_path
-    from incanon.runs import RunStore
+    from incanon.cli.runrefs import open_runs, resolve_runs
 
-    path = (runs or default_runs_path()).expanduser()
-    if not path.is_file():
-        raise NotFoundError(f"no run store at {path}")
-    run_store = RunStore(path, create=False)
-    ids = [run_store.resolve(ref) for ref in run_refs]
-    for run_id in ids:
-        info = run_store.get_run(run_id)
-        if info.config.benchmark != "rolerag":
-            raise ConfigError(f"run {run_id} is a {info.config.benchmark} run, not a RoleRAG run")
-    emit_report(build_report(rows_from_runs(run_store, ids)), md, json_, {"run_store": str(path), "runs": ids})
+    run_store = open_runs(runs)
+    ids = resolve_runs(run_store, run_refs, "rolerag", "RoleRAG")
+    emit_report(build_report(rows_from_runs(run_store, ids)), md, json_, {"run_store": str(run_store.path), "runs": ids})

@@ -266,14 +266,10 @@ def report(
 ) -> None:
     """The Table 4 report (with Table 5 and the correlations) of stored SHARP runs; no model is called."""
     from incanon.bench.sharp import answers_from_runs, build_report, run_mode, write_judged_jsonl
-    from incanon.paths import default_runs_path
-    from incanon.runs import RunStore
+    from incanon.cli.runrefs import open_runs, resolve_runs
 
-    path = (runs or default_runs_path()).expanduser()
-    if not path.is_file():
-        raise NotFoundError(f"no run store at {path}")
-    run_store = RunStore(path, create=False)
-    ids = [run_store.resolve(ref) for ref in run_refs]
+    run_store = open_runs(runs)
+    ids = resolve_runs(run_store, run_refs)
     modes = {run_mode(run_store, run_id) for run_id in ids}
     if mode is None and len(modes) > 1:
         raise ConfigError("the runs were evaluated in different modes; choose one with --mode")
@@ -281,7 +277,7 @@ def report(
     answers = answers_from_runs(run_store, ids)
     if judged_out is not None:
         write_judged_jsonl(answers, judged_out)
-    emit_report(build_report(answers, chosen), md, json_, {"run_store": str(path), "runs": ids})
+    emit_report(build_report(answers, chosen), md, json_, {"run_store": str(run_store.path), "runs": ids})
 
 
 @app.command()

@@ -217,22 +217,14 @@ def report(
 ) -> None:
     """The Table 5 report of stored TimeChara runs (no model is called)."""
     from incanon.bench.timechara import build_report, rows_from_runs, write_judged_jsonl
-    from incanon.paths import default_runs_path
-    from incanon.runs import RunStore
+    from incanon.cli.runrefs import open_runs, resolve_runs
 
-    path = (runs or default_runs_path()).expanduser()
-    if not path.is_file():
-        raise NotFoundError(f"no run store at {path}")
-    run_store = RunStore(path, create=False)
-    ids = [run_store.resolve(ref) for ref in run_refs]
-    for run_id in ids:
-        info = run_store.get_run(run_id)
-        if info.config.benchmark != "timechara":
-            raise ConfigError(f"run {run_id} is a {info.config.benchmark} run, not a TimeChara run")
+    run_store = open_runs(runs)
+    ids = resolve_runs(run_store, run_refs, "timechara", "TimeChara")
     rows = list(rows_from_runs(run_store, ids))
     if judged_out is not None:
         write_judged_jsonl(rows, judged_out)
-    emit_report(build_report(rows), md, json_, {"run_store": str(path), "runs": ids})
+    emit_report(build_report(rows), md, json_, {"run_store": str(run_store.path), "runs": ids})
 
 
 @app.command()
