@@ -75,3 +75,22 @@ async def test_the_simulation_renames_everything_the_agent_sees(sample_script, s
     for a, b in zip(result.outcomes, original.outcomes):
         assert a.question_id == b.question_id and a.gold_marker == b.gold_marker
         assert a.gold == names.apply(b.gold) and a.asker == names.apply(b.asker)
+
+
+def test_nicknames_are_one_word_aliases_beyond_the_name_parts(sample_script):
+    from incanon.bench.dialsim.names import nicknames
+
+    assert nicknames(sample_script, "Wren Callow") == ["Wrennie", "Stormwren"]
+    assert nicknames(sample_script, "Dace Morrow") == []  # "Dace" and "Morrow" are the name's own parts
+
+
+def test_nicknames_never_give_a_renamed_character_away(sample_script):
+    assert re.search(r"\bWrennie\b", _all_text(sample_script)), "the sample script uses the nickname"
+    for names in (swap_names(sample_script, seed=3), new_names(sample_script, seed=3)):
+        text = _all_text(rename_script(sample_script, names))
+        assert not re.search(r"\b(Wrennie|Stormwren)\b", text), names.mode
+        fresh = {names.mapping["Wrennie"], names.mapping["Stormwren"]}
+        assert not fresh & set(re.findall(r"\w+", _all_text(sample_script))), "nicknames get unused names"
+        assert len(set(names.mapping.values())) == len(names.mapping)
+        back = rename_script(rename_script(sample_script, names), names.inverse())
+        assert _all_text(back) == _all_text(sample_script)

@@ -7,7 +7,10 @@ options and the gold answer), so a question stays answerable and its gold option
 
 Names are replaced as whole words, all at once (so a swap never renames twice), longest first:
 full names, then given names, then surnames where the mapping of a surname is unambiguous
-(siblings who share one keep it unless both map to one family).
+(siblings who share one keep it unless both map to one family). A renamed character's nicknames
+(one-word aliases that are neither the given name nor the surname, such as "Wrennie" or
+"Stormwren") would give the character away, so each gets a name the script never uses; the map
+stays one-to-one.
 """
 
 from __future__ import annotations
@@ -59,6 +62,35 @@ def _parts(name: str) -> tuple[str, str | None]:
     return words[0], (words[-1] if len(words) > 1 else None)
 
 
+def nicknames(script: DialScript, name: str) -> list[str]:
+    """``name``'s one-word aliases other than its given name and surname ("Wrennie"), in the
+    order the canon lists them; titles and descriptions ("the Provost") have several words."""
+    given, surname = _parts(name)
+    return [alias for alias, canonical in script.aliases.items()
+            if canonical == name and alias not in (name, given, surname)
+            and re.fullmatch(r"[A-Z][\w'-]*", alias)]
+
+
+def _script_words(script: DialScript) -> set[str]:
+    return {w for s in script.sessions for line in s.lines for w in re.findall(r"\w+", f"{line.speaker} {line.text}")}
+
+
+def _with_nicknames(names: NameMap, script: DialScript, renamed: list[str], rng: random.Random) -> NameMap:
+    # Unused names for the nicknames: never a word of the script, never a name already given.
+    taken = _script_words(script) | {w for v in names.mapping.values() for w in v.split()}
+    spare = [n for n in NEW_GIVEN if n not in taken]
+    rng.shuffle(spare)
+    mapping = dict(names.mapping)
+    for name in renamed:
+        for alias in nicknames(script, name):
+            if alias in mapping:
+                continue
+            if not spare:
+                raise ConfigError(f"not enough unused names for the nicknames of {name} ({alias!r} and more)")
+            mapping[alias] = spare.pop()
+    return NameMap(mapping, mode=names.mode)
+
+
 def _build(pairs: dict[str, str], mode: str) -> NameMap:
     mapping: dict[str, str] = {}
     surnames: dict[str, set[str]] = {}
@@ -93,13 +125,13 @@ def swap_names(script: DialScript, *, seed: int = 0, count: int = 6) -> NameMap:
     shifted = names[:]
     while any(a == b for a, b in zip(names, shifted)):
         rng.shuffle(shifted)
-    return _build(dict(zip(names, shifted)), "swap")
+    return _with_nicknames(_build(dict(zip(names, shifted)), "swap"), script, names, rng)
 
 
 def new_names(script: DialScript, *, seed: int = 0, count: int = 6) -> NameMap:
     """The main characters get names the script never uses (one new surname per family)."""
     names = main_characters(script, count)
-    words = {w for s in script.sessions for line in s.lines for w in re.findall(r"\w+", f"{line.speaker} {line.text}")}
+    words = _script_words(script)
     rng = random.Random(f"new:{seed}")
     given = [g for g in NEW_GIVEN if g not in words]
     family = [f for f in NEW_SURNAMES if f not in words]
@@ -116,7 +148,7 @@ def new_names(script: DialScript, *, seed: int = 0, count: int = 6) -> NameMap:
             pairs[name] = f"{first} {new_family[surname]}"
         else:
             pairs[name] = first
-    return _build(pairs, "new")
+    return _with_nicknames(_build(pairs, "new"), script, names, rng)
 
 
 def name_map(script: DialScript, mode: str | None, *, seed: int = 0, count: int = 6) -> NameMap | None:
