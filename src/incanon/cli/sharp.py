@@ -31,8 +31,9 @@ def _mode(value: str) -> Any:
     return value
 
 
-def _open_canon(store: Optional[Path]):
-    """The canon store at ``store``, or the sample world in $INCANON_HOME/sharp-canon."""
+def _open_canon(store: Optional[Path], *, scratch: bool = False):
+    """The canon store at ``store``, or the sample world in $INCANON_HOME/sharp-canon (with
+    ``scratch``, in a temporary folder removed at exit: a dry run writes nothing of the user's)."""
     from incanon.canon.schema import DB_NAME
     from incanon.canon.store import CanonStore
 
@@ -47,6 +48,16 @@ def _open_canon(store: Optional[Path]):
     import hashlib
 
     world = sample_world()
+    if scratch:
+        import atexit
+        import shutil
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp(prefix="incanon-sharp-"))
+        atexit.register(shutil.rmtree, folder, True)
+        canon = CanonStore.open(folder)
+        canon.import_world(world, source="incanon sample world")
+        return canon
     folder = paths.home() / "sharp-canon"
     canon = CanonStore.open(folder)
     # Re-import only when the packaged world changed, so vectors of retrieval methods survive.
@@ -203,7 +214,7 @@ def eval_(
         claims_source = f"shipped sample ({SAMPLE_CLAIMS}, seed 0)"
     if limit:
         claim_list = claim_list[:limit]
-    canon = _open_canon(store)
+    canon = _open_canon(store, scratch=run_options.dry_run)
     work_id = _pick_work(canon, work)
     cast = select_cast(canon, work_id, character=character, at=at, partners=partners, min_interactions=min_interactions,
                        unit=unit, resolver=_resolver(canon, work_id, relations, mapping_only),  # type: ignore[arg-type]

@@ -80,3 +80,11 @@ def test_workers_rebuild_the_task_from_picklable_specs(root, tmp_path):
     scores = [{s.item_id: s.scores for s in RunStore(p).samples(r)} for p, r in
               ((tmp_path / "p.sqlite", shipped["run_id"]), (tmp_path / "l.sqlite", local["run_id"]))]
     assert scores[0] == scores[1] and len(scores[0]) == local["ok"]
+
+
+def test_dry_run_without_a_store_writes_nothing_in_incanon_home(root, tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setenv("INCANON_HOME", str(home))
+    dry = _eval(root, tmp_path / "runs.sqlite", "--dry-run")
+    assert dry["estimate"]["items"] > 0
+    assert not (home / "sharp-canon").exists() and not (tmp_path / "runs.sqlite").exists()
