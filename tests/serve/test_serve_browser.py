@@ -117,3 +117,48 @@ def test_browse_runs_open_a_run_and_a_sample(page, served):
     assert "It leaks the future" in tab.inner_text(tid("sample-rationale") + " >> nth=0")
     assert tab.locator(tid("sample-call")).count() >= 1
     assert "spatiotemporal" in tab.inner_text(tid("sample-scores"))
+
+
+def test_runs_in_progress_refresh_and_sample_filters_stay_in_the_address(browser, served, tmp_path):
+    from incanon.runs import RunStore
+    from incanon.runs.config import RunConfig
+    from incanon.runs.records import SampleRecord
+    from incanon.serve import ServeConfig
+
+    store = RunStore(tmp_path / "live.sqlite")
+    run = store.create_or_resume(RunConfig(benchmark="timechara", task="live", methods=["zero-shot"],
+                                           models={"agent": "scripted"}))
+
+    def add(i: int, status: str = "ok") -> None:
+        store.record(SampleRecord(run_id=run.id, item_id=f"i{i}", input_hash="h", status=status,
+                                  input={"question": f"Q{i}", "data_type": "future"}, outputs={"answer": f"A{i}"},
+                                  scores={"spatiotemporal": 1.0}, error="boom" if status == "error" else None))
+
+    add(0)
+    config = ServeConfig(canon=served.canon, runs=tmp_path / "live.sqlite", cache=False)
+    with BackgroundServer(config, model=load_chat_model(character_model())) as url:
+        tab = browser.new_page()
+        tab.set_default_timeout(TIMEOUT_MS)
+        errors: list[str] = []
+        tab.on("pageerror", lambda exc: errors.append(str(exc)))
+        tab.goto(url + "#/runs")
+        tab.wait_for_selector(tid("live"))
+        assert "1 / ?" in tab.inner_text(tid("run-row"))
+        add(1)
+        add(2, status="error")
+        tab.wait_for_function("document.querySelector('[data-testid=run-row]').innerText.includes('2 + 1 failed')",
+                              timeout=20_000)
+
+        tab.goto(url + f"#/runs/{run.id}")
+        tab.wait_for_selector(tid("samples-table"))
+        tab.select_option(tid("sample-status"), "error")
+        tab.wait_for_function("document.querySelectorAll('[data-testid=sample-row]').length === 1")
+        assert "status=error" in tab.evaluate("location.hash")
+        add(3, status="error")
+        # The page refreshes itself and keeps the filter: both failed samples, no ok one.
+        tab.wait_for_function("document.querySelectorAll('[data-testid=sample-row]').length === 2", timeout=20_000)
+        assert "status=error" in tab.evaluate("location.hash")
+        tab.close()
+    assert errors == []
+    store.finish(run.id, "finished")
+    store.close()

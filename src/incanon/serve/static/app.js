@@ -340,6 +340,19 @@ async function save() {
 
 // -- runs -----------------------------------------------------------------------------------------
 
+// Runs ticked for comparison, kept across refreshes of the list.
+const chosenRuns = new Set();
+const REFRESH_MS = 5000;
+
+function refreshWhileRunning(runs) {
+  // A run in progress: show its new samples and scores without a manual reload.
+  if (!runs.some((r) => r.status === "running")) return;
+  // The page, not its filters: filters live in the query part and a refresh keeps them.
+  const page = () => location.hash.split("?")[0];
+  const shown = page();
+  setTimeout(() => { if (page() === shown && !document.hidden) render(); }, REFRESH_MS);
+}
+
 async function runsView(params) {
   const filters = { benchmark: params.get("benchmark") || "", model: params.get("model") || "", method: params.get("method") || "" };
   const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v));
@@ -352,15 +365,16 @@ async function runsView(params) {
     sel.value = filters[key];
     return h("label", {}, key, sel);
   });
-  const chosen = new Set();
-  const compare = h("button", { class: "primary", testid: "compare", disabled: true, onclick: () => {
+  const chosen = chosenRuns;
+  for (const id of [...chosen]) if (!data.runs.some((r) => r.id === id)) chosen.delete(id);
+  const compare = h("button", { class: "primary", testid: "compare", disabled: chosen.size === 0, onclick: () => {
     location.hash = `#/report?${[...chosen].map((id) => `run=${encodeURIComponent(id)}`).join("&")}`;
   } }, "Compare selected");
   const scoreNames = [...new Set(data.runs.flatMap((r) => Object.keys(r.scores)))].slice(0, 4);
   const rows = data.runs.map((run) => h("tr", { class: "clickable", testid: "run-row", onclick: (e) => {
     if (e.target.tagName !== "INPUT") location.hash = `#/runs/${encodeURIComponent(run.id)}`;
   } },
-    h("td", {}, h("input", { type: "checkbox", "aria-label": `select ${run.id}`, onchange: (e) => {
+    h("td", {}, h("input", { type: "checkbox", "aria-label": `select ${run.id}`, checked: chosen.has(run.id), onchange: (e) => {
       if (e.target.checked) chosen.add(run.id); else chosen.delete(run.id);
       compare.disabled = chosen.size === 0;
     } })),
@@ -376,7 +390,9 @@ async function runsView(params) {
     data.runs.length ? h("table", { class: "grid", testid: "runs-table" },
       h("thead", {}, h("tr", {}, ["", "run", "benchmark", "model / method", "status", "samples", ...scoreNames, "calls", "cost", "created"].map((c) => h("th", {}, c)))),
       h("tbody", {}, rows))
-      : h("p", { class: "muted" }, data.total ? "No run matches these filters." : "No runs yet: run a benchmark (for example `incanon demo`)."));
+      : h("p", { class: "muted" }, data.total ? "No run matches these filters." : "No runs yet: run a benchmark (for example `incanon demo`)."),
+    data.runs.some((r) => r.status === "running") ? h("p", { class: "small muted", testid: "live" }, "Runs in progress: this list refreshes every 5 seconds.") : null);
+  refreshWhileRunning(data.runs);
 }
 
 function sectionEl(section) {
@@ -415,8 +431,10 @@ async function runView(runId, params) {
   const samples = h("div", { testid: "samples" });
   fill(view, h("p", {}, h("a", { href: "#/runs" }, "← runs")),
     h("h1", {}, `${run.id}`), h("p", { class: "muted" }, `${run.benchmark} · ${run.label} · ${run.status} · ${run.ok} ok, ${run.failed} failed of ${run.total ?? "?"}`),
+    run.status === "running" ? h("p", { class: "small muted", testid: "live" }, "In progress: this page refreshes every 5 seconds.") : null,
     report.sections.map(sectionEl), h("h2", {}, "Samples"), samples);
   await samplesList(run.id, params, samples);
+  refreshWhileRunning([run]);
 }
 
 async function samplesList(runId, params, into) {
@@ -425,6 +443,9 @@ async function samplesList(runId, params, into) {
   const load = async () => {
     const query = new URLSearchParams(Object.entries(state).filter(([, v]) => v !== "" && v !== null));
     const page = await api(`/api/runs/${encodeURIComponent(runId)}/samples?${query}`);
+    // Keep the filters in the address (no hashchange): a refresh or a shared link shows the same rows.
+    const kept = new URLSearchParams(Object.entries(state).filter(([k, v]) => k !== "limit" && v !== "" && v !== 0));
+    history.replaceState(null, "", `#/runs/${encodeURIComponent(runId)}${kept.size ? `?${kept}` : ""}`);
     const status = h("select", { testid: "sample-status", onchange: () => { state.status = status.value; state.offset = 0; load(); } },
       h("option", { value: "" }, "all"), Object.keys(page.statuses).map((s) => h("option", { value: s }, `${s} (${page.statuses[s]})`)));
     status.value = state.status;
