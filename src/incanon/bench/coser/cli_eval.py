@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 import typer
 
+from incanon.bench.remote import load_models
 from incanon.cli.options import RunOptions, with_run_options
 from incanon.cli.output import JSON_HELP, emit_report, err, out
 from incanon.errors import NotFoundError
@@ -19,16 +20,6 @@ PROMPTS_HELP = "Folder of prompt templates that override the built-in ones."
 
 def _cache_arg(cache: Optional[Path], no_cache: bool) -> Any:
     return False if no_cache else (cache or True)
-
-
-def _load_models(specs: list[str], cache: Any) -> dict[str, Any]:
-    from incanon.models import load_chat_model
-
-    loaded: dict[str, Any] = {}
-    for spec in specs:
-        if spec not in loaded:
-            loaded[spec] = load_chat_model(spec, cache=cache)
-    return loaded
 
 
 def _store(runs: Optional[Path], *, must_exist: bool):
@@ -109,7 +100,7 @@ def simulate(
             config, actor=actor, nsp=nsp, env=env, prompts=library), json_=json_)
         return
     cache_arg = _cache_arg(cache, no_cache)
-    models = _load_models([actor, nsp, env], cache_arg)
+    models = load_models([actor, nsp, env], cache_arg)
     memory = BookMemory(book_data, load_embedder(embedder, cache=cache_arg), spec) if spec and book_data else None
     store = _store(runs, must_exist=False)
     setup = SimulationSetup(
@@ -169,7 +160,7 @@ def judge(
         run_options.print_estimate(list(judge_items(store, source)), [critic_line(critic, PromptLibrary(prompts))],
                                    json_=json_)
         return
-    models = _load_models([critic], _cache_arg(cache, no_cache))
+    models = load_models([critic], _cache_arg(cache, no_cache))
     setup = JudgeSetup(critic=models[critic], critic_spec=critic, store=store, prompts=PromptLibrary(prompts),
                        params=params, thoughts=critic_thoughts, name=name,
                        concurrency=concurrency, fresh=fresh, progress=not json_,
