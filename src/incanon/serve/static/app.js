@@ -279,10 +279,15 @@ function renderEvidence() {
   ui.evidence.replaceChildren(...parts);
 }
 
-async function say(line, note) {
+async function say(line) {
   const ui = chatState.ui;
   chatState.busy = true;
   for (const el of [ui.input, ui.sendBtn]) el.disabled = true;
+  if (!line.startsWith("/")) {
+    // The user's line shows at once; the reply (a local model can take a while) replaces this.
+    ui.turns.append(h("div", { class: "turn user" }, h("div", { class: "who" }, "you"), line),
+      h("div", { class: "system", testid: "pending" }, `${chatState.chat.character} is answering…`));
+  }
   try {
     const result = await api(`/api/chats/${chatState.chat.id}/say`, { body: { line } });
     const outcome = result.outcome;
@@ -294,8 +299,10 @@ async function say(line, note) {
     if (outcome.kind === "reply") chatState.selected = outcome.turn.index;
     renderChat(result.chat, notes);
     syncControls(result.chat);
-    if (note) note(outcome);
-  } catch (error) { showError(error); } finally {
+  } catch (error) {
+    showError(error);
+    renderChat(chatState.chat);  // drop the pending line; the server kept the history whole
+  } finally {
     chatState.busy = false;
     for (const el of [ui.input, ui.sendBtn]) el.disabled = false;
   }
