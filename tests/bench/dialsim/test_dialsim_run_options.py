@@ -115,3 +115,19 @@ def test_workers_simulate_whole_repetitions_from_picklable_specs(files, tmp_path
     assert PicklingExecutor.built == built + 1
     assert (shipped["run_id"], shipped["simulated"], shipped["usage"]["calls"]) == (local["run_id"], [0, 1], local["usage"]["calls"])
     assert _samples(tmp_path / "p.sqlite", shipped["run_id"]) == _samples(tmp_path / "l.sqlite", local["run_id"])
+
+
+@pytest.mark.slow
+def test_ray_workers_simulate_whole_repetitions(files, tmp_path):
+    """On a real local Ray instance: each repetition simulated whole on a worker, the same samples
+    and usage as the local run, stored by the driver under the same run id."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        remote = _run(files, tmp_path / "ray.sqlite", "--executor", "ray")["runs"][0]
+    finally:
+        ray.shutdown()
+    local = _run(files, tmp_path / "local.sqlite")["runs"][0]
+    assert (remote["run_id"], remote["simulated"]) == (local["run_id"], [0, 1])
+    assert remote["usage"]["calls"] == local["usage"]["calls"] > 0
+    assert _samples(tmp_path / "ray.sqlite", remote["run_id"]) == _samples(tmp_path / "local.sqlite", local["run_id"])

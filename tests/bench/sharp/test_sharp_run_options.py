@@ -88,3 +88,19 @@ def test_dry_run_without_a_store_writes_nothing_in_incanon_home(root, tmp_path, 
     dry = _eval(root, tmp_path / "runs.sqlite", "--dry-run")
     assert dry["estimate"]["items"] > 0
     assert not (home / "sharp-canon").exists() and not (tmp_path / "runs.sqlite").exists()
+
+
+@pytest.mark.slow
+def test_ray_workers_give_the_local_results(root, tmp_path):
+    """On a real local Ray instance: workers rebuild agent, detector and backbone from specs."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        remote = _eval(root, tmp_path / "ray.sqlite", "--executor", "ray")["runs"][0]
+    finally:
+        ray.shutdown()
+    local = _eval(root, tmp_path / "local.sqlite")["runs"][0]
+    assert (remote["run_id"], remote["ok"], remote["usage"]["calls"]) == (local["run_id"], local["ok"], local["usage"]["calls"])
+    scores = [{s.item_id: s.scores for s in RunStore(p).samples(r)} for p, r in
+              ((tmp_path / "ray.sqlite", remote["run_id"]), (tmp_path / "local.sqlite", local["run_id"]))]
+    assert scores[0] == scores[1] and len(scores[0]) == local["ok"] > 0
