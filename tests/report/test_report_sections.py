@@ -177,3 +177,25 @@ def test_charts_render_to_the_same_png_every_time():
     hist = Chart(kind="histogram", title="h", bins=[-0.5, 0.5, 1.5],
                  series=[Series(name="x", values=[0, 1, 1]), Series(name="y", values=[1])])
     assert render_png(hist).startswith(b"\x89PNG")
+
+
+def _sample(**fields):
+    from incanon.runs.records import SampleRecord
+
+    return SampleRecord(run_id="r", item_id="i", input_hash="h", **fields)
+
+
+def test_each_benchmark_says_how_its_samples_are_grouped():
+    from incanon.report import builder_for
+
+    def typed(benchmark, **fields):
+        return builder_for(benchmark).sample_type(_sample(**fields))
+
+    assert typed("dialsim", input={"session": "s1"}, outputs={"question": {"category": "two-hop", "type": "past"}}) == "two-hop"
+    assert typed("dialsim", input={"session": "s1"}, outputs={"question": None}) is None
+    assert typed("sharp", input={"kind": "role", "affection": "high", "claim": {"label": "counterfactual"}}) \
+        == "high affection / counterfactual"
+    assert typed("sharp", input={"kind": "backbone", "claim": {"label": "factual"}}) == "backbone / factual"
+    assert typed("rolerag", input={"scope": "out", "kind": "general"}) == "out-scope / general"
+    assert typed("coser-gca", input={"domain": "out-of-domain"}) == "out-of-domain"
+    assert builder_for("timechara").sample_type is None  # data_type, found by the generic rule

@@ -69,3 +69,16 @@ def test_index_filters_pages_and_sees_new_samples(tmp_path):
     store.record(record(run_id=run.id, item_id="i5"))
     assert index.page(run.id, SampleQuery())["total"] == 6
     store.close()
+
+
+def test_nested_questions_and_judge_reasons_of_every_shape():
+    dialsim = record(input={"session": "s1"}, outputs={"question": {"question": "Who?", "answer": "(B)",
+                                                                    "category": "fan"}}, extra={})
+    row = summary_row(dialsim, "dialsim")
+    assert (row["type"], row["question"], row["answer"]) == ("fan", "Who?", "(B)")
+    rolerag = record(extra={"rationales": {"ke": "knows it", "kh": "no invention"}, "repaired": []})
+    detail = sample_detail(rolerag)
+    assert detail["rationales"] == {"ke rationale": "knows it", "kh rationale": "no invention"}
+    assert detail["extra"] == {"repaired": []}
+    sharp = record(outputs={"answer": "No.", "stance": "AGAINST", "reason": "She refuses the claim."}, extra={})
+    assert sample_detail(sharp)["rationales"] == {"reason": "She refuses the claim."}

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from incanon.report.model import Block, Chart, RunOverview
 from incanon.runs import RunStore
+from incanon.runs.records import SampleRecord
 
 
 class SectionParts(BaseModel):
@@ -32,6 +33,8 @@ class SectionParts(BaseModel):
 
 
 BuildFn = Callable[[RunStore, Sequence[RunOverview]], SectionParts]
+SampleTypeFn = Callable[[SampleRecord], "str | None"]
+"""A sample → the type the benchmark's tables group it by (``future``, ``two-hop``...)."""
 
 
 @dataclass(frozen=True)
@@ -46,20 +49,25 @@ class SectionBuilder:
     distributions: bool | tuple[str, ...] = True
     """Histograms of the runs' scores: True for the first few scores, the names of the scores to
     draw, or False (where scores are not per-sample judgements)."""
+    sample_type: SampleTypeFn | None = None
+    """How the benchmark's tables group samples (the web app's type filter); None: a generic
+    guess from the sample's fields."""
 
 
 _BY_BENCHMARK: dict[str, SectionBuilder] = {}
 
 
 def register_section(family: str, *, title: str, benchmarks: Sequence[str] = (),
-                     distributions: bool | Sequence[str] = True) -> Callable[[BuildFn], BuildFn]:
+                     distributions: bool | Sequence[str] = True,
+                     sample_type: SampleTypeFn | None = None) -> Callable[[BuildFn], BuildFn]:
     """Decorator: ``fn`` builds the section of runs whose benchmark is in ``benchmarks``
     (default: ``family`` itself)."""
 
     def wrap(fn: BuildFn) -> BuildFn:
         names = tuple(benchmarks) or (family,)
         chosen = distributions if isinstance(distributions, bool) else tuple(distributions)
-        builder = SectionBuilder(family=family, title=title, benchmarks=names, build=fn, distributions=chosen)
+        builder = SectionBuilder(family=family, title=title, benchmarks=names, build=fn, distributions=chosen,
+                                 sample_type=sample_type)
         for name in names:
             _BY_BENCHMARK[name] = builder
         return fn

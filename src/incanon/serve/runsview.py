@@ -115,4 +115,5 @@ class RunsView:
     def sample(self, run_id: str, item_id: str, epoch: int = 0) -> dict[str, Any]:
         """One sample, whole, for the drill-down."""
         store = self.store
-        return sample_detail(store.sample(store.resolve(run_id), item_id, epoch))
+        run_id = store.resolve(run_id)
+        return sample_detail(store.sample(run_id, item_id, epoch), store.get_run(run_id).benchmark)

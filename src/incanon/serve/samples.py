@@ -26,9 +26,22 @@ SNIPPET_CHARS = 160
 MAX_PAGE = 500
 
 
-def sample_type(sample: SampleRecord) -> str | None:
-    """The sample's type (see ``TYPE_KEYS``), or None."""
-    for source in (sample.input, sample.outputs or {}):
+def _nested_question(sample: SampleRecord) -> dict[str, Any]:
+    # DialSim stores the question asked in a session as a record of its own.
+    question = (sample.outputs or {}).get("question")
+    return question if isinstance(question, dict) else {}
+
+
+def sample_type(sample: SampleRecord, benchmark: str | None = None) -> str | None:
+    """The type the benchmark's tables group the sample by (its report section's
+    ``sample_type``), else the first of ``TYPE_KEYS`` found in the sample, or None."""
+    if benchmark is not None:
+        from incanon.report import builder_for
+
+        builder = builder_for(benchmark)
+        if builder is not None and builder.sample_type is not None:
+            return builder.sample_type(sample)
+    for source in (sample.input, sample.outputs or {}, _nested_question(sample)):
         for key in TYPE_KEYS:
             value = source.get(key)
             if isinstance(value, (str, int)) and str(value):
@@ -38,11 +51,20 @@ def sample_type(sample: SampleRecord) -> str | None:
 
 def sample_answer(sample: SampleRecord) -> str:
     """The agent's answer (see ``ANSWER_KEYS``), or ``""``."""
-    outputs = sample.outputs or {}
-    for key in ANSWER_KEYS:
-        value = outputs.get(key)
-        if isinstance(value, str):
-            return value
+    for source in (sample.outputs or {}, _nested_question(sample)):
+        for key in ANSWER_KEYS:
+            value = source.get(key)
+            if isinstance(value, str):
+                return value
+    return ""
+
+
+def sample_question(sample: SampleRecord) -> str:
+    """What the sample asked, or ``""``."""
+    for source in (sample.input, sample.outputs or {}, _nested_question(sample)):
+        for key in ("question", "prompt"):
+            if isinstance(source.get(key), str):
+                return source[key]
     return ""
 
 
@@ -51,38 +73,51 @@ def _snippet(text: str) -> str:
     return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…"
 
 
-def summary_row(sample: SampleRecord) -> dict[str, Any]:
+def summary_row(sample: SampleRecord, benchmark: str | None = None) -> dict[str, Any]:
     """One row of a run's sample list."""
-    question = sample.input.get("question") or sample.input.get("prompt") or ""
     return {
-        "item_id": sample.item_id, "epoch": sample.epoch, "status": sample.status, "type": sample_type(sample),
-        "scores": dict(sample.scores or {}), "question": _snippet(str(question)),
+        "item_id": sample.item_id, "epoch": sample.epoch, "status": sample.status,
+        "type": sample_type(sample, benchmark),
+        "scores": dict(sample.scores or {}), "question": _snippet(sample_question(sample)),
         "answer": _snippet(sample_answer(sample)), "error": sample.error, "error_type": sample.error_type,
         "calls": sample.usage.calls, "tokens": sample.usage.prompt_tokens + sample.usage.completion_tokens,
         "duration_s": round(sample.duration_s, 3),
     }
 
 
+#: Fields that hold a judge's reasons besides ``*rationale*`` ones (SHARP's stance detector,
+#: CoSER's critics).
+REASON_KEYS = ("reason", "critique")
+
+
 def rationales(sample: SampleRecord) -> dict[str, str]:
-    """The judges' rationales of a sample (``extra`` fields named ``*rationale*``)."""
+    """The judges' rationales of a sample: ``extra`` / ``outputs`` fields named ``*rationale*``
+    or in ``REASON_KEYS``; a dict of them (``{"ke": "...", "kh": "..."}``) gives one each."""
     found: dict[str, str] = {}
     for source in (sample.extra or {}, sample.outputs or {}):
         for key, value in source.items():
-            if "rationale" in key and isinstance(value, str) and value.strip():
+            if "rationale" not in key and key not in REASON_KEYS:
+                continue
+            if isinstance(value, str) and value.strip():
                 found[key] = value
+            elif isinstance(value, dict):
+                for name, text in value.items():
+                    if isinstance(text, str) and text.strip():
+                        found[f"{name} {key.rstrip('s')}"] = text
     return found
 
 
-def sample_detail(sample: SampleRecord) -> dict[str, Any]:
+def sample_detail(sample: SampleRecord, benchmark: str | None = None) -> dict[str, Any]:
     """The whole sample for the drill-down: input, answer, scores, rationales, calls, usage."""
     extra = dict(sample.extra or {})
     calls = extra.pop("calls", None) or []
     why = rationales(sample)
-    for key in why:
-        extra.pop(key, None)
+    for key in list(extra):
+        if "rationale" in key or key in REASON_KEYS:
+            extra.pop(key)
     return {
         "run_id": sample.run_id, "item_id": sample.item_id, "epoch": sample.epoch, "status": sample.status,
-        "type": sample_type(sample), "input": sample.input, "answer": sample_answer(sample),
+        "type": sample_type(sample, benchmark), "input": sample.input, "answer": sample_answer(sample),
         "outputs": sample.outputs or {}, "scores": dict(sample.scores or {}), "rationales": why, "calls": calls,
         "extra": extra, "usage": sample.usage.model_dump(mode="json"), "attempts": sample.attempts,
         "started": sample.started.isoformat() if isinstance(sample.started, datetime) else sample.started,
@@ -136,7 +171,7 @@ class SampleIndex:
             cached = self._rows.get(run_id)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        rows = [summary_row(s) for s in self.store.samples(run_id)]
+        rows = [summary_row(s, info.benchmark) for s in self.store.samples(run_id)]
         with self._lock:
             self._rows[run_id] = (stamp, rows)
         return rows

@@ -9,9 +9,15 @@ from incanon.report.model import RunOverview, Series
 from incanon.report.registry import SectionParts, register_section
 from incanon.report.sections.common import paper_blocks
 from incanon.runs import RunStore
+from incanon.runs.records import SampleRecord
 
 
-@register_section("coser", title="CoSER: given-circumstance acting (Table 2)", benchmarks=("coser-gca", "coser-judge"))
+def _domain(sample: SampleRecord) -> str | None:
+    return sample.input.get("domain")
+
+
+@register_section("coser", title="CoSER: given-circumstance acting (Table 2)", benchmarks=("coser-gca", "coser-judge"),
+                  sample_type=_domain)
 def coser_section(store: RunStore, runs: Sequence[RunOverview]) -> SectionParts:
     from incanon.bench.coser.report import report_from_runs
     from incanon.bench.coser.scoring import DIMENSIONS

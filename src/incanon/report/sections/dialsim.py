@@ -10,6 +10,7 @@ from incanon.report.model import RunOverview, Series
 from incanon.report.registry import SectionParts, register_section
 from incanon.report.sections.common import paper_blocks, pct
 from incanon.runs import RunStore
+from incanon.runs.records import SampleRecord
 
 
 def _label(setting) -> str:
@@ -18,7 +19,14 @@ def _label(setting) -> str:
     return f"{setting.model} / {setting.memory}{limit}{names}"
 
 
-@register_section("dialsim", title="DialSim: real-time dialogue memory (Tables 3-4)", distributions=False)
+def _question_category(sample: SampleRecord) -> str | None:
+    # A sample is a session; its question (if one was asked) has the table's category.
+    question = (sample.outputs or {}).get("question")
+    return question.get("category") if isinstance(question, dict) else None
+
+
+@register_section("dialsim", title="DialSim: real-time dialogue memory (Tables 3-4)", distributions=False,
+                  sample_type=_question_category)
 def dialsim_section(store: RunStore, runs: Sequence[RunOverview]) -> SectionParts:
     from incanon.bench.dialsim import CATEGORIES, DialsimReport, settings_from_runs
 

@@ -9,10 +9,17 @@ from incanon.report.model import RunOverview, Series
 from incanon.report.registry import SectionParts, register_section
 from incanon.report.sections.common import paper_blocks, row_labels
 from incanon.runs import RunStore
+from incanon.runs.records import SampleRecord
+
+
+def _scope_and_kind(sample: SampleRecord) -> str | None:
+    # Table 1 splits in- and out-of-scope questions, Tables 2-3 general and specific ones.
+    x = sample.input
+    return f"{x.get('scope', 'in')}-scope / {x.get('kind', 'specific')}"
 
 
 @register_section("rolerag", title="RoleRAG: character knowledge and hallucination (Table 1)",
-                  distributions=("ke", "kh", "uqj"))
+                  distributions=("ke", "kh", "uqj"), sample_type=_scope_and_kind)
 def rolerag_section(store: RunStore, runs: Sequence[RunOverview]) -> SectionParts:
     from incanon.bench.rolerag import build_report, rows_from_runs
     from incanon.bench.rolerag.report import HEAD, METRICS

@@ -9,11 +9,20 @@ from incanon.report.model import Block, RunOverview, Series
 from incanon.report.registry import SectionParts, register_section
 from incanon.report.sections.common import paper_blocks, pct, row_labels
 from incanon.runs import RunStore
+from incanon.runs.records import SampleRecord
 
 METRICS = (("sr", "SR"), ("ar", "AR"), ("er", "ER"), ("crf", "CRF"))
 
 
-@register_section("sharp", title="SHARP: relationship hallucination (Table 4)")
+def _role_and_claim(sample: SampleRecord) -> str | None:
+    # Table 4 splits by affection and by factual / counterfactual claim.
+    x = sample.input
+    label = (x.get("claim") or {}).get("label")
+    who = "backbone" if x.get("kind") == "backbone" else f"{x.get('affection') or 'unknown'} affection"
+    return f"{who} / {label}" if label else who
+
+
+@register_section("sharp", title="SHARP: relationship hallucination (Table 4)", sample_type=_role_and_claim)
 def sharp_section(store: RunStore, runs: Sequence[RunOverview]) -> SectionParts:
     from incanon.bench.sharp import answers_from_runs, build_report, run_mode
 
