@@ -496,7 +496,9 @@ async function sampleView(runId, params) {
     s.error ? h("div", { class: "note", testid: "sample-error" }, `${s.error_type}: ${s.error}`) : null,
     s.traceback ? h("details", {}, h("summary", {}, "traceback"), h("pre", {}, s.traceback)) : null,
     h("h2", {}, "Input"), kvTable(s.input, "sample-input"),
-    h("h2", {}, "Answer"), h("pre", { testid: "sample-answer" }, s.answer || "(none)"),
+    Array.isArray(s.outputs.messages) ? [h("h2", {}, "Conversation"), h("div", { class: "turns compact", testid: "sample-conversation" },
+      s.outputs.messages.map((m) => h("div", { class: "turn character" }, h("div", { class: "who" }, `${m.role}${m.source ? ` · ${m.source}` : ""}`), m.content)))]
+      : [h("h2", {}, "Answer"), h("pre", { testid: "sample-answer" }, s.answer || "(none)")],
     h("h2", {}, "Scores"), kvTable(s.scores, "sample-scores"),
     Object.keys(s.rationales).length ? [h("h2", {}, "Judge rationale"), Object.entries(s.rationales).map(([k, v]) =>
       [h("h3", {}, k.replace(/_/g, " ")), h("pre", { testid: "sample-rationale" }, v)])] : null,
@@ -507,7 +509,8 @@ async function sampleView(runId, params) {
       h("div", { class: "small muted" }, "output"), h("pre", {}, call.output))),
     h("h2", {}, "Usage"), kvTable({ calls: usage.calls, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens,
       cached_calls: usage.cached_calls, cost: usage.cost }, "sample-usage"),
-    Object.keys(s.outputs).length ? [h("h2", {}, "Outputs"), h("pre", {}, JSON.stringify(s.outputs, null, 2))] : null,
+    Object.keys(s.outputs).length ? h("details", { open: !Array.isArray(s.outputs.messages) },
+      h("summary", {}, "Outputs"), h("pre", {}, JSON.stringify(s.outputs, null, 2))) : null,
     Object.keys(s.extra).length ? h("details", {}, h("summary", {}, "Everything else the task recorded"), h("pre", {}, JSON.stringify(s.extra, null, 2))) : null);
 }
 
