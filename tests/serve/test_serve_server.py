@@ -112,3 +112,13 @@ def test_cli_missing_run_store_exits_2_and_creates_nothing(served, tmp_path):
                           env={**os.environ, "INCANON_HOME": str(tmp_path / "home")})
     assert proc.returncode == 2 and f"no run store at {missing}" in proc.stderr
     assert not missing.exists()
+
+
+def test_cli_a_folder_without_a_canon_store_exits_2_and_creates_nothing(served, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "incanon", "serve", "--store", str(empty), "--runs",
+                           str(served.runs_path)], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "INCANON_HOME": str(tmp_path / "home")})
+    assert proc.returncode == 2 and f"no canon store at {empty}" in proc.stderr
+    assert list(empty.iterdir()) == []

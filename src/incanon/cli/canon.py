@@ -11,9 +11,8 @@ from rich import box
 from rich.table import Table
 
 from incanon.canon import CanonStore, default_store_path, load_world_file, write_world_file
-from incanon.canon.schema import DB_NAME
+from incanon.cli.canonrefs import open_canon
 from incanon.cli.output import JSON_HELP, emit_json, err, out
-from incanon.errors import NotFoundError
 
 app = typer.Typer(help="Import, export and inspect the canon store; show what a character knows.", no_args_is_help=True)
 
@@ -26,10 +25,7 @@ def _store_dir(store: Optional[Path]) -> Path:
 
 def _open_existing(store: Optional[Path]) -> CanonStore:
     """Open a store that must already exist (reading commands never create one)."""
-    path = _store_dir(store)
-    if not (path / DB_NAME).is_file():
-        raise NotFoundError(f"no canon store at {path} (create one with: incanon canon import FILE --store {path})")
-    return CanonStore.open(path)
+    return open_canon(_store_dir(store))
 
 
 def _count(n: int, noun: str) -> str:

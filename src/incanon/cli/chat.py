@@ -18,6 +18,7 @@ from rich.panel import Panel
 
 from incanon import paths
 from incanon.cli.method_options import OPTION_HELP, parse_method_options
+from incanon.cli.canonrefs import open_canon
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 
 _DEFAULT_STORE_NOTE = "no --store given: chatting in the sample world, loaded into {path}"
@@ -37,16 +38,12 @@ def _default_store(path: Path) -> Path:
 
 def _open_store(store: Optional[Path]):
     from incanon.canon import CanonStore
-    from incanon.errors import NotFoundError
 
     if store is None:
         path = paths.home() / "demo-canon"
         err.print(f"[dim]{escape(_DEFAULT_STORE_NOTE.format(path=path))}[/]", soft_wrap=True, highlight=False)
         return CanonStore.open(_default_store(path))
-    store = store.expanduser()
-    if not store.is_dir():
-        raise NotFoundError(f"no canon store at {store} (create one with `incanon canon import`)")
-    return CanonStore.open(store)
+    return open_canon(store)
 
 
 class _Printer:

@@ -10,8 +10,9 @@ from typing import Any, Optional
 import typer
 
 from incanon.cli.options import RunOptions, with_run_options
+from incanon.cli.canonrefs import open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
-from incanon.errors import ConfigError, NotFoundError
+from incanon.errors import ConfigError
 
 app = typer.Typer(help="DialSim: real-time long-term multi-party dialogue (ingest, questions, run, report, rescore).",
                   no_args_is_help=True)
@@ -19,27 +20,13 @@ app = typer.Typer(help="DialSim: real-time long-term multi-party dialogue (inges
 STORE_HELP = "Canon store directory."
 RUN_STORE_HELP = "Run store file (default: $INCANON_HOME/runs.sqlite)."
 CACHE_HELP = "Response cache file (default: $INCANON_HOME/cache.sqlite)."
+INGEST_HINT = "incanon dialsim ingest SCRIPT --store {path}"
 
 
-def _canon(path: Path, *, create: bool = False):
-    from incanon.canon.schema import DB_NAME
-    from incanon.canon.store import CanonStore
-
-    path = path.expanduser()
-    if not create and not (path / DB_NAME).is_file():
-        raise NotFoundError(f"no canon store at {path} (create one with: incanon dialsim ingest SCRIPT --store {path})")
-    return CanonStore.open(path)
-
-
-def _work(canon: Any, work: Optional[str]) -> str:
-    if work:
-        return canon.work(work).id
-    dated = [w.id for w in canon.works() if w.axis == "date"]
-    if len(dated) == 1:
-        return dated[0]
-    if not dated:
-        raise NotFoundError(f"the canon store {canon.path} holds no dated dialogue (incanon dialsim ingest ...)")
-    raise ConfigError(f"the canon store holds several dialogues ({', '.join(dated)}); choose one with --work")
+def _dialogue(canon: Any, work: Optional[str]) -> str:
+    # DialSim plays dated sessions: only date-axis works count.
+    return pick_work(canon, work, axis="date", noun=("dated dialogue", "dialogues"),
+                     none_hint="add one with incanon dialsim ingest")
 
 
 def _model(spec: str, cache: Optional[Path], use_cache: bool):
@@ -74,7 +61,7 @@ def ingest(
     """Put a dialogue into the canon store as dated sessions."""
     from incanon.bench.dialsim import ingest as do_ingest
 
-    canon = _canon(store, create=True)
+    canon = open_canon(store, create=True)
     report = do_ingest(canon, scripts=list(scripts or []), sample=sample, published=published, trust_pickle=trust_pickle,
                        export_json_to=export_json_to, work=work, title=title, replace=replace)
     if json_:
@@ -112,8 +99,8 @@ def questions(
     from incanon.bench.dialsim import StyleTransfer, build_questions, write_questions
     from incanon.bench.dialsim.files import DialsimFiles
 
-    canon = _canon(store)
-    work_id = _work(canon, work)
+    canon = open_canon(store, hint=INGEST_HINT)
+    work_id = _dialogue(canon, work)
     library = _prompts(prompts)
     helper_model = _model(helper, cache, not no_cache) if helper else None
     style = None
@@ -186,8 +173,8 @@ def run(
     from incanon.paths import default_runs_path
     from incanon.runs import RunStore
 
-    canon = _canon(store)
-    work_id = _work(canon, work)
+    canon = open_canon(store, hint=INGEST_HINT)
+    work_id = _dialogue(canon, work)
     pool = read_questions(questions_path)
     made_for = {q.asked_to for q in pool if q.asked_to}
     if len(made_for) > 1:

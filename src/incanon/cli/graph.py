@@ -8,31 +8,14 @@ from typing import Any, Optional
 
 import typer
 
+from incanon.cli.canonrefs import open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, err, out
-from incanon.errors import ConfigError, NotFoundError
+from incanon.errors import NotFoundError
 
 app = typer.Typer(help="Character knowledge graph (RoleRAG indexing): build, show.", no_args_is_help=True)
 
 
-def _canon(path: Path, create: bool = False) -> Any:
-    from incanon.canon.schema import DB_NAME
-    from incanon.canon.store import CanonStore
-
-    path = path.expanduser()
-    if not create and not (path / DB_NAME).is_file():
-        raise NotFoundError(f"no canon store at {path} (create one with: incanon canon import FILE --store {path})")
-    return CanonStore.open(path)
-
-
-def _work(canon: Any, work: Optional[str]) -> str:
-    if work:
-        return canon.work(work).id
-    works = [w.id for w in canon.works()]
-    if len(works) == 1:
-        return works[0]
-    if not works:
-        raise NotFoundError(f"the canon store {canon.path} holds no work; give --work NAME to create one")
-    raise ConfigError(f"the canon store holds several works ({', '.join(works)}); choose one with --work")
+NO_WORK_HINT = "give --work NAME to create one"
 
 
 def _ensure_work(canon: Any, work: Optional[str], title: Optional[str]) -> str:
@@ -41,7 +24,7 @@ def _ensure_work(canon: Any, work: Optional[str], title: Optional[str]) -> str:
     if work and work not in {w.id for w in canon.works()}:
         canon.import_world(World(work=WorkInfo(id=work, title=title or work)))
         err.print(f"[dim]created work {work!r} in {canon.path}[/]")
-    return _work(canon, work)
+    return pick_work(canon, work, none_hint=NO_WORK_HINT)
 
 
 @app.command()
@@ -81,8 +64,8 @@ def build(
                          extract_max_tokens=max_tokens, max_attempts=attempts, description_chars=description_chars,
                          knn_threshold=knn_threshold, fuzzy_threshold=fuzzy, description_budget=budget,
                          concurrency=concurrency, embedder=embedder)
-    canon = _canon(store, create=bool(corpus))
-    work_id = _ensure_work(canon, work, title) if corpus else _work(canon, work)
+    canon = open_canon(store, create=bool(corpus))
+    work_id = _ensure_work(canon, work, title) if corpus else pick_work(canon, work, none_hint=NO_WORK_HINT)
     pos = Position.parse(position) if position else None
     chunks = []
     for path in corpus or []:
@@ -128,8 +111,8 @@ def show(
     """Summarize the graph, or show one entity with its aliases, relations and provenance."""
     from incanon.graph import GraphDB, GraphView
 
-    canon = _canon(store)
-    work_id = _work(canon, work)
+    canon = open_canon(store)
+    work_id = pick_work(canon, work, none_hint=NO_WORK_HINT)
     db = GraphDB(canon, work_id)
     scope = canon.scope(work_id, None, at) if at else None
     view = GraphView(db, scope)

@@ -8,9 +8,9 @@ from typing import Any, Optional
 
 import typer
 
-from incanon.cli.graph import _canon, _work
 from incanon.cli.methods import check_methods, split_methods
 from incanon.cli.options import RunOptions, method_lines, with_run_options
+from incanon.cli.canonrefs import open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.runs.estimate import repeated
 
@@ -33,8 +33,8 @@ def questions(
     """Build a question set from the canon: specific and general in-scope, and out-of-scope questions."""
     from incanon.bench.rolerag import build_questions, write_questions
 
-    canon = _canon(store)
-    work_id = _work(canon, work)
+    canon = open_canon(store)
+    work_id = pick_work(canon, work)
     chosen = [c.strip() for c in characters.split(",") if c.strip()] if characters else None
     items = build_questions(canon, work_id, characters=chosen, at=at, per_kind=per_kind, seed=seed)
     count = write_questions(items, out_path)
@@ -82,8 +82,8 @@ def eval_(
     items = load_questions(questions_path)
     if limit:
         items = items[:limit]
-    canon = _canon(store)
-    work_id = _work(canon, work) if work or not all(i.work for i in items) else None
+    canon = open_canon(store)
+    work_id = pick_work(canon, work) if work or not all(i.work for i in items) else None
     methods = split_methods(method)
     check_methods(methods)
     if run_options.dry_run:

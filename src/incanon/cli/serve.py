@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from incanon import paths
+from incanon.cli.canonrefs import require_canon
 from incanon.cli.method_options import OPTION_HELP, parse_method_options
 from incanon.cli.output import err
 
@@ -38,9 +39,7 @@ def register(app: typer.Typer) -> None:
         if store is None:
             canon = _default_store(paths.home() / "demo-canon")
         else:
-            canon = store.expanduser()
-            if not canon.is_dir():
-                raise NotFoundError(f"no canon store at {canon} (create one with `incanon canon import`)")
+            canon = require_canon(store)
         if runs is not None and not runs.expanduser().is_file():
             # A typo must not silently browse a new, empty store.
             raise NotFoundError(f"no run store at {runs} (benchmarks write INCANON_HOME/runs.sqlite unless given --runs)")

@@ -10,8 +10,9 @@ import typer
 
 from incanon.cli.methods import check_methods, split_methods
 from incanon.cli.options import RunOptions, with_run_options
+from incanon.cli.canonrefs import open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
-from incanon.errors import ConfigError, NotFoundError
+from incanon.errors import ConfigError
 from incanon.runs.estimate import repeated
 
 app = typer.Typer(help="SHARP: relationship hallucination through stance transfer (claims, roles, eval, report).",
@@ -34,14 +35,10 @@ def _mode(value: str) -> Any:
 def _open_canon(store: Optional[Path], *, scratch: bool = False):
     """The canon store at ``store``, or the sample world in $INCANON_HOME/sharp-canon (with
     ``scratch``, in a temporary folder removed at exit: a dry run writes nothing of the user's)."""
-    from incanon.canon.schema import DB_NAME
     from incanon.canon.store import CanonStore
 
     if store is not None:
-        path = store.expanduser()
-        if not (path / DB_NAME).is_file():
-            raise NotFoundError(f"no canon store at {path} (create one with: incanon canon import FILE --store {path})")
-        return CanonStore.open(path)
+        return open_canon(store)
     from incanon import paths
     from incanon.sample import sample_world
 
@@ -68,17 +65,6 @@ def _open_canon(store: Optional[Path], *, scratch: bool = False):
         canon.import_world(world, replace=True, source="incanon sample world")
         marker.write_text(digest + "\n")
     return canon
-
-
-def _pick_work(canon: Any, work: Optional[str]) -> str:
-    if work:
-        return canon.work(work).id
-    works = [w.id for w in canon.works()]
-    if len(works) == 1:
-        return works[0]
-    if not works:
-        raise NotFoundError(f"the canon store {canon.path} holds no work")
-    raise ConfigError(f"the canon store holds several works ({', '.join(works)}); choose one with --work")
 
 
 def _resolver(canon: Any, work: str, relations: Optional[Path], mapping_only: bool):
@@ -147,7 +133,7 @@ def roles(
     from incanon.bench.sharp import select_cast
 
     canon = _open_canon(store)
-    work_id = _pick_work(canon, work)
+    work_id = pick_work(canon, work)
     cast = select_cast(canon, work_id, character=character, at=at, partners=partners, min_interactions=min_interactions,
                        unit=unit, resolver=_resolver(canon, work_id, relations, mapping_only),  # type: ignore[arg-type]
                        require_affection=not include_unknown)
@@ -215,7 +201,7 @@ def eval_(
     if limit:
         claim_list = claim_list[:limit]
     canon = _open_canon(store, scratch=run_options.dry_run)
-    work_id = _pick_work(canon, work)
+    work_id = pick_work(canon, work)
     cast = select_cast(canon, work_id, character=character, at=at, partners=partners, min_interactions=min_interactions,
                        unit=unit, resolver=_resolver(canon, work_id, relations, mapping_only),  # type: ignore[arg-type]
                        require_affection=not include_unknown)

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 
 from incanon.cli.methods import check_methods
 from incanon.cli.options import RunOptions, method_lines, with_run_options
+from incanon.bench.remote import load_models
+from incanon.cli.canonrefs import open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
-from incanon.errors import ConfigError, NotFoundError
+from incanon.errors import ConfigError
 from incanon.runs.estimate import repeated
 
 app = typer.Typer(help="TimeChara: point-in-time character hallucination (build, eval, report).",
@@ -19,38 +21,6 @@ app = typer.Typer(help="TimeChara: point-in-time character hallucination (build,
 
 RUNS_HELP = "Run store file (default: $INCANON_HOME/runs.sqlite)."
 CACHE_HELP = "Response cache file (default: $INCANON_HOME/cache.sqlite)."
-
-
-def _open_canon(path: Path):
-    from incanon.canon.schema import DB_NAME
-    from incanon.canon.store import CanonStore
-
-    path = path.expanduser()
-    if not (path / DB_NAME).is_file():
-        raise NotFoundError(f"no canon store at {path} (create one with: incanon canon import FILE --store {path})")
-    return CanonStore.open(path)
-
-
-def _pick_work(canon: Any, work: Optional[str]) -> str:
-    if work:
-        return canon.work(work).id
-    works = [w.id for w in canon.works()]
-    if len(works) == 1:
-        return works[0]
-    if not works:
-        raise NotFoundError(f"the canon store {canon.path} holds no work")
-    raise ConfigError(f"the canon store holds several works ({', '.join(works)}); choose one with --work")
-
-
-def _load_models(specs: list[str], cache: Optional[Path], no_cache: bool) -> dict[str, Any]:
-    from incanon.models import load_chat_model
-
-    cache_arg: Any = False if no_cache else (cache or True)
-    loaded: dict[str, Any] = {}
-    for spec in specs:
-        if spec not in loaded:
-            loaded[spec] = load_chat_model(spec, cache=cache_arg)
-    return loaded
 
 
 def _prompts(folder: Optional[Path]):
@@ -82,9 +52,9 @@ def build(
     """Build TimeChara items from a canon store with the paper's pipeline."""
     from incanon.bench.timechara import BuildOptions, build_items, write_items
 
-    canon = _open_canon(store)
-    work_id = _pick_work(canon, work)
-    models = _load_models([helper, judge or helper], cache, no_cache)
+    canon = open_canon(store)
+    work_id = pick_work(canon, work)
+    models = load_models([helper, judge or helper], False if no_cache else (cache or True))
     options = BuildOptions(
         seed=seed, min_turns=min_turns, gold_attempts=gold_attempts, concurrency=concurrency,
         fake=not no_fake, freeform=not no_freeform,
@@ -173,10 +143,10 @@ def eval_(
                 personalities=known_personalities)),
         ], json_=json_)
         return
-    canon = _open_canon(store) if store is not None else None
-    work_id = _pick_work(canon, work) if canon is not None else work
+    canon = open_canon(store) if store is not None else None
+    work_id = pick_work(canon, work) if canon is not None else work
     resolver = CharacterResolver(canon, work_id, known_personalities)
-    models = _load_models([model, judge], cache, no_cache)
+    models = load_models([model, judge], False if no_cache else (cache or True))
     run_store = RunStore(runs or default_runs_path())
     setup = EvalSetup(
         agent_model=models[model], judge_model=models[judge], models={"agent": model, "judge": judge},

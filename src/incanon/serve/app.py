@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from incanon import __version__
 from incanon.agents import agent_descriptions
+from incanon.canon.schema import DB_NAME
 from incanon.canon.store import CanonStore
 from incanon.chat import Outcome
 from incanon.errors import IncanonError, NotFoundError
@@ -107,7 +108,7 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
     @app.get("/api/works")
     def works() -> list[dict[str, Any]]:
         """The works of the canon store, with their characters."""
-        if not config.canon.is_dir():
+        if not (config.canon / DB_NAME).is_file():  # opening a plain folder would create an empty store
             raise NotFoundError(f"no canon store at {config.canon} (create one with `incanon canon import`)")
         with CanonStore.open(config.canon) as store:
             return [{"id": w.id, "title": w.title, "author": w.author, "axis": w.axis.value,
