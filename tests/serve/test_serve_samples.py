@@ -9,6 +9,7 @@ from incanon.models.types import Usage
 from incanon.runs import RunStore
 from incanon.runs.records import SampleRecord
 from incanon.serve import SampleIndex, SampleQuery, sample_detail, sample_type, summary_row
+from incanon.serve.samples import type_function
 
 
 def record(**fields) -> SampleRecord:
@@ -74,7 +75,7 @@ def test_index_filters_pages_and_sees_new_samples(tmp_path):
 def test_nested_questions_and_judge_reasons_of_every_shape():
     dialsim = record(input={"session": "s1"}, outputs={"question": {"question": "Who?", "answer": "(B)",
                                                                     "category": "fan"}}, extra={})
-    row = summary_row(dialsim, "dialsim")
+    row = summary_row(dialsim, type_function("dialsim"))
     assert (row["type"], row["question"], row["answer"]) == ("fan", "Who?", "(B)")
     rolerag = record(extra={"rationales": {"ke": "knows it", "kh": "no invention"}, "repaired": []})
     detail = sample_detail(rolerag)

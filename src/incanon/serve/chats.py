@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import secrets
 import threading
-import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +29,6 @@ class OpenChat:
     id: str
     session: ChatSession
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    used: float = field(default_factory=time.monotonic)
 
 
 def chat_state(chat: OpenChat) -> dict[str, Any]:
@@ -90,8 +88,7 @@ class ChatRegistry:
         chat = self._chats.get(chat_id)
         if chat is None:
             raise NotFoundError(f"no open chat {chat_id!r} (it was closed; start a new one)")
-        self._chats.move_to_end(chat_id)
-        chat.used = time.monotonic()
+        self._chats.move_to_end(chat_id)  # least recently used first: the order is the LRU list
         return chat
 
     def close(self, chat_id: str) -> None:

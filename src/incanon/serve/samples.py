@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -32,21 +33,31 @@ def _nested_question(sample: SampleRecord) -> dict[str, Any]:
     return question if isinstance(question, dict) else {}
 
 
-def sample_type(sample: SampleRecord, benchmark: str | None = None) -> str | None:
-    """The type the benchmark's tables group the sample by (its report section's
-    ``sample_type``), else the first of ``TYPE_KEYS`` found in the sample, or None."""
-    if benchmark is not None:
-        from incanon.report import builder_for
-
-        builder = builder_for(benchmark)
-        if builder is not None and builder.sample_type is not None:
-            return builder.sample_type(sample)
+def generic_type(sample: SampleRecord) -> str | None:
+    """The first of ``TYPE_KEYS`` found in the sample, or None."""
     for source in (sample.input, sample.outputs or {}, _nested_question(sample)):
         for key in TYPE_KEYS:
             value = source.get(key)
             if isinstance(value, (str, int)) and str(value):
                 return str(value)
     return None
+
+
+def type_function(benchmark: str | None) -> Callable[[SampleRecord], str | None]:
+    """How samples of ``benchmark`` get their type: the benchmark's report section says what
+    its tables group by; otherwise :func:`generic_type`. Looked up once per run, not per sample."""
+    if benchmark is not None:
+        from incanon.report import builder_for
+
+        builder = builder_for(benchmark)
+        if builder is not None and builder.sample_type is not None:
+            return builder.sample_type
+    return generic_type
+
+
+def sample_type(sample: SampleRecord, benchmark: str | None = None) -> str | None:
+    """The type ``benchmark``'s tables group the sample by (see :func:`type_function`)."""
+    return type_function(benchmark)(sample)
 
 
 def sample_answer(sample: SampleRecord) -> str:
@@ -73,11 +84,11 @@ def _snippet(text: str) -> str:
     return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…"
 
 
-def summary_row(sample: SampleRecord, benchmark: str | None = None) -> dict[str, Any]:
-    """One row of a run's sample list."""
+def summary_row(sample: SampleRecord, type_of: Callable[[SampleRecord], str | None] = generic_type) -> dict[str, Any]:
+    """One row of a run's sample list (``type_of``: see :func:`type_function`)."""
     return {
         "item_id": sample.item_id, "epoch": sample.epoch, "status": sample.status,
-        "type": sample_type(sample, benchmark),
+        "type": type_of(sample),
         "scores": dict(sample.scores or {}), "question": _snippet(sample_question(sample)),
         "answer": _snippet(sample_answer(sample)), "error": sample.error, "error_type": sample.error_type,
         "calls": sample.usage.calls, "tokens": sample.usage.prompt_tokens + sample.usage.completion_tokens,
@@ -171,7 +182,8 @@ class SampleIndex:
             cached = self._rows.get(run_id)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        rows = [summary_row(s, info.benchmark) for s in self.store.samples(run_id)]
+        type_of = type_function(info.benchmark)
+        rows = [summary_row(s, type_of) for s in self.store.samples(run_id)]
         with self._lock:
             self._rows[run_id] = (stamp, rows)
         return rows
