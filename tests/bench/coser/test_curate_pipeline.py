@@ -13,7 +13,8 @@ import pytest
 
 from incanon.bench.coser.curate import CurationConfig, chunk_text, curate_book, read_books
 from incanon.bench.coser.curate.fake import FakeCurator, sample_aliases
-from incanon.bench.coser.formats import IMPERSONAL, load_book
+from incanon.bench.coser.formats import IMPERSONAL
+from incanon.bench.coser.files import load_book
 from incanon.canon import CanonStore
 from incanon.errors import ModelError
 from incanon.models import Message, ScriptedModel, load_chat_model

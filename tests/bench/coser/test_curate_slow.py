@@ -14,7 +14,7 @@ import pytest
 
 from incanon.bench.coser.curate import CurationConfig, SchemaLimits, curate_book, read_books
 from incanon.bench.coser.curate.sources import BookSource
-from incanon.bench.coser.formats import load_book
+from incanon.bench.coser.files import load_book
 from incanon.canon import CanonStore
 from incanon.models import load_chat_model
 from incanon.sample import sample_paths

@@ -7,18 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from incanon.bench.coser.formats import (
-    BookData,
-    TestSample,
-    format_message,
-    load_book,
-    load_books,
-    load_test_set,
-    parse_message,
-    remove_thoughts,
-    write_book,
-    write_test_set,
-)
+from incanon.bench.coser.files import load_book, load_books, load_test_set, write_book, write_test_set
+from incanon.bench.coser.formats import BookData, TestSample, format_message, parse_message, remove_thoughts
 from incanon.bench.coser.jsonrepair import JSONRepairError, looks_truncated, repair_json
 from incanon.errors import InputError, NotFoundError
 

@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from incanon.bench.coser.formats import BookData, load_test_set, write_test_set
+from incanon.bench.coser.formats import BookData
+from incanon.bench.coser.files import load_test_set, write_test_set
 from incanon.bench.coser.sampling import (
     candidates,
     character_weights,

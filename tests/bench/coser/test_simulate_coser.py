@@ -253,7 +253,7 @@ def test_passages_come_only_from_earlier_plots_before_the_split():
 
 
 async def test_retrieved_memories_reach_the_prompt(tmp_path):
-    from incanon.bench.coser.formats import write_book
+    from incanon.bench.coser.files import write_book
 
     write_book(book(), tmp_path / "Pride and Prejudice.json")
     memory = BookMemory(tmp_path, CountingEmbedder(), parse_rag("expr3_conv1"))

@@ -114,7 +114,7 @@ def sample(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Sample a test set: weighted by √plots of the characters, top half, without replacement."""
-    from incanon.bench.coser.formats import load_books, write_test_set
+    from incanon.bench.coser.files import load_books, write_test_set
     from incanon.bench.coser.sampling import sample_test_set
 
     books = load_books(data_dir)
@@ -143,7 +143,7 @@ def export_sft(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Export ShareGPT SFT samples: one per character per conversation."""
-    from incanon.bench.coser.formats import load_books
+    from incanon.bench.coser.files import load_books
     from incanon.bench.coser.sft import SFTOptions
     from incanon.bench.coser.sft import export_sft as write
     from incanon.errors import ConfigError

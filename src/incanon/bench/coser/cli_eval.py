@@ -71,7 +71,7 @@ def simulate(
     run_options: RunOptions,
 ) -> None:
     """Simulate test cases with one agent per character (resumable run); BLEU / ROUGE-L included."""
-    from incanon.bench.coser.formats import load_test_set
+    from incanon.bench.coser.files import load_test_set
     from incanon.bench.coser.report import report_from_runs
     from incanon.bench.coser.simulation import BookMemory, Cast, SimulationConfig, parse_rag
     from incanon.bench.coser.simulation.runs import SimulationSetup, file_digest, run_simulation
@@ -141,7 +141,7 @@ def judge(
     run_options: RunOptions,
 ) -> None:
     """Critique a simulation run on the four dimensions into a judged run (resumable)."""
-    from incanon.bench.coser.formats import write_json
+    from incanon.bench.coser.files import write_json
     from incanon.bench.coser.report import report_from_runs
     from incanon.bench.coser.rescore import evaluation_file
     from incanon.bench.coser.simulation.runs import JudgeSetup, run_judging

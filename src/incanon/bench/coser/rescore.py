@@ -23,7 +23,8 @@ from typing import Any, Iterator, Mapping
 
 from pydantic import BaseModel, Field
 
-from incanon.bench.coser.formats import TestSample, load_test_set, read_json
+from incanon.bench.coser.formats import TestSample
+from incanon.bench.coser.files import load_test_set, read_json
 from incanon.bench.coser.metrics import ngram_scores
 from incanon.bench.coser.report import CaseScores, GcaReport, model_row, run_label
 from incanon.bench.coser.scoring import (

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from incanon.bench.coser.formats import ENVIRONMENT, BookData, Conversation, Plot, atomic_write_text, remove_thoughts
+from incanon.bench.coser.formats import ENVIRONMENT, BookData, Conversation, Plot, remove_thoughts
+from incanon.files import write_text_atomic as atomic_write_text
 from incanon.templates import PromptLibrary
 
 SFT_TEMPLATES = ("coser_curate_sft_plain", "coser_curate_sft_hash", "coser_curate_sft_equals", "coser_curate_sft_brief")

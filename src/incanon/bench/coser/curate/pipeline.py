@@ -29,7 +29,7 @@ from incanon.bench.coser.curate.profiles import write_profile
 from incanon.bench.coser.curate.refine import refine_conversation
 from incanon.bench.coser.curate.schema import NameMapping, SchemaLimits
 from incanon.bench.coser.curate.sources import BookSource
-from incanon.bench.coser.formats import write_book
+from incanon.bench.coser.files import write_book
 from incanon.models import ChatModel
 from incanon.templates import PromptLibrary, fingerprint
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
-from incanon.bench.coser.formats import ENVIRONMENT, BookData, Conversation, load_book, remove_thoughts
+from incanon.bench.coser.formats import ENVIRONMENT, BookData, Conversation, remove_thoughts
+from incanon.bench.coser.files import load_book
 from incanon.errors import ConfigError, NotFoundError
 from incanon.models.types import Embedder
 
