@@ -1,5 +1,5 @@
-"""Atomic file writes (readers see the old file or the whole new one, never half of it), and
-JSON Lines reading that names the line of a bad row.
+"""Atomic file writes: readers see the old file or the whole new one, never half of it.
+(Reading user files safely is :mod:`incanon.reading`.)
 
 Every file incanon writes for the user (worlds, items, claims, reports, exports, transcripts)
 goes through here: a temporary file in the same folder, flushed and fsynced, then renamed over
@@ -8,15 +8,14 @@ the target. A failure (an exception, Ctrl-C) removes the temporary file and leav
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
-from incanon.errors import InputError, NotFoundError
+from incanon.reading import iter_jsonl_objects  # noqa: F401  (re-exported for older imports)
 
 
 @contextmanager
@@ -55,26 +54,3 @@ def write_lines_atomic(path: str | os.PathLike[str], lines: Iterable[str]) -> in
             stream.write(line + "\n")
             count += 1
     return count
-
-
-def iter_jsonl_objects(path: str | os.PathLike[str], what: str = "file") -> Iterator[tuple[str, dict[str, Any]]]:
-    """``("line N", object)`` for each non-blank line of a JSON Lines file, streamed. A missing
-    file is a ``NotFoundError`` naming ``what``; a line that is not a JSON object is an
-    ``InputError`` naming the file and line."""
-    source = Path(path).expanduser()
-    if not source.is_file():
-        raise NotFoundError(f"{what} {source} does not exist")
-    with open(source, encoding="utf-8") as stream:
-        for number, line in enumerate(stream, start=1):
-            if not line.strip():
-                continue
-            where = f"line {number}"
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"expected one JSON object per line, got invalid JSON ({exc.msg})",
-                                 source=str(source), where=where) from None
-            if not isinstance(data, dict):
-                raise InputError(f"expected a JSON object, found {type(data).__name__}", source=str(source),
-                                 where=where)
-            yield where, data

@@ -34,7 +34,7 @@ def test_malformed_json_names_line_and_column(tmp_path: Path) -> None:
     message = str(info.value)
     assert str(path) in message
     assert "line 3, column 14" in message
-    assert "malformed JSON" in message
+    assert "invalid JSON" in message
 
 
 @pytest.mark.parametrize(

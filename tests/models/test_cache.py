@@ -78,22 +78,27 @@ def test_key_is_canonical():
     assert len(key()) == 64
 
 
-async def test_key_leaves_out_url_key_timeout_and_limits(tmp_path, monkeypatch):
+async def test_key_leaves_out_key_timeout_and_limits_but_not_the_server(tmp_path, monkeypatch):
     monkeypatch.setenv("KEY_A", "sk-a-111")
     monkeypatch.setenv("KEY_B", "sk-b-222")
     store = ResponseCache(tmp_path / "c.sqlite")
     with FakeOpenAIServer() as a, FakeOpenAIServer() as b:
         first = load_chat_model(f"openai:same@{a.base_url}?key_env=KEY_A&timeout=5", cache=store)
+        # The same server spelled differently, another key, timeout and limit: the same model.
         second = load_chat_model(
-            f"openai:same@{b.base_url}?key_env=KEY_B&timeout=9", cache=store, max_concurrency=3
+            f"openai:same@{a.base_url}/?key_env=KEY_B&timeout=9", cache=store, max_concurrency=3
         )
         one = await first.generate(BASE_MESSAGES, BASE_PARAMS)
         two = await second.generate(BASE_MESSAGES, BASE_PARAMS)
-        assert (len(a.chat_requests), len(b.chat_requests)) == (1, 0)
+        assert len(a.chat_requests) == 1
         assert two.cached and two.text == one.text
+        # Another server under the same model name is another model.
+        elsewhere = load_chat_model(f"openai:same@{b.base_url}?key_env=KEY_B", cache=store)
+        await elsewhere.generate(BASE_MESSAGES, BASE_PARAMS)
+        assert len(b.chat_requests) == 1
         other = load_chat_model(f"openai:different@{b.base_url}?key_env=KEY_B", cache=store)
         await other.generate(BASE_MESSAGES, BASE_PARAMS)
-        assert len(b.chat_requests) == 1  # a different model name is a different entry
+        assert len(b.chat_requests) == 2  # a different model name is a different entry
 
 
 async def test_sampling_is_cached_per_epoch(cache):
@@ -136,7 +141,7 @@ async def test_values_are_json_rows(cache):
     with sqlite3.connect(cache.path) as db:
         (model_name, value), = db.execute("SELECT model, value FROM responses").fetchall()
         mode = db.execute("PRAGMA journal_mode").fetchone()[0]
-    assert model_name == "s" and json.loads(value)["text"] == "stored"
+    assert model_name.startswith("s#") and json.loads(value)["text"] == "stored"
     assert mode == "wal"
 
 
@@ -148,11 +153,12 @@ async def test_stats_and_clear(cache):
         await model.generate([user("1")])
     stats = cache.stats()
     assert (stats.entries, stats.responses, stats.embeddings) == (4, 4, 0)
-    assert set(stats.models) == {"a", "b"} and stats.models["a"].entries == 2
+    by_name = {identity.split("#")[0]: entry for identity, entry in stats.models.items()}
+    assert set(by_name) == {"a", "b"} and by_name["a"].entries == 2
     assert stats.bytes > 0 and stats.file_bytes > 0
     assert (stats.hits, stats.misses) == (2, 4)
     assert cache.clear(model="a") == 2
-    assert set(cache.stats().models) == {"b"}
+    assert [m.split("#")[0] for m in cache.stats().models] == ["b"]
     assert cache.clear() == 2
     assert cache.stats().entries == 0
 

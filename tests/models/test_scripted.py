@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from incanon.errors import ConfigError, ModelError
+from incanon.errors import ConfigError, InputError, ModelError
 from incanon.models import GenerationParams, ScriptedModel, assistant, system, user
 
 
@@ -68,5 +68,5 @@ def test_rules_file_forms(tmp_path):
         ScriptedModel.from_file(tmp_path / "missing.json")
     broken = tmp_path / "broken.json"
     broken.write_text("{")
-    with pytest.raises(ConfigError, match="not valid JSON"):
+    with pytest.raises(InputError, match="broken.json .line 1, column 2.: invalid JSON"):
         ScriptedModel.from_file(broken)

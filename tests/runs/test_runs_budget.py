@@ -66,7 +66,7 @@ def test_file_entries_win_over_builtin_and_file_formats(tmp_path):
 
 
 @pytest.mark.parametrize("content,message", [
-    ("{not json", "not valid JSON"),
+    ("{not json", "line 1, column 2.: invalid JSON"),
     ('["a"]', "expected an object"),
     ('{"m": {"input_per_1m": -1, "output_per_1m": 1}}', "price of 'm': input_per_1m"),
     ('{"m": {"input": 1}}', "price of 'm'"),

@@ -156,10 +156,14 @@ def test_resume_notes_on_changed_templates(store):
     assert any("0.0.1" in n for n in info.notes)
 
 
-def test_resume_warns_when_another_live_process_runs_it(store, store_path, config):
+def test_resume_refuses_a_run_another_live_process_holds(store, store_path, config):
+    from incanon.runs.store import RunBusyError
+
     run_id = store.create_or_resume(config).id
     with sqlite3.connect(store_path) as raw:
         raw.execute("UPDATE runs SET pid = ? WHERE id = ?", (os.getppid(), run_id))
-    info = store.create_or_resume(config)
-    assert any("running already" in n for n in info.notes)
-    assert not store.create_or_resume(config).notes  # now it is ours
+    with pytest.raises(RunBusyError, match=f"process {os.getppid()}"):
+        store.create_or_resume(config)
+    with sqlite3.connect(store_path) as raw:
+        raw.execute("UPDATE runs SET pid = ? WHERE id = ?", (os.getpid(), run_id))
+    assert not store.create_or_resume(config).notes  # ours: resumed without a word

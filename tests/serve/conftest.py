@@ -36,5 +36,5 @@ def serve_config(served: SampleRuns) -> ServeConfig:
 @pytest.fixture
 def client(serve_config: ServeConfig) -> Iterator[TestClient]:
     app = create_app(serve_config, model=load_chat_model(character_model()))
-    with TestClient(app) as test_client:
+    with TestClient(app, base_url="http://127.0.0.1") as test_client:
         yield test_client

@@ -136,7 +136,7 @@ def test_samples_filter_by_type_and_open_one(client, served):
     assert detail["rationales"]["temporal_rationale"].startswith("It leaks the future")
     assert detail["calls"] and detail["usage"]["calls"] >= 3 and detail["answer"] == "I have no idea what you mean."
     assert client.get(f"/api/runs/{run}/sample", params={"item": "nope"}).status_code == 404
-    assert client.get(f"/api/runs/{run}/samples", params={"limit": 0}).status_code == 400
+    assert client.get(f"/api/runs/{run}/samples", params={"limit": 0}).status_code == 422
 
 
 def test_report_has_paper_tables_and_drawn_charts(client, served):
@@ -165,7 +165,7 @@ def test_configured_method_options_reach_every_chat(serve_config):
     from serve_helpers import character_model
 
     config = replace(serve_config, options={"k": 1})
-    with TestClient(create_app(config, model=load_chat_model(character_model()))) as narrow:
+    with TestClient(create_app(config, model=load_chat_model(character_model())), base_url="http://127.0.0.1") as narrow:
         chat = start(narrow, method="rag-cutoff", at="2-4")
         reply = say(narrow, chat["id"], "Who rang the flood bell?")["outcome"]["turn"]
     assert len(reply["evidence"]["chunks"]) == 1

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from incanon.canon.world import World
-from incanon.errors import InputError, NotFoundError
+from incanon.errors import InputError
 from incanon.files import write_text_atomic
+from incanon.reading import read_json
 
 
 def json_path(loc: tuple[int | str, ...]) -> str:
@@ -19,6 +19,11 @@ def json_path(loc: tuple[int | str, ...]) -> str:
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "(top level)"
+
+
+def _short(value: object, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
 def world_from_data(data: object, *, source: str) -> World:
@@ -30,7 +35,7 @@ def world_from_data(data: object, *, source: str) -> World:
         first = errors[0]
         more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
         got = first.get("input")
-        shown = "" if first["type"] == "missing" or isinstance(got, (dict, list)) else f", got {got!r}"
+        shown = "" if first["type"] == "missing" or isinstance(got, (dict, list)) else f", got {_short(got)}"
         where = json_path(tuple(first["loc"]))
         error = InputError(f"{where}: {first['msg']}{shown}{more}", source=source)
         error.where = where
@@ -44,21 +49,7 @@ def load_world_file(path: str | os.PathLike[str]) -> World:
     InputError naming the file, the field path and what was expected.
     """
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise NotFoundError(f"world file {file} does not exist") from None
-    except IsADirectoryError:
-        raise InputError(f"world file {file} is a directory") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=str(file)) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"malformed JSON: {exc.msg}", source=str(file), where=f"line {exc.lineno}, column {exc.colno}"
-        ) from None
-    return world_from_data(data, source=str(file))
+    return world_from_data(read_json(file, "world file"), source=str(file))
 
 
 def write_world_file(world: World, path: str | os.PathLike[str]) -> Path:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from incanon.canon import ddl
 from incanon.errors import InputError
+from incanon.sqlitedb import connect as connect_guarded
+from incanon.sqlitedb import require_database
 
 #: File name of the database inside a store directory (the directory has room for other files).
 DB_NAME = "canon.sqlite"
@@ -55,7 +57,10 @@ def connect(db_path: Path, *, timeout: float = 30.0) -> sqlite3.Connection:
     """Open the database with the store's pragmas (WAL, foreign keys, busy timeout)."""
     # isolation_level=None: transactions are explicit (BEGIN ... COMMIT in ``transaction``), so
     # an import is exactly one transaction and a failed one leaves nothing behind.
-    conn = sqlite3.connect(db_path, timeout=timeout, isolation_level=None)
+    if db_path.exists():
+        # An empty or foreign file would silently become a new store: refuse it first.
+        require_database(db_path, "canon store")
+    conn = connect_guarded(db_path, "canon store", timeout=timeout, isolation_level=None)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA foreign_keys = ON")

@@ -33,7 +33,8 @@ def _check_position(value: str | None) -> str | None:
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # NaN / Infinity are not numbers a story has; SQLite would refuse NaN deep inside an import.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class TimePoint(_Record):

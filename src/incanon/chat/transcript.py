@@ -7,7 +7,6 @@ back unchanged, so a conversation can be inspected, diffed, or replayed into a n
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import datetime, timezone
 from pathlib import Path
@@ -140,10 +139,9 @@ class ChatTranscript(BaseModel):
         source = Path(path).expanduser()
         if not source.is_file():
             raise NotFoundError(f"no chat transcript at {source}")
-        try:
-            data = json.loads(source.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not JSON ({exc.msg}, line {exc.lineno})", source=str(source)) from None
+        from incanon.reading import read_json
+
+        data = read_json(source, "chat transcript")
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise InputError(f"not an incanon chat transcript (expected format {FORMAT!r})", source=str(source))
         try:

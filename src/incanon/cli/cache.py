@@ -35,7 +35,7 @@ def stats(
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Entries and bytes in the cache, per model."""
+    """Entries and bytes in the cache, per model identity (which weights or server answered)."""
     target = _target(cache)
     if target.is_file():
         result = ResponseCache(target).stats()
@@ -49,7 +49,7 @@ def stats(
               f"{_size(result.bytes)} of values, {_size(result.file_bytes)} on disk")
     if result.models:
         table = Table(box=box.SIMPLE)
-        table.add_column("model")
+        table.add_column("model identity")
         table.add_column("entries", justify="right")
         table.add_column("bytes", justify="right")
         for name, entry in result.models.items():
@@ -59,7 +59,7 @@ def stats(
 
 @app.command("clear")
 def clear(
-    model: Optional[str] = typer.Option(None, "--model", help="Only this model's entries (name as in stats)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Only this model's entries: an identity as in stats, or a name (openai:gpt-4o) for all of its identities."),
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:

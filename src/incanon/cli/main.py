@@ -12,7 +12,7 @@ import sys
 import typer
 
 from incanon import __version__
-from incanon.cli.output import err
+from incanon.cli.output import err, error_line
 from incanon.errors import IncanonError
 
 app = typer.Typer(
@@ -81,7 +81,7 @@ def main() -> None:
         code = app(standalone_mode=False)
         sys.exit(code if isinstance(code, int) else 0)
     except IncanonError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        err.print(error_line(exc), highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)

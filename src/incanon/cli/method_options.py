@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Iterable
 
-from incanon.errors import ConfigError
+from incanon.errors import ConfigError, InputError
+from incanon.reading import parse_json
 
 OPTION_HELP = ("Method option KEY=VALUE, repeatable (e.g. k=8, max_rounds=2). Values are read as JSON "
                "when they parse (numbers, true/false, lists), else as text.")
@@ -24,8 +24,8 @@ def parse_method_options(pairs: Iterable[str]) -> dict[str, Any]:
         if not sep or not _KEY.match(key):
             raise ConfigError(f"--option {pair!r}: expected KEY=VALUE with KEY a Python name (e.g. k=8)")
         try:
-            value: Any = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw
+            value: Any = parse_json(raw, f"--option {key}")
+        except InputError:
+            value = raw  # not JSON: the text itself
         options[key] = value
     return options

@@ -12,11 +12,35 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 #: Human output (tables, summaries).
 out = Console()
 #: Progress, notes and warnings: never mixed into a ``--json`` document.
 err = Console(stderr=True)
+
+
+#: Longest piece of user text a message shows; the rest is elided (a 10 MB title must not
+#: take half a minute to print, nor fill the terminal).
+MAX_SHOWN = 300
+
+
+def clip(text: object, limit: int = MAX_SHOWN) -> str:
+    """``text`` as a string of at most ``limit`` characters (middle elided, length said)."""
+    value = str(text)
+    if len(value) <= limit:
+        return value
+    keep = max(8, limit // 2 - 20)
+    return f"{value[:keep]}… [{len(value) - 2 * keep:,} characters] …{value[-keep:]}"
+
+
+def error_line(exc: BaseException) -> Text:
+    """The one line printed for a user error: credentials redacted, long text clipped, and
+    never read as rich markup (a file called ``[draft].json`` keeps its brackets)."""
+    from incanon.secrets import redact
+
+    message = " ".join(redact(str(exc)).split())
+    return Text.assemble(("error: ", "bold red"), clip(message, 2000))
 
 
 def _default(obj: Any) -> Any:
@@ -43,8 +67,9 @@ def emit_report(report: Any, md: Path | None, json_: bool, extra: dict[str, Any]
     markdown on stdout, or with ``json_`` one JSON document (``extra``, the report, ``fields``
     and the markdown). ``md``: also write the markdown there, atomically."""
     from incanon.files import write_text_atomic
+    from incanon.report.markdown import inert_html
 
-    text = report.markdown()
+    text = inert_html(report.markdown())
     if md is not None:
         write_text_atomic(md, text)
         err.print(f"[dim]report written to {md}[/]")

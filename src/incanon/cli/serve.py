@@ -28,6 +28,7 @@ def register(app: typer.Typer) -> None:
         port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port (0: a free one)."),
         cache: Optional[Path] = typer.Option(None, "--cache", help="Response cache file (default: INCANON_HOME/cache.sqlite)."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+        allow_host: list[str] = typer.Option([], "--allow-host", metavar="NAME", help="Another host name the app answers to (besides 127.0.0.1, localhost, [::1] and --host); repeatable."),
     ) -> None:
         """Serve the web app: chat with a character at a point on the story's timeline, and browse runs."""
         from incanon.cli.chat import _default_store
@@ -46,7 +47,8 @@ def register(app: typer.Typer) -> None:
         runs_path = (runs or paths.default_runs_path()).expanduser()
         config = ServeConfig(canon=canon, runs=runs_path, model=model, embedder=embedder,
                              options=parse_method_options(option),
-                             cache=False if no_cache else (cache or True))
+                             cache=False if no_cache else (cache or True), host=host,
+                             allow_hosts=tuple(allow_host))
         if not is_loopback(host):
             err.print(f"[bold yellow]warning:[/] {escape(REMOTE_WARNING.format(host=host, port=port, runs=runs_path))}",
                       soft_wrap=True, highlight=False)

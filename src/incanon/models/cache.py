@@ -22,8 +22,9 @@ from pydantic import BaseModel
 
 from incanon.models.types import Completion, GenerationParams, Message
 
-CACHE_VERSION = 1
-"""Bumped when the meaning of a cached value changes; old entries then miss."""
+CACHE_VERSION = 2
+"""Bumped when the meaning of a cached value or of a key changes; old entries then miss.
+2: keys name the model's identity (base URL, file content) instead of its display name."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -47,9 +48,9 @@ def _canonical(doc: object) -> bytes:
 def cache_key(model: str, messages: Sequence[Message], params: GenerationParams) -> str:
     """sha256 of everything that changes the output, and of nothing else.
 
-    In: cache version, model name, messages, every field of ``params``. The epoch only counts
-    when temperature > 0: a greedy generation is the same in every epoch. Out: base URL, API key,
-    timeouts, concurrency (they are not part of ``params`` or the model name at all).
+    In: cache version, model identity (:mod:`incanon.models.identity`), messages, every field of ``params``. The epoch only counts
+    when temperature > 0: a greedy generation is the same in every epoch. Out: API key,
+    timeouts, concurrency (they are not part of ``params`` or the identity at all).
     """
     sampling = params.model_dump(mode="json")
     epoch = sampling.pop("epoch")
@@ -246,7 +247,8 @@ class ResponseCache:
         )
 
     def clear(self, model: str | None = None) -> int:
-        """Delete every entry, or only those of ``model``; returns how many were deleted."""
+        """Delete every entry, or only those of ``model`` (an identity as :meth:`stats` shows it, or
+        a model name such as ``gguf:SmolLM2`` for all its identities); returns how many were deleted."""
         with self._lock:
             db = self._db()
             db.execute("BEGIN IMMEDIATE")
@@ -256,7 +258,11 @@ class ResponseCache:
                     if model is None:
                         removed += db.execute(f"DELETE FROM {table}").rowcount
                     else:
-                        removed += db.execute(f"DELETE FROM {table} WHERE model=?", (model,)).rowcount
+                        # An identity as in stats, or a display name for all of its identities.
+                        removed += db.execute(
+                            f"DELETE FROM {table} WHERE model=? OR substr(model, 1, length(?) + 1) IN (? || '#', ? || '@')",
+                            (model, model, model, model),
+                        ).rowcount
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")

@@ -6,6 +6,7 @@ import asyncio
 from typing import Sequence
 
 from incanon.models.cache import ResponseCache, cache_key
+from incanon.models.identity import model_identity
 from incanon.models.types import ChatModel, Completion, GenerationParams, Message
 
 
@@ -20,11 +21,19 @@ class CachingModel:
         self.inner = inner
         self.cache = cache
         self._in_flight: dict[str, asyncio.Future[Completion]] = {}
+        self._identity: str | None = None
 
     @property
     def name(self) -> str:
         """The wrapped model's name."""
         return self.inner.name
+
+    @property
+    def identity(self) -> str:
+        """Which model answers (see :mod:`incanon.models.identity`): the cache key's model part."""
+        if self._identity is None:
+            self._identity = model_identity(self.inner)
+        return self._identity
 
     def __repr__(self) -> str:
         return f"CachingModel({self.inner!r}, {self.cache!r})"
@@ -34,7 +43,7 @@ class CachingModel:
     ) -> Completion:
         """A cached completion (``cached=True``) or a fresh one, stored for next time."""
         params = params or GenerationParams()
-        key = cache_key(self.name, messages, params)
+        key = cache_key(self.identity, messages, params)
         while (pending := self._in_flight.get(key)) is not None:
             await asyncio.wait([pending])
             if not pending.cancelled():
@@ -47,7 +56,7 @@ class CachingModel:
         self._in_flight[key] = future
         try:
             completion = await self.inner.generate(messages, params)
-            self.cache.put_completion(key, self.name, completion)
+            self.cache.put_completion(key, self.identity, completion)
             future.set_result(completion)
             return completion
         finally:

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from incanon.secrets import redact
 from incanon.errors import ModelError
 from incanon.models.faults import MalformedResponseError
 from incanon.models.openai_compat import DEFAULT_TIMEOUT_S, resolve_endpoint, translate_error
@@ -107,8 +108,15 @@ class OpenAIEmbedder:
         """``openai:MODEL``."""
         return f"openai:{self.model}"
 
+    @property
+    def identity(self) -> str:
+        """``openai:MODEL@<normalized base URL>`` (the cache key)."""
+        from incanon.models.identity import normalize_base_url
+
+        return f"openai:{self.model}@{normalize_base_url(self.base_url)}"
+
     def __repr__(self) -> str:
-        return f"OpenAIEmbedder(model={self.model!r}, base_url={self.base_url!r})"
+        return f"OpenAIEmbedder(model={self.model!r}, base_url={redact(self.base_url)!r})"
 
     @property
     def dim(self) -> int:
@@ -125,7 +133,7 @@ class OpenAIEmbedder:
                 self._client = openai.OpenAI(
                     api_key=self._key.reveal(), base_url=self.base_url, max_retries=0, timeout=self.timeout
                 )
-        where = f"{self.name} at {self.base_url}"
+        where = f"{self.name} at {redact(self.base_url)}"
 
         def once() -> np.ndarray:
             error: ModelError | None = None

@@ -32,6 +32,13 @@ class CachedEmbedder:
         return self.inner.name
 
     @property
+    def identity(self) -> str:
+        """The backend's identity (the cache key)."""
+        from incanon.models.identity import model_identity
+
+        return model_identity(self.inner)
+
+    @property
     def dim(self) -> int:
         """The backend's vector size."""
         return self.inner.dim
@@ -46,7 +53,7 @@ class CachedEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         unique = list(dict.fromkeys(texts))
-        found = self.cache.get_vectors(self.name, kind, unique) if self.cache else {}
+        found = self.cache.get_vectors(self.identity, kind, unique) if self.cache else {}
         missing = [t for t in unique if t not in found]
         for start in range(0, len(missing), self.batch_size):
             batch = missing[start : start + self.batch_size]
@@ -55,7 +62,7 @@ class CachedEmbedder:
             self.embedded_texts += len(batch)
             fresh = dict(zip(batch, vectors))
             if self.cache is not None:
-                self.cache.put_vectors(self.name, kind, fresh)
+                self.cache.put_vectors(self.identity, kind, fresh)
             found.update(fresh)
         return np.stack([found[t] for t in texts]).astype(np.float32, copy=False)
 

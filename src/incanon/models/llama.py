@@ -140,8 +140,15 @@ class LlamaChatModel:
 
     @property
     def name(self) -> str:
-        """``gguf:<file stem>``: the same file under ``embedded`` and ``gguf:PATH`` caches alike."""
+        """``gguf:<file stem>``, for people; the cache keys on :attr:`identity`."""
         return f"gguf:{self.path.stem}"
+
+    @property
+    def identity(self) -> str:
+        """``gguf:<stem>#<size>-<content hash>``: which weights answer (the response cache key)."""
+        from incanon.models.identity import file_fingerprint
+
+        return f"gguf:{self.path.stem}#{file_fingerprint(self.path)}"
 
     def __repr__(self) -> str:
         return f"LlamaChatModel(path={str(self.path)!r}, n_ctx={self.n_ctx})"

@@ -16,6 +16,7 @@ import weakref
 from typing import Any, Sequence
 from urllib.parse import urlparse
 
+from incanon.secrets import redact
 from incanon.errors import ConfigError, ModelError
 from incanon.models.faults import MalformedResponseError, RetryableError, parse_retry_after, scrub
 from incanon.models.types import Completion, GenerationParams, Message
@@ -148,11 +149,19 @@ class OpenAIChatModel:
 
     @property
     def name(self) -> str:
-        """``openai:MODEL`` (the base URL is not part of the name or the cache key)."""
+        """``openai:MODEL``, for people; the cache keys on :attr:`identity`."""
         return f"openai:{self.model}"
 
+    @property
+    def identity(self) -> str:
+        """``openai:MODEL@<normalized base URL>``: two servers serving one model name are two
+        models (the API key is never part of it)."""
+        from incanon.models.identity import normalize_base_url
+
+        return f"openai:{self.model}@{normalize_base_url(self.base_url)}"
+
     def __repr__(self) -> str:
-        return f"OpenAIChatModel(model={self.model!r}, base_url={self.base_url!r})"
+        return f"OpenAIChatModel(model={self.model!r}, base_url={redact(self.base_url)!r})"
 
     def _client(self) -> Any:
         import openai
@@ -171,7 +180,7 @@ class OpenAIChatModel:
     ) -> Completion:
         """One ``/chat/completions`` call; failures become ``RetryableError`` or ``ModelError``."""
         params = params or GenerationParams()
-        where = f"{self.name} at {self.base_url}"
+        where = f"{self.name} at {redact(self.base_url)}"
         start = time.perf_counter()
         error: ModelError | None = None
         try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,8 +44,10 @@ class ScriptedModel:
         queue: Iterable[QueueItem] = (),
         default: Responder | None = None,
         name: str = "scripted",
+        identity: str | None = None,
     ):
         self._name = name
+        self._identity = identity
         self.rules: list[tuple[re.Pattern[str], Responder]] = [
             (re.compile(pattern) if isinstance(pattern, str) else pattern, reply)
             for pattern, reply in rules
@@ -62,19 +63,35 @@ class ScriptedModel:
         """The model name given at construction (part of the cache key)."""
         return self._name
 
+    @property
+    def identity(self) -> str:
+        """The cache key's model part: the rules file's content hash (from a file), else the name
+        and a hash of the rules, so two scripts never share cached replies."""
+        if self._identity is None:
+            from incanon.models.identity import content_hash
+
+            def describe(reply: object) -> str:
+                return reply if isinstance(reply, str) else f"<{getattr(reply, '__qualname__', type(reply).__name__)}>"
+
+            doc = [[pattern.pattern, describe(reply)] for pattern, reply in self.rules]
+            doc.append(["<default>", "" if self.default is None else describe(self.default)])
+            self._identity = f"{self._name}#{content_hash(repr(doc))}"
+        return self._identity
+
     def __repr__(self) -> str:
         return f"ScriptedModel(name={self._name!r}, rules={len(self.rules)}, queued={len(self.queue)})"
 
     @classmethod
     def from_file(cls, path: str | Path) -> "ScriptedModel":
         """Load ``[{"match": regex, "response": text}, ...]`` or ``{"rules": [...], "default": text}``."""
+        from incanon.models.identity import content_hash
+        from incanon.reading import parse_json, read_text
+
         path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"scripted model file {path} does not exist") from None
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"scripted model file {path} is not valid JSON: {exc}") from None
+        if not path.exists():
+            raise ConfigError(f"scripted model file {path} does not exist")
+        text = read_text(path, "scripted model file")
+        data = parse_json(text, str(path))
         if isinstance(data, list):
             data = {"rules": data}
         if not isinstance(data, dict) or not isinstance(data.get("rules", []), list):
@@ -92,7 +109,8 @@ class ScriptedModel:
         default = data.get("default")
         if default is not None and not isinstance(default, str):
             raise ConfigError(f"{path}: 'default' must be a string")
-        return cls(rules, default=default, name=f"scripted:{path.stem}")
+        return cls(rules, default=default, name=f"scripted:{path.stem}",
+                   identity=f"scripted:{path.stem}#{content_hash(text)}")
 
     def _reply(self, messages: Sequence[Message]) -> str:
         if self.queue:

@@ -41,10 +41,18 @@ class ModelSpec(BaseModel):
 
 
 def _fail(text: str, reason: str, registry: BackendRegistry) -> ConfigError:
+    from incanon.secrets import redact
+
     return ConfigError(
-        f"bad {registry.what} spec {text!r}: {reason}; "
+        f"bad {registry.what} spec {redact(text)!r}: {reason}; "
         f"accepted forms: {registry.accepted_forms()}"
     )
+
+
+def _looks_secret(name: str) -> bool:
+    from incanon.secrets import is_secret_key
+
+    return is_secret_key(name) and name != "key_env"
 
 
 def _parse_options(text: str, query: str, info: BackendInfo, registry: BackendRegistry) -> dict[str, Any]:
@@ -55,6 +63,10 @@ def _parse_options(text: str, query: str, info: BackendInfo, registry: BackendRe
     options: dict[str, Any] = {}
     for name, raw in pairs:
         option = info.options.get(name)
+        if option is None and _looks_secret(name):
+            raise _fail(text, f"option {name!r} would put a credential in the spec (specs are stored in "
+                        f"run configs and printed): put the key in an environment variable and name it "
+                        f"with ?key_env=NAME", registry)
         if option is None:
             known = ", ".join(sorted(info.options)) or "none"
             raise _fail(text, f"unknown option {name!r} for {info.kind} (known: {known})", registry)

@@ -6,6 +6,13 @@ from incanon.report.model import Block, Report, Section, Table
 from incanon.report.plots import png_data_uri
 
 
+def inert_html(markdown: str) -> str:
+    """``markdown`` with every ``<`` written ``&lt;``: model names, answers and item texts end up
+    in reports, and markdown viewers render raw HTML (``<script>``, ``<img onerror>``); incanon's
+    own markdown uses no HTML, so nothing of it is lost."""
+    return markdown.replace("<", "&lt;")
+
+
 def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
@@ -59,4 +66,4 @@ def render_markdown(report: Report, plots: bool = True) -> str:
              f"tokens {u.prompt_tokens:,} in / {u.completion_tokens:,} out, cost {u.cost:.4f}.", ""]
     for section in report.sections:
         lines += section_md(section, plots)
-    return "\n".join(lines).rstrip() + "\n"
+    return inert_html("\n".join(lines).rstrip() + "\n")

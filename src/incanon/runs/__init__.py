@@ -57,7 +57,7 @@ from incanon.runs.records import (
 from incanon.runs.runner import Task, describe_error, run, run_items
 from incanon.runs.sample import Attempt, WorkUnit
 from incanon.runs.shard import Shard, shard_index
-from incanon.runs.secrets import is_secret_key, redact, strip_secrets
+from incanon.secrets import is_secret_key, redact, strip_secrets
 from incanon.runs.stats import mean_sem
 from incanon.runs.store import RunStore
 

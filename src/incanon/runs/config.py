@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from incanon import __version__
-from incanon.runs.secrets import redact, strip_secrets
+from incanon.secrets import redact, strip_secrets
 
 # Facts recorded about a run that do not make it a different run: when it started, what the
 # user called it (already the id's prefix), which incanon version and template files produced it

@@ -16,7 +16,6 @@ scripted) at 0 and has a few hosted models as dated examples.
 from __future__ import annotations
 
 import fnmatch
-import json
 import tomllib
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -162,19 +161,20 @@ def load_prices(path: str | Path | None = None, *, builtin: bool = True) -> Pric
     base = Prices.builtin() if builtin else None
     if path is None:
         return base or Prices()
+    from incanon.reading import parse_json, read_text
+
     path = Path(path).expanduser()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"price file {path} does not exist") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read price file {path}: {exc}") from None
+    if not path.exists():
+        raise ConfigError(f"price file {path} does not exist")
+    text = read_text(path, "price file")
     data: Any
-    try:
-        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
-        raise InputError(f"not valid {kind}: {exc}", source=str(path)) from None
+    if path.suffix.lower() == ".toml":
+        try:
+            data = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
+            raise InputError(f"not valid TOML: {str(exc)[:200]}", source=str(path)) from None
+    else:
+        data = parse_json(text, str(path))
     if isinstance(data, dict) and isinstance(data.get("prices"), dict):
         data = data["prices"]  # allow {"prices": {...}} / a [prices] table
     if not isinstance(data, dict):

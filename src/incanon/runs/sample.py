@@ -18,7 +18,7 @@ from incanon.models.usage import metered
 from incanon.runs.config import utcnow
 from incanon.runs.prices import Prices
 from incanon.runs.records import ItemOutcome, RunItem, SampleRecord, to_jsonable
-from incanon.runs.secrets import redact
+from incanon.secrets import redact
 
 TaskResult = Union[ItemOutcome, Mapping[str, Any]]
 Task = Callable[[RunItem], Union[Awaitable[TaskResult], TaskResult]]

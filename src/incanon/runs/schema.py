@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from incanon.errors import ConfigError
+from incanon.errors import ConfigError, InputError
 
 SCHEMA_VERSION = 1
 
@@ -44,6 +44,20 @@ CREATE TABLE IF NOT EXISTS samples (
 );
 CREATE INDEX IF NOT EXISTS samples_by_status ON samples (run_id, status);
 """
+
+
+def check_schema(db: sqlite3.Connection, path: Path) -> None:
+    """Refuse a SQLite file that is not a run store of a version this code reads (without
+    writing to it): a reading command must never turn someone's database into a run store."""
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if version == 0 or not {"runs", "samples"} <= tables:
+        raise InputError("is a SQLite file but not an incanon run store (no runs/samples tables); "
+                         "nothing was changed", source=str(path))
+    if version > SCHEMA_VERSION:
+        raise ConfigError(
+            f"run store {path} was written by a newer incanon (schema {version}); upgrade incanon to read it"
+        )
 
 
 def ensure_schema(db: sqlite3.Connection, path: Path) -> None:

@@ -12,17 +12,19 @@ import os
 import socket
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator
 
-from incanon.errors import InputError, NotFoundError
+from incanon.errors import ConfigError, IncanonError, InputError, NotFoundError
 from incanon.models.types import Usage
 from incanon.paths import default_runs_path
 from incanon.runs.config import RunConfig, resume_notes, utcnow
 from incanon.runs.records import RunInfo, RunSummary, SampleRecord, dumps
-from incanon.runs.schema import ensure_schema
+from incanon.runs.schema import check_schema, ensure_schema
+from incanon.sqlitedb import connect, require_database
 from incanon.runs.stats import summarize
 
 _SAMPLE_COLUMNS = (
@@ -76,29 +78,66 @@ def _alive(pid: int | None, host: str | None) -> bool:
     return True
 
 
+LEASE_STALE_S = 600.0
+"""A run held by a process on another host that wrote nothing for this long is taken over."""
+
+
+class RunBusyError(IncanonError):
+    """Another live process holds the run (its lease)."""
+
+
+def _env_wait() -> float:
+    raw = os.environ.get("INCANON_RUN_WAIT", "").strip()
+    try:
+        return float(raw) if raw else 0.0
+    except ValueError:
+        raise ConfigError(f"INCANON_RUN_WAIT={raw!r} is not a number of seconds") from None
+
+
+def _holds(pid: int | None, host: str | None, updated: str | None) -> bool:
+    """Whether the process recorded on a running run still holds it."""
+    if host == socket.gethostname():
+        return _alive(pid, host)
+    try:
+        age = (utcnow() - datetime.fromisoformat(updated)).total_seconds() if updated else 0.0
+    except ValueError:
+        age = 0.0
+    return age < LEASE_STALE_S
+
+
 class RunStore:
     """SQLite store of runs and their samples (one file; safe for concurrent readers)."""
 
     def __init__(self, path: str | Path | None = None, *, create: bool = True, timeout: float = 30.0):
         """Open (and by default create) the store at ``path`` (default ``~/.incanon/runs.sqlite``)."""
         self.path = Path(path).expanduser() if path is not None else default_runs_path()
+        if self.path.is_dir():
+            raise InputError("run store is a directory, expected a SQLite file", source=str(self.path))
         if not create and not self.path.is_file():
             raise NotFoundError(f"no run store at {self.path}")
+        if self.path.exists():
+            # Before SQLite opens it: an empty or foreign file would silently become a new store.
+            require_database(self.path, "run store")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Autocommit mode: transactions are opened explicitly (BEGIN IMMEDIATE) so a writer takes
         # the lock up front instead of failing to upgrade a read lock under contention.
-        self._db = sqlite3.connect(
-            str(self.path), timeout=timeout, isolation_level=None, check_same_thread=False
-        )
+        self._db = connect(self.path, "run store", timeout=timeout, isolation_level=None, check_same_thread=False)
         self._lock = threading.RLock()
-        self._db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-        self._db.execute("PRAGMA journal_mode = WAL")
-        # NORMAL in WAL mode: a commit survives a killed process; only power loss may drop the
-        # last few commits, and never leaves a torn one.
-        self._db.execute("PRAGMA synchronous = NORMAL")
-        self._db.execute("PRAGMA foreign_keys = ON")
-        with self._lock:
-            ensure_schema(self._db, self.path)
+        try:
+            self._db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+            if not create:
+                # A reader never writes: the file must already be a run store of this version.
+                check_schema(self._db, self.path)
+            self._db.execute("PRAGMA journal_mode = WAL")
+            # NORMAL in WAL mode: a commit survives a killed process; only power loss may drop the
+            # last few commits, and never leaves a torn one.
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.execute("PRAGMA foreign_keys = ON")
+            with self._lock:
+                ensure_schema(self._db, self.path)
+        except BaseException:
+            self._db.close()
+            raise
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -130,15 +169,34 @@ class RunStore:
 
     # -- runs ---------------------------------------------------------------------------------
 
-    def create_or_resume(self, config: RunConfig, *, fresh: bool = False) -> RunInfo:
-        """Open the run ``config`` names (resuming it if it exists), or a new one if ``fresh``."""
+    def create_or_resume(self, config: RunConfig, *, fresh: bool = False, wait_s: float | None = None) -> RunInfo:
+        """Open the run ``config`` names (resuming it if it exists), or a new one if ``fresh``,
+        and take its lease.
+
+        A run has one holder at a time: when another live process holds it, this waits up to
+        ``wait_s`` seconds (default ``$INCANON_RUN_WAIT``, else 0) for it to finish, then raises
+        :class:`RunBusyError` naming the holder. A holder that died (its pid is gone on this
+        host, or it wrote nothing for ``LEASE_STALE_S`` on another host) is taken over.
+        """
+        if wait_s is None:
+            wait_s = _env_wait()
+        deadline = time.monotonic() + max(0.0, wait_s)
+        while True:
+            try:
+                return self._take(config, fresh)
+            except RunBusyError:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(min(1.0, max(0.05, deadline - time.monotonic())))
+
+    def _take(self, config: RunConfig, fresh: bool) -> RunInfo:
         now = _ts(utcnow())
         with self._tx() as db:
             run_id = config.fresh_run_id() if fresh else config.run_id
             while fresh and db.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone():
                 run_id = config.fresh_run_id()
             row = db.execute(
-                "SELECT config, status, pid, host FROM runs WHERE id = ?", (run_id,)
+                "SELECT config, status, pid, host, updated FROM runs WHERE id = ?", (run_id,)
             ).fetchone()
             notes: list[str] = []
             if row is None:
@@ -151,11 +209,16 @@ class RunStore:
             else:
                 stored = RunConfig.model_validate_json(row[0])
                 notes = resume_notes(stored, config)
-                _, status, pid, host = row
-                if status == "running" and pid != os.getpid() and _alive(pid, host):
-                    # Samples cannot be duplicated (one row per item), but the work would be.
-                    notes.append(f"run {run_id} seems to be running already (process {pid} on "
-                                 f"{host}); both processes will work on the same items")
+                _, status, pid, host, updated = row
+                if status == "running" and pid != os.getpid() and _holds(pid, host, updated):
+                    # Samples could not be duplicated (one row per item), but the work and its
+                    # cost would be: one process at a time.
+                    raise RunBusyError(
+                        f"run {run_id} is being run by process {pid} on {host} (since {updated}); "
+                        f"wait for it to finish or stop it, or set INCANON_RUN_WAIT=SECONDS to wait"
+                    )
+                if status == "running" and pid != os.getpid():
+                    notes.append(f"took over run {run_id} from process {pid} on {host}, which is gone")
                 merged = stored.with_templates(config.templates)
                 db.execute(
                     "UPDATE runs SET status = 'running', updated = ?, config = ?, pid = ?, host = ?"

@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any, AsyncIterator
 
 from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
@@ -29,6 +30,7 @@ from incanon.errors import IncanonError, NotFoundError
 from incanon.models.types import ChatModel
 from incanon.serve.chats import ChatRegistry, chat_state
 from incanon.serve.config import ServeConfig
+from incanon.serve.guard import RequestGuard, allowed_hosts
 from incanon.serve.runsview import RunsView, overview_json
 from incanon.serve.samples import SampleQuery
 from incanon.serve.timeline import timeline
@@ -58,6 +60,10 @@ def _outcome_json(outcome: Outcome) -> dict[str, Any]:
     }
 
 
+#: SQLite integers are 64-bit; larger query numbers are a 422, not an overflow deep in a read.
+_MAX_INT = 2**63 - 1
+
+
 def _static() -> Any:
     return resources.files("incanon.serve") / "static"
 
@@ -78,10 +84,20 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
                   openapi_url="/api/openapi.json", redoc_url=None)
     app.state.chats = chats
     app.state.runs = runs
+    app.add_middleware(RequestGuard, hosts=allowed_hosts(config.host, config.allow_hosts), max_body=config.max_body)
 
     @app.exception_handler(IncanonError)
     async def _incanon_error(_: Request, exc: IncanonError) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, status_code=404 if isinstance(exc, NotFoundError) else 400)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI's default reply echoes the whole input back; name the fields and stop there.
+        problems = []
+        for error in exc.errors()[:5]:
+            where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
+            problems.append(f"{where or 'body'}: {error.get('msg', 'invalid')}")
+        return JSONResponse({"error": "; ".join(problems) or "invalid request"}, status_code=422)
 
     # -- the page -----------------------------------------------------------------------------
     static = _static()
@@ -166,13 +182,14 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
 
     @app.get("/api/runs/{run_id}/samples")
     def list_samples(run_id: str, status: str | None = None, type: str | None = None,
-                     q: str | None = None, offset: int = 0, limit: int = 100) -> dict[str, Any]:
+                     q: str | None = None, offset: int = Query(0, ge=0, le=_MAX_INT),
+                     limit: int = Query(100, ge=1, le=1000)) -> dict[str, Any]:
         """A page of the run's samples, filtered by status, type and text."""
         return runs.samples(run_id, SampleQuery(status=status or None, type=type or None, text=q or None,
                                                 offset=offset, limit=limit))
 
     @app.get("/api/runs/{run_id}/sample")
-    def get_sample(run_id: str, item: str, epoch: int = 0) -> dict[str, Any]:
+    def get_sample(run_id: str, item: str, epoch: int = Query(0, ge=0, le=_MAX_INT)) -> dict[str, Any]:
         """One sample, whole: input, answer, scores, rationales, calls, usage."""
         return runs.sample(run_id, item, epoch)
 

@@ -34,6 +34,12 @@ class ServeConfig:
     """Options every chat method receives (``k=8``...), as ``incanon serve --option`` gives them."""
     max_chats: int = 32
     """Chats kept open at once; the least recently used one is closed beyond this."""
+    host: str = "127.0.0.1"
+    """The interface the app listens on; its name is one the app answers to (Host header)."""
+    allow_hosts: tuple[str, ...] = ()
+    """More host names the app answers to (a LAN name when ``host`` is 0.0.0.0)."""
+    max_body: int = 1 << 20
+    """Largest request body accepted, in bytes."""
 
     @property
     def model_label(self) -> str:

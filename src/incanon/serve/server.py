@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+from dataclasses import replace
 import socket
 import threading
 import time
@@ -53,7 +54,7 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8765, mod
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound}/"
-    server = uvicorn.Server(uvicorn.Config(create_app(config, model=model), log_level=log_level,
+    server = uvicorn.Server(uvicorn.Config(create_app(replace(config, host=host), model=model), log_level=log_level,
                                            access_log=False, lifespan="on"))
     if on_ready is not None:
         on_ready(url)
@@ -85,7 +86,7 @@ class BackgroundServer:
 
         sock = bind(self.host, self.port)
         self.url = f"http://{self.host}:{sock.getsockname()[1]}/"
-        self._server = uvicorn.Server(uvicorn.Config(create_app(self.config, model=self.model), log_level="warning",
+        self._server = uvicorn.Server(uvicorn.Config(create_app(replace(self.config, host=self.host), model=self.model), log_level="warning",
                                                      access_log=False, lifespan="on"))
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True,
                                         name="incanon-serve")

@@ -1,4 +1,4 @@
-"""Keep secrets out of the run store.
+"""Keep secrets out of everything incanon stores, prints or reports.
 
 Two guards: ``strip_secrets`` removes config entries whose *name* says they hold a credential,
 and ``redact`` masks anything that *looks* like one inside free text (error messages, model
@@ -37,6 +37,12 @@ _SECRET_WORDS = frozenset(
 # Known credential shapes; the first group (when present) is kept so the text stays readable.
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(Bearer\s+)[A-Za-z0-9._~+/\-]{8,}=*", re.IGNORECASE), r"\1" + REDACTED),
+    (re.compile(r"(Basic\s+)[A-Za-z0-9+/]{6,}=*", re.IGNORECASE), r"\1" + REDACTED),
+    # Credentials in a URL's userinfo: scheme://user:password@host
+    (re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://)[^/\s@?#]+@"), r"\1" + REDACTED + "@"),
+    # Key-like query values: ?key=..., &access_token=..., &sig=...
+    (re.compile(r"([?&](?:key|api[_-]?key|apikey|access[_-]?token|token|sig|signature|auth|password|secret)=)[^&\s\"'#]+",
+                re.IGNORECASE), r"\1" + REDACTED),
     (
         re.compile(
             r"((?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd)"

@@ -1,0 +1,124 @@
+"""SQLite connections that name their file when it is damaged.
+
+Every store incanon keeps (canon store, run store, response cache) is one SQLite file a user can
+point anywhere: at a truncated copy, a file that is not SQLite, a disk image gone bad. SQLite
+reports that as ``sqlite3.DatabaseError`` from whichever statement first touches a bad page,
+deep inside some read. Connections made here turn those errors, wherever they happen, into one
+:class:`DamagedStoreError` line that names the file and says that nothing was changed (every
+write is one transaction, so a failed one is rolled back).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from incanon.errors import InputError
+
+# SQLite result codes that mean the file itself is bad, not the statement or a lock.
+_DAMAGE_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
+_DAMAGE_WORDS = ("malformed", "not a database", "file is encrypted", "disk image")
+
+
+class DamagedStoreError(InputError):
+    """A store file is not SQLite, is truncated or corrupted."""
+
+
+def is_damage(exc: BaseException) -> bool:
+    """True when ``exc`` says the database file is damaged (not locked, not a bad statement)."""
+    if not isinstance(exc, sqlite3.DatabaseError) or isinstance(exc, sqlite3.IntegrityError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and (code & 0xFF) in _DAMAGE_CODES:
+        return True
+    return any(word in str(exc).lower() for word in _DAMAGE_WORDS)
+
+
+def damaged(path: Path | str, what: str, exc: BaseException) -> DamagedStoreError:
+    """The one-line error for a damaged ``what`` at ``path``."""
+    return DamagedStoreError(
+        f"{what} is damaged or is not an incanon {what} ({exc}); nothing was changed "
+        f"(restore it from a backup, or point to another file)",
+        source=str(path),
+    )
+
+
+class _GuardedCursor(sqlite3.Cursor):
+    _where: tuple[str, str]
+
+    def _guard(self, call: Any, *args: Any) -> Any:
+        try:
+            return call(*args)
+        except sqlite3.DatabaseError as exc:
+            if is_damage(exc):
+                raise damaged(*self._where, exc) from None
+            raise
+
+    def execute(self, *args: Any) -> Any:  # type: ignore[override]
+        return self._guard(super().execute, *args)
+
+    def executemany(self, *args: Any) -> Any:  # type: ignore[override]
+        return self._guard(super().executemany, *args)
+
+    def executescript(self, *args: Any) -> Any:  # type: ignore[override]
+        return self._guard(super().executescript, *args)
+
+    def fetchone(self) -> Any:
+        return self._guard(super().fetchone)
+
+    def fetchmany(self, *args: Any) -> Any:
+        return self._guard(super().fetchmany, *args)
+
+    def fetchall(self) -> Any:
+        return self._guard(super().fetchall)
+
+    def __next__(self) -> Any:
+        return self._guard(super().__next__)
+
+
+class GuardedConnection(sqlite3.Connection):
+    """A connection whose statements and row fetches raise :class:`DamagedStoreError` for a bad file."""
+
+    _where: tuple[str, str] = ("", "store")
+
+    def cursor(self, factory: Any = None) -> Any:  # type: ignore[override]
+        cur = super().cursor(factory or _GuardedCursor)
+        cur._where = self._where
+        return cur
+
+    def execute(self, *args: Any) -> Any:  # type: ignore[override]
+        return self.cursor().execute(*args)
+
+    def executemany(self, *args: Any) -> Any:  # type: ignore[override]
+        return self.cursor().executemany(*args)
+
+    def executescript(self, *args: Any) -> Any:  # type: ignore[override]
+        return self.cursor().executescript(*args)
+
+
+def connect(path: Path | str, what: str, **kwargs: Any) -> GuardedConnection:
+    """``sqlite3.connect(path, **kwargs)`` with damage reported as :class:`DamagedStoreError`
+    naming ``what`` (``"run store"``, ``"canon store"``) and the file."""
+    conn = sqlite3.connect(str(path), factory=GuardedConnection, **kwargs)
+    conn._where = (str(path), what)
+    return conn  # type: ignore[return-value]
+
+
+def require_database(path: Path, what: str) -> None:
+    """Refuse a file that cannot be an existing SQLite store (empty, or without SQLite's
+    header), before anything opens it: SQLite would silently treat an empty file as a new
+    database and write a schema into it."""
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(16)
+    except IsADirectoryError:
+        raise InputError(f"{what} is a directory, expected a file", source=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read {what}: {exc.strerror}", source=str(path)) from None
+    if not head:
+        raise DamagedStoreError(f"{what} is an empty file, not an incanon {what}; nothing was changed",
+                                source=str(path))
+    if head != b"SQLite format 3\x00":
+        raise DamagedStoreError(f"{what} is not a SQLite file, so not an incanon {what}; nothing was changed",
+                                source=str(path))
