@@ -97,7 +97,7 @@ def parse_json(text: str, source: str, where: str | None = None) -> Any:
 
     def fail(message: str, offset: int | None) -> InputError:
         place = where
-        if offset is not None and offset >= 0:
+        if offset is not None and offset >= 0 and (where is None or "\n" in text.rstrip("\n")):
             line = f"line {_line_of(text, offset)}"
             place = f"{where}, {line}" if where else line
         return InputError(message, source=source, where=place)
@@ -105,7 +105,8 @@ def parse_json(text: str, source: str, where: str | None = None) -> Any:
     try:
         return json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
     except json.JSONDecodeError as exc:
-        place = f"line {exc.lineno}, column {exc.colno}"
+        # A JSON Lines row names its line already (``where``); within it only the column counts.
+        place = f"column {exc.colno}" if where and exc.lineno == 1 else f"line {exc.lineno}, column {exc.colno}"
         raise InputError(f"invalid JSON ({exc.msg})", source=source,
                          where=f"{where}, {place}" if where else place) from None
     except _Rejected as exc:
@@ -121,9 +122,11 @@ def read_json(path: str | os.PathLike[str], what: str = "file") -> Any:
     return parse_json(text, str(Path(path).expanduser()))
 
 
-def iter_jsonl(path: str | os.PathLike[str], what: str = "file") -> Iterator[tuple[str, Any]]:
-    """``("line N", value)`` for each non-blank line of a JSON Lines file, streamed line by
-    line (bytes decoded per line, so a bad byte names its line)."""
+def iter_jsonl_lenient(path: str | os.PathLike[str], what: str = "file") -> Iterator[tuple[str, Any]]:
+    """``("line N", value)`` for each non-blank line of a JSON Lines file, streamed line by line
+    (bytes decoded per line, so a bad byte names its line). A line that is not UTF-8 or not
+    JSON yields its ``InputError`` as the value, for readers that report every bad line at once;
+    a missing path, a directory, an empty file or a pickle raises."""
     source = _check_path(path, what)
     with open(source, "rb") as stream:
         head = stream.read(2)
@@ -131,16 +134,30 @@ def iter_jsonl(path: str | os.PathLike[str], what: str = "file") -> Iterator[tup
         if len(head) == 2 and head[0] == 0x80 and head[1] in _PICKLE_PROTOCOLS:
             raise InputError(f"{what} looks like a Python pickle; incanon never loads pickles, give JSON Lines",
                              source=str(source))
+        if not head:
+            raise InputError(f"{what} is empty", source=str(source))
         for number, raw in enumerate(stream, start=1):
             where = f"line {number}"
             try:
                 line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as exc:
-                raise InputError(f"{what} is not UTF-8 text (byte 0x{raw[exc.start]:02x})",
-                                 source=str(source), where=where) from None
+                yield where, InputError(f"{what} is not UTF-8 text (byte 0x{raw[exc.start]:02x})",
+                                        source=str(source), where=where)
+                continue
             if not line.strip():
                 continue
-            yield where, parse_json(line, str(source), where)
+            try:
+                yield where, parse_json(line, str(source), where)
+            except InputError as exc:
+                yield where, exc
+
+
+def iter_jsonl(path: str | os.PathLike[str], what: str = "file") -> Iterator[tuple[str, Any]]:
+    """Like :func:`iter_jsonl_lenient`, the first bad line raises its ``InputError``."""
+    for where, value in iter_jsonl_lenient(path, what):
+        if isinstance(value, InputError):
+            raise value
+        yield where, value
 
 
 def iter_jsonl_objects(path: str | os.PathLike[str], what: str = "file") -> Iterator[tuple[str, dict[str, Any]]]:

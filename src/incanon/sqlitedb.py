@@ -110,8 +110,9 @@ def require_database(path: Path, what: str) -> None:
     header), before anything opens it: SQLite would silently treat an empty file as a new
     database and write a schema into it."""
     try:
+        size = path.stat().st_size
         with open(path, "rb") as stream:
-            head = stream.read(16)
+            head = stream.read(100)
     except IsADirectoryError:
         raise InputError(f"{what} is a directory, expected a file", source=str(path)) from None
     except OSError as exc:
@@ -119,6 +120,18 @@ def require_database(path: Path, what: str) -> None:
     if not head:
         raise DamagedStoreError(f"{what} is an empty file, not an incanon {what}; nothing was changed",
                                 source=str(path))
-    if head != b"SQLite format 3\x00":
+    if head[:16] != b"SQLite format 3\x00":
         raise DamagedStoreError(f"{what} is not a SQLite file, so not an incanon {what}; nothing was changed",
                                 source=str(path))
+    # The header's page size and page count (valid when its change counter matches) say how
+    # long the file must be; SQLite only finds a cut-off file when a read reaches the lost pages.
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    if len(head) < 100 or page_size < 512 or page_size & (page_size - 1):
+        raise DamagedStoreError(f"{what} has a damaged SQLite header; nothing was changed", source=str(path))
+    pages = int.from_bytes(head[28:32], "big")
+    counter_ok = head[24:28] == head[92:96]
+    if counter_ok and pages and size < pages * page_size:
+        raise DamagedStoreError(
+            f"{what} is truncated ({size:,} of {pages * page_size:,} bytes); nothing was changed",
+            source=str(path))

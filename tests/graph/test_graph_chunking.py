@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from incanon.canon import Position
-from incanon.errors import ConfigError, InputError
+from incanon.errors import ConfigError, InputError, NotFoundError
 from incanon.graph import book_chunks, canon_chunks, count_tokens, file_chunks, text_chunks, windows
 
 
@@ -50,5 +50,5 @@ def test_book_and_text_files(tmp_path):
     placed = text_chunks("Ada.", "n", position=Position.parse("1-2"))
     assert placed[0].position == Position.parse("1-2")
     assert book_chunks("## Chapter 1\nText.\n", "b.md")[0].position == Position.parse("1-1-1")
-    with pytest.raises(InputError, match="does not exist"):
+    with pytest.raises(NotFoundError, match="does not exist"):
         file_chunks(tmp_path / "missing.txt")

@@ -62,6 +62,16 @@ def connect(db_path: Path, *, timeout: float = 30.0) -> sqlite3.Connection:
         require_database(db_path, "canon store")
     conn = connect_guarded(db_path, "canon store", timeout=timeout, isolation_level=None)
     conn.row_factory = sqlite3.Row
+    try:
+        # Before any pragma that writes (journal_mode): someone else's database stays untouched.
+        if user_version(conn) == 0 and conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1"
+        ).fetchone():
+            raise InputError("is a SQLite file but not an incanon canon store; nothing was changed",
+                             source=str(db_path))
+    except BaseException:
+        conn.close()
+        raise
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")

@@ -66,14 +66,8 @@ class CanonStore:
             raise InputError(f"canon store {root} is a file; a store is a directory (it holds {DB_NAME})")
         root.mkdir(parents=True, exist_ok=True)
         db = root / DB_NAME
-        existed = db.exists()
         conn = connect(db)
         try:
-            if existed and user_version(conn) == 0 and conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1"
-            ).fetchone():
-                raise InputError("is a SQLite file but not an incanon canon store; nothing was changed",
-                                 source=str(db))
             migrate(conn, source=str(db))
         except BaseException:
             conn.close()

@@ -37,7 +37,7 @@ def stats(
 ) -> None:
     """Entries and bytes in the cache, per model identity (which weights or server answered)."""
     target = _target(cache)
-    if target.is_file():
+    if target.exists():
         result = ResponseCache(target).stats()
     else:  # looking must not create the file
         result = CacheStats(path=str(target), entries=0, responses=0, embeddings=0, bytes=0,

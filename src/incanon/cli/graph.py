@@ -64,19 +64,21 @@ def build(
                          extract_max_tokens=max_tokens, max_attempts=attempts, description_chars=description_chars,
                          knn_threshold=knn_threshold, fuzzy_threshold=fuzzy, description_budget=budget,
                          concurrency=concurrency, embedder=embedder)
-    canon = open_canon(store, create=bool(corpus))
-    work_id = _ensure_work(canon, work, title) if corpus else pick_work(canon, work, none_hint=NO_WORK_HINT)
+    # Everything that can fail on the user's input (files, position, model spec) fails before
+    # the store or the work is created: a failed build leaves no trace.
     pos = Position.parse(position) if position else None
     chunks = []
     for path in corpus or []:
         chunks += file_chunks(path, chunk_tokens, overlap, pos)
+    llm = load_chat_model(model, cache=False if no_cache else (cache or True))
+    canon = open_canon(store, create=bool(corpus))
+    work_id = _ensure_work(canon, work, title) if corpus else pick_work(canon, work, none_hint=NO_WORK_HINT)
     if not corpus:
         chunks = canon_chunks(canon, work_id, chunk_tokens, overlap)
         if not chunks:
             raise NotFoundError(f"work {work_id!r} has no chunks: give CORPUS files to index")
     if limit:
         chunks = chunks[:limit]
-    llm = load_chat_model(model, cache=False if no_cache else (cache or True))
     builder = GraphBuilder(canon, work_id, llm, config=config, prompts=PromptLibrary(prompts))
     err.print(f"[dim]indexing {len(chunks)} chunks of {work_id!r} with {model}[/]")
     try:

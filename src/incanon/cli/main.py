@@ -21,6 +21,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help: rich markup would eat bracketed words of help texts ("[type]", "[/]"). The
+    # root's mode applies to every command group.
+    rich_markup_mode=None,
 )
 
 # (module under incanon.cli, group name or None for top-level commands registered by the module)
@@ -78,7 +81,7 @@ def main() -> None:
     """Console entry point: run the app, print user errors as one line, exit 2 on them."""
     try:
         # In non-standalone mode click returns a command's exit code instead of exiting.
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="incanon")
         sys.exit(code if isinstance(code, int) else 0)
     except IncanonError as exc:
         err.print(error_line(exc), highlight=False, soft_wrap=True)
@@ -92,8 +95,11 @@ def main() -> None:
         err.print("interrupted; finished work is saved, run the same command again to resume")
         sys.exit(130)
     except Exception as exc:
-        # Usage errors of the (vendored) click layer arrive here in non-standalone mode.
-        if hasattr(exc, "show") and hasattr(exc, "exit_code"):
-            exc.show()
-            sys.exit(2)
-        raise
+        # Usage errors of typer's (vendored) click layer arrive here in non-standalone mode:
+        # one line, like every user error.
+        if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
+            raise
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+        err.print(error_line(IncanonError(exc.format_message() + hint)), highlight=False, soft_wrap=True)
+        sys.exit(2)

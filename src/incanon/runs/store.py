@@ -125,9 +125,9 @@ class RunStore:
         self._lock = threading.RLock()
         try:
             self._db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-            if not create:
-                # A reader never writes: the file must already be a run store of this version.
-                check_schema(self._db, self.path)
+            # Before anything writes: the file must be a run store already (or, when creating,
+            # an empty database), never someone else's database.
+            check_schema(self._db, self.path, creating=create)
             self._db.execute("PRAGMA journal_mode = WAL")
             # NORMAL in WAL mode: a commit survives a killed process; only power loss may drop the
             # last few commits, and never leaves a torn one.

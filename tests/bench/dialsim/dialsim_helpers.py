@@ -102,3 +102,18 @@ class FakeClock:
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
         self.now += seconds
+
+
+def cli_exit(args: list[str], monkeypatch) -> int:
+    """Run ``incanon ARGS`` through the console entry point (user errors: one line, exit 2);
+    returns the exit code. A traceback (a bug) propagates and fails the test."""
+    import sys
+
+    import pytest
+
+    from incanon.cli.main import main
+
+    monkeypatch.setattr(sys, "argv", ["incanon", *args])
+    with pytest.raises(SystemExit) as stop:
+        main()
+    return int(stop.value.code or 0)

@@ -9,7 +9,7 @@ import pytest
 
 from incanon.agents import CharacterAt, Turn, agent_names, create_agent
 from incanon.bench.dialsim import MEMORIES, memory_method
-from incanon.bench.dialsim.agents import TOP_K
+from incanon.bench.dialsim.agents import TOP_K, estimate_tokens
 from incanon.canon.position import Position
 from incanon.errors import ConfigError
 from incanon.models import ScriptedModel
@@ -80,13 +80,15 @@ async def test_utterance_retrieval_skips_the_current_session(sample_script):
     assert units and all(u.session == sample_script.dialogue[0].id for u in units)
 
 
-async def test_recent_context_keeps_the_newest_lines_within_the_budget(sample_script):
+async def test_recent_context_keeps_the_newest_sessions_within_the_budget(sample_script):
     agent = create_agent("dialsim-recent", ScriptedModel(default="(E)"))
     await _replay(agent, sample_script, 3)
-    small = agent.recall("anything", [], 60)
-    assert small and small[-1].text.endswith(sample_script.dialogue[2].lines[-1].text)
-    assert sum(len(u.text) // 4 + 1 for u in small) <= 60
-    assert len(agent.recall("anything", [], 100_000)) == sum(len(s.lines) for s in sample_script.dialogue[:3])
+    newest = estimate_tokens(agent.units[-1].text)
+    small = agent.recall("anything", [], newest + 1)
+    assert [u.session for u in small] == [sample_script.dialogue[2].id], "the newest whole session, as the reference"
+    assert small[0].text.endswith(sample_script.dialogue[2].lines[-1].text)
+    assert agent.recall("anything", [], newest - 1) == [], "a session that does not fit stops the filling"
+    assert [u.session for u in agent.recall("anything", [], 100_000)] == [s.id for s in sample_script.dialogue[:3]]
 
 
 async def test_summaries_are_written_by_the_agents_model_at_session_end(sample_script):
@@ -138,3 +140,40 @@ async def test_reset_forgets_everything(sample_script):
     await _replay(agent, sample_script, 2)
     agent.reset()
     assert agent.recall("Wren", [], 1000) == [] and agent.current == []
+
+
+class _SizedModel(ScriptedModel):
+    """A scripted model that says its context size, like a local GGUF model."""
+
+    n_ctx = 3000
+
+
+def test_the_context_budget_is_the_models_size_unless_capped():
+    agent = create_agent("dialsim-bm25-session", _SizedModel(default="(E)"))
+    assert agent.context_tokens == 2500 and "n_ctx" in agent.context_source
+    capped = create_agent("dialsim-bm25-session", _SizedModel(default="(E)"), context_tokens=800)
+    assert capped.context_tokens == 800
+    unknown = create_agent("dialsim-bm25-session", ScriptedModel(default="(E)"))
+    assert unknown.context_tokens == 3500, "the reference's 4,000 fallback minus its 500 reserve"
+    big = create_agent("dialsim-recent", ScriptedModel(default="(E)", name="gpt-4o-mini"))
+    assert big.context_tokens == 128000 - 500
+
+
+async def test_the_paper_prompt_set_lays_out_the_question_as_the_reference(sample_script):
+    model = ScriptedModel(default="(E)")
+    agent = create_agent("dialsim-bm25-session", model, prompt_set="paper")
+    await _replay(agent, sample_script, 2)
+    who = CharacterAt(work_title="t", character="Wren Callow", position=Position.parse("1187-04-02"),
+                      time_label="April 2, 1187")
+    turn = Turn(speaker="Jory", text="Who lights the lamps?\n(A) Dace\n(B) Nell\n(C) Pell\n(D) Sefa\n(E) I don't know.")
+    await agent.answer(who, turn, agent.retrieve(who, turn), question_text="Who lights the lamps?",
+                       options=["Dace", "Nell", "Pell", "Sefa", "I don't know."])
+    prompt = model.calls[-1].messages[-1].content
+    assert prompt.startswith("You are Wren Callow") and "[Retrieved Dialogue History]" in prompt
+    assert "[Question] Jory: Who lights the lamps?\n\t(A) Dace\n\t(B) Nell" in prompt and prompt.endswith("[Answer]")
+    assert "April 2, 1187" in prompt
+    base = create_agent("dialsim-recent", model, prompt_set="paper", answer_format="mc-nl")
+    await base.answer(who, turn, base.retrieve(who, turn), question_text="Who lights the lamps?",
+                      options=["Dace", "Nell", "Pell", "Sefa", "I don't know."])
+    prompt = model.calls[-1].messages[-1].content
+    assert "[Dialogue History]" in prompt and "Who lights the lamps? Dace? or Nell? or Pell? or Sefa? or you don't know?" in prompt

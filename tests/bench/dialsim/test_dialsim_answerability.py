@@ -118,11 +118,24 @@ def test_fan_quiz_answerability(tiny):
 
 def test_fan_quiz_partly_heard_evidence_and_episodes(tiny):
     _, script, know = tiny
-    assert fan_questions(_quiz(evidence=["session-1", "session-2"]), script, know) == []
-    either = fan_questions(_quiz(evidence=["session-1", "session-2"], sufficient="any"), script, know)
+    assert fan_questions(_quiz(evidence=["session-1", "session-2"], sufficient="all"), script, know) == []
+    either = fan_questions(_quiz(evidence=["session-1", "session-2"]), script, know)
     assert {q.session for q in either} == {"session-3", "session-4", "session-5"} and all(q.answerable for q in either)
     only = fan_questions(_quiz(evidence=["session-1"], episode=["session-3"]), script, know)
     assert {q.session for q in only} == {"session-3"}
+
+
+def test_fan_quiz_with_several_evidence_scenes_is_answerable_after_the_first_one_witnessed(tiny):
+    """The paper's Appendix C: when one scene is enough, the question is answerable after the
+    first evidence scene the main character saw, not only after the last evidence scene."""
+    _, script, know = tiny
+    any_scene = fan_questions(_quiz(evidence=["session-1", "session-4"]), script, know)
+    assert {q.session for q in any_scene if q.answerable} == {"session-3", "session-4", "session-5"}
+    every_scene = fan_questions(_quiz(evidence=["session-1", "session-4"], sufficient="all"), script, know)
+    assert {q.session for q in every_scene if q.answerable} == {"session-5"}
+    missed_first = fan_questions(_quiz(evidence=["session-2", "session-4"]), script, know)
+    assert {q.session for q in missed_first if q.answerable} == {"session-5"}, "session 2 was not witnessed"
+    assert not any(q.session == "session-3" for q in missed_first), "after unseen evidence, more to come: left out"
 
 
 def test_fan_quiz_rows_are_checked():

@@ -83,3 +83,20 @@ def test_top_k_is_best_first_positive_and_can_leave_out_the_newest():
     assert {doc for doc, _ in memory.top_k("lamp gate", 10, exclude_from=3)} == {0, 1}
     assert len(memory.top_k("lamp gate", 2)) == 2
     assert IncrementalBM25().top_k("lamp", 5) == []
+
+
+def test_truncating_equals_never_having_added():
+    from incanon.bench.dialsim import IncrementalBM25
+
+    docs = ["Jory lights the lamps", "Nell bakes bread at dawn", "the lamps of Harrowmere", "Pell cries the news"]
+    grown, fresh = IncrementalBM25(), IncrementalBM25()
+    for d in docs:
+        grown.add(d)
+    grown.truncate(2)
+    for d in docs[:2]:
+        fresh.add(d)
+    assert len(grown) == 2
+    assert list(grown.scores("lamps bread")) == list(fresh.scores("lamps bread"))
+    grown.add(docs[3])
+    fresh.add(docs[3])
+    assert list(grown.scores("news lamps")) == list(fresh.scores("news lamps"))

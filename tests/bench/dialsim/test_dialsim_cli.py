@@ -33,7 +33,7 @@ def test_ingest_questions_run_report_rescore(tmp_path):
     assert out["report"]["settings"][0]["questions"] == 20 and "## With a time limit" in out["markdown"]
     run_id = out["runs"][0]["run_id"]
     report = _run("report", run_id, "--run-store", str(runs), "--md", str(tmp_path / "r.md"))
-    assert "By question type" in report.stdout and (tmp_path / "r.md").is_file()
+    assert "By question source and type" in report.stdout and (tmp_path / "r.md").is_file()
     rows = tmp_path / "answers.jsonl"
     rows.write_text('{"answer": "(A)", "gold": "(A)", "type": "cur", "format": "mc"}\n'
                     '{"answer": "(B) (C)", "gold": "(C)", "type": "fu", "format": "mc"}\n')
@@ -52,3 +52,33 @@ def test_ingest_a_plain_transcript_and_user_errors(tmp_path):
     pickle_file.write_bytes(b"\x80\x04N.")
     refused = runner.invoke(app, ["dialsim", "ingest", "--published", str(pickle_file), "--store", str(tmp_path / "c2")])
     assert refused.exit_code != 0 and "trust" in str(refused.exception)
+
+
+def test_run_shows_one_progress_bar_per_repetition_and_a_failure_count(tmp_path):
+    store, questions, runs = tmp_path / "canon", tmp_path / "q.jsonl", tmp_path / "runs.sqlite"
+    _run("ingest", "--sample", "--store", str(store))
+    _run("questions", "--store", str(store), "--out", str(questions))
+    rules = tmp_path / "model.json"
+    rules.write_text(json.dumps({"default": "(E)"}))
+    result = _run("run", "--store", str(store), "--questions", str(questions), "--model", f"scripted:{rules}",
+                  "--time-limit", "6", "--runs", "2", "--sessions", "3", "--fast", "--run-store", str(runs))
+    assert "session-2:" not in result.stderr, "no line per session"
+    assert "run 1/2" in result.stderr and "run 2/2" in result.stderr
+    assert "6 questions asked, 0 failed" in result.stderr
+    assert "| time limit |" in result.stdout and "(milliseconds)" in result.stdout
+
+
+def test_a_run_where_every_question_failed_exits_non_zero(tmp_path, monkeypatch, capsys):
+    from dialsim_helpers import cli_exit
+
+    store, questions = tmp_path / "canon", tmp_path / "q.jsonl"
+    _run("ingest", "--sample", "--store", str(store))
+    _run("questions", "--store", str(store), "--out", str(questions))
+    rules = tmp_path / "model.json"
+    rules.write_text(json.dumps({"rules": [{"match": "^Hello", "response": "hi"}]}))  # every answer raises
+    code = cli_exit(["dialsim", "run", "--store", str(store), "--questions", str(questions), "--model",
+                     f"scripted:{rules}", "--sessions", "2", "--fast", "--run-store", str(tmp_path / "runs.sqlite")],
+                    monkeypatch)
+    captured = capsys.readouterr()
+    assert code == 2 and "every one of the 2 questions failed" in captured.err
+    assert "| 2 questions" not in captured.out

@@ -10,21 +10,26 @@ from incanon.bench.dialsim.scoring import exact_match, score_exact_only
 from incanon.models import ScriptedModel
 
 
-@pytest.mark.parametrize("answer, verdict", [
-    ("(B)", "correct"),
-    ("(B) Paul", "correct"),
-    ("The answer is (b).", "correct"),
-    ("(B) Paul, I'm sure: (B).", "correct"),
-    ("(C)", "wrong"),
-    ("(E) I don't know.", "wrong"),
-    ("(B) or maybe (C)", "ambiguous"),
-    ("Not (A), so (B).", "ambiguous"),
-    ("B", "wrong"),
-    ("Paul", "wrong"),
-    ("", "wrong"),
+@pytest.mark.parametrize("answer, strict, lenient", [
+    ("(B)", "correct", "correct"),
+    ("(B) Paul", "correct", "correct"),
+    ("The answer is (b).", "wrong", "correct"),  # the reference wants the marker as written
+    ("( B ) Paul", "wrong", "correct"),
+    ("(B) and (b)", "correct", "correct"),  # the gold marker's own lower case is not another option
+    ("(B) Paul, I'm sure: (B).", "correct", "correct"),
+    ("(C)", "wrong", "wrong"),
+    ("(E) I don't know.", "wrong", "wrong"),
+    ("(B) or maybe (C)", "ambiguous", "ambiguous"),
+    ("(B) or maybe (c)", "ambiguous", "ambiguous"),
+    ("(B) or maybe ( C )", "correct", "ambiguous"),  # the reference sees no spaced marker
+    ("Not (A), so (B).", "ambiguous", "ambiguous"),
+    ("B", "wrong", "wrong"),
+    ("Paul", "wrong", "wrong"),
+    ("", "wrong", "wrong"),
 ])
-def test_mc_marker_rule(answer, verdict):
-    assert score_mc(answer, "(B)").verdict == verdict
+def test_mc_marker_rule_strict_as_the_reference_and_lenient(answer, strict, lenient):
+    assert score_mc(answer, "(B)").verdict == strict
+    assert score_mc(answer, "(B)", lenient=True).verdict == lenient
 
 
 def test_ambiguous_counts_as_not_correct_and_lists_the_markers():
@@ -38,21 +43,25 @@ def test_gold_marker_must_be_a_marker():
         score_mc("(A)", "A")
 
 
-@pytest.mark.parametrize("answer, gold, same", [
-    ("I do not know", "I don't know.", True),
-    ("i don't know", "I don't know.", True),
-    ("The baker.", "baker", True),
-    ("Ben", "Ben Callow", False),
-    ("", "", False),
+@pytest.mark.parametrize("answer, gold, lenient, strict", [
+    ("I do not know", "I don't know.", True, False),
+    ("i don't know", "I don't know.", True, False),
+    ("The baker.", "baker", True, False),
+    ("baker.", "baker", True, True),  # the reference also takes the gold answer with a full stop
+    ("I don't know.", "I don't know.", True, True),
+    ("Ben", "Ben Callow", False, False),
+    ("", "", False, False),
 ])
-def test_exact_match(answer, gold, same):
-    assert exact_match(answer, gold) is same
+def test_exact_match(answer, gold, lenient, strict):
+    assert exact_match(answer, gold) is lenient
+    assert exact_match(answer, gold, lenient=False) is strict
 
 
 async def test_open_answers_go_to_the_judge_unless_they_match_exactly():
     judge_model = ScriptedModel(rules=[(r"Given answer: the smith", "Same person. Score: 1")], default="No. Score: 0")
     judge = AnswerJudge(judge_model)
     assert (await judge.score("Who?", "Cy", "Cy")).method == "exact"
+    assert (await judge.score("Who?", "Cy", "Cy.")).method == "exact"
     assert len(judge_model.calls) == 0
     yes = await judge.score("What is Cy's job?", "smith", "the smith on the corner")
     assert yes.verdict == "correct" and yes.method == "judge"

@@ -12,7 +12,7 @@ from incanon.agents import create_agent
 from incanon.bench.dialsim import (
     Knowledge, SimConfig, Simulator, load_script, plan_simulation, quads_from_rows, tkg_questions)
 from incanon.bench.dialsim.agents import RecentContextAgent
-from incanon.bench.dialsim.plan import WINDOW
+from incanon.bench.dialsim.plan import AFTER, BEFORE, is_group_speaker
 from incanon.errors import ConfigError, ModelError
 from incanon.models import ScriptedModel
 
@@ -27,7 +27,7 @@ def _sim(script, questions, model, clock=None, **config):
 def test_the_same_seed_asks_the_same_questions_at_the_same_places(sample_script, sample_questions):
     first = plan_simulation(sample_script, sample_questions, seed=7).signature()
     assert first == plan_simulation(sample_script, sample_questions, seed=7).signature()
-    assert len(first) == len(sample_script.dialogue)  # every sample session has two or more speakers
+    assert len(first) >= len(sample_script.dialogue) - 2  # sessions where Wren is silent or alone ask nothing
     others = [plan_simulation(sample_script, sample_questions, seed=s).signature() for s in (8, 9)]
     assert all(o != first for o in others)
 
@@ -41,16 +41,9 @@ def test_planned_questions_follow_the_papers_rules(sample_script, sample_questio
             lines = session.lines
             own = [i for i, line in enumerate(lines) if line.speaker == main]
             assert lines[p.index].speaker == main and p.index != own[0]
-            near = {lines[j].speaker for j in range(max(0, p.index - WINDOW), min(len(lines), p.index + WINDOW + 1))}
-            assert p.asker != main and p.asker in near
+            near = {lines[j].speaker for j in range(max(0, p.index - BEFORE), min(len(lines), p.index + AFTER + 1))}
+            assert p.asker != main and p.asker in near and not is_group_speaker(p.asker)
             assert p.question.session == p.session
-
-
-def test_about_a_fifth_unanswerable_and_three_tenths_fan_quiz(sample_script, sample_questions):
-    asked = [p for seed in range(300) for p in plan_simulation(sample_script, sample_questions, seed=seed).asked.values()]
-    unanswerable = sum(not p.question.answerable for p in asked) / len(asked)
-    fan = sum(p.question.source == "fan" for p in asked) / len(asked)
-    assert 0.17 < unanswerable < 0.23 and 0.27 < fan < 0.33
 
 
 def test_a_session_with_one_speaker_gets_no_question(tmp_path):
@@ -70,7 +63,7 @@ async def test_a_simulation_is_deterministic_by_seed(sample_script, sample_quest
     for _ in range(2):
         result = await _sim(sample_script, sample_questions, ScriptedModel(default=answer), seed=3).run()
         runs.append([(o.session, o.index, o.asker, o.question_id, o.answer, o.status) for o in result.outcomes])
-    assert runs[0] == runs[1] and len(runs[0]) == len(sample_script.dialogue)
+    assert runs[0] == runs[1] and len(runs[0]) == len(plan_simulation(sample_script, sample_questions, seed=3).asked)
     assert {status for *_, status in runs[0]} <= {"correct", "wrong"}
 
 
@@ -114,13 +107,14 @@ async def test_a_slow_memory_update_fails_the_question_as_a_timeout(sample_scrip
     assert result.sessions[0].memory_timeouts == result.sessions[0].lines
 
 
-async def test_errors_are_recorded_as_errors_and_left_out_of_accuracy(sample_script, sample_questions):
+async def test_errors_are_recorded_as_errors_and_count_wrong_as_in_the_reference(sample_script, sample_questions):
     broken = SlowModel(FakeClock(), 0.0, fail=ModelError("backend down"))
     result = await _sim(sample_script.first(2), sample_questions, broken, time_limit=6).run()
     assert [o.status for o in result.outcomes] == ["error", "error"]
     assert all(o.stage == "answer" and "backend down" in o.error for o in result.outcomes)
-    assert result.accuracy() is None and result.counts() == {"error": 2}
-    assert all(s.sample_status() == "error" and s.scores()["correct"] is None for s in result.sessions)
+    assert result.accuracy() == 0.0, "the reference counts a model error as a wrong answer"
+    assert result.counts() == {"error": 2}, "but incanon counts it apart"
+    assert all(s.sample_status() == "error" and s.scores()["correct"] == 0.0 for s in result.sessions)
 
 
 class _BrokenMemory(RecentContextAgent):
@@ -139,12 +133,13 @@ async def test_a_failing_memory_update_is_an_error_not_a_wrong_answer(sample_scr
     assert len(result.sessions[0].memory_errors) == result.sessions[0].lines
 
 
-async def test_real_time_paces_one_interval_per_utterance_and_per_answer(sample_script, sample_questions):
+async def test_real_time_paces_one_interval_per_utterance_question_included(sample_script, sample_questions):
     clock = FakeClock()
     script = sample_script.first(2)
     result = await _sim(script, sample_questions, ScriptedModel(default="(E)"), clock=clock, time_limit=6, fast=False).run()
     lines = sum(len(s.lines) for s in script.dialogue)
-    assert clock.now == pytest.approx(6 * (lines + len(result.outcomes)))
+    assert result.outcomes, "the two sessions ask questions"
+    assert clock.now == pytest.approx(6 * lines), "the question shares its utterance's interval (the reference's budget)"
     fast_clock = FakeClock()
     await _sim(script, sample_questions, ScriptedModel(default="(E)"), clock=fast_clock, time_limit=6).run()
     assert fast_clock.sleeps == [], "fast mode measures instead of sleeping"

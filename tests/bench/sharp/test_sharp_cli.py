@@ -124,7 +124,11 @@ def test_snowballing_eval_report_and_rescore(root, tmp_path):
 
     resc = _cli("rescore", str(judged), "--mode", "snowballing", "--json", home=root)
     assert resc.returncode == 0, resc.stderr
-    assert json.loads(resc.stdout)["report"] == doc["report"]
+    rescored = json.loads(resc.stdout)["report"]
+    # The same numbers; only where the answers came from differs (a file, not a run).
+    assert {k: v for k, v in rescored.items() if k != "counts"} == {k: v for k, v in doc["report"].items() if k != "counts"}
+    assert rescored["counts"] == [{"source": "judged.jsonl", "method": "", "status": "", "judged": 24, "unjudged": 0,
+                                   "failed": 0, "backbone": {}}]
     factual = _cli("rescore", str(judged), "--json", home=root)
     assert json.loads(factual.stdout)["report"]["rows"][0]["summary"]["crf"] == pytest.approx(5 / 6)
 

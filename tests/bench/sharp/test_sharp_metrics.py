@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import itertools
 
 import pytest
@@ -58,7 +60,7 @@ def factual_case():
         ans("Ally", "c", F), ans("Ally", "c", N), ans("Ally", "c", A), ans("Ally", "c", None),
         # Foe (low): F=2 (one AGAINST), C=2 (both AGAINST).
         ans("Foe", "f", F, affection="low"), ans("Foe", "f", A, affection="low"),
-        ans("Foe", "c", A, affection="low"), ans("Foe", "c", A, affection="low"),
+        ans("Foe", "c", A, affection="low"), ans("Foe", "c", A, affection="low", claim="foe-c2"),
         # Stranger (unknown affection): SR 1, AR 0, no CRF.
         ans("Stranger", "f", F, affection=None), ans("Stranger", "c", F, affection=None),
         # Silent (high): its only answer has no stance, so no claim counts.
@@ -185,7 +187,7 @@ def test_report_groups_rows_and_needs_backbone_in_snowballing():
     assert "| m | zero-shot | - | en | 55.56% | 54.17% | 52.08% | 25.00% | 5 | 13 |" in md
 
 
-def test_judged_jsonl_round_trip_and_lenient_values(tmp_path):
+def test_judged_jsonl_round_trip_and_strict_values(tmp_path):
     from incanon.bench.sharp import read_judged_jsonl, write_judged_jsonl
 
     answers = factual_case()
@@ -194,9 +196,18 @@ def test_judged_jsonl_round_trip_and_lenient_values(tmp_path):
     assert read_judged_jsonl(path) == answers
     loose = tmp_path / "loose.jsonl"
     loose.write_text('{"work": "w", "main_character": "m", "role": "r", "affection": "High", "claim_id": "c", '
-                     '"claim_label": "factual", "stance": "favour", "backbone_stance": ""}\n\n')
+                     '"claim_label": "factual", "stance": "favor", "backbone_stance": null}\n\n')
     (one,) = read_judged_jsonl(loose)
     assert (one.stance, one.backbone_stance, one.affection) == (Stance.FAVOR, None, "high")
+    # A log is an audit trail: anything but the three labels (any case) or null is an error
+    # naming the line, never a guess ("None" read as NEUTRAL would change SR and AR).
+    for value in ("None", "unclear", "mixed", "pro", "con", "favour", ""):
+        odd = tmp_path / "odd.jsonl"
+        odd.write_text('{"work": "w", "main_character": "m", "role": "r", "claim_id": "c", "claim_label": "factual", '
+                       f'"stance": "FAVOR"}}\n{{"work": "w", "main_character": "m", "role": "r", "claim_id": "d", '
+                       f'"claim_label": "factual", "backbone_stance": {json.dumps(value)}}}\n')
+        with pytest.raises(InputError, match=rf"odd.jsonl \(line 2\): field 'backbone_stance': '{value}' is not a stance"):
+            read_judged_jsonl(odd)
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"work": "w", "main_character": "m", "role": "r", "claim_id": "c", "claim_label": "factual", '
                    '"stance": "maybe"}\n')

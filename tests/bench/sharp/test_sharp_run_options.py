@@ -27,12 +27,12 @@ def root(tmp_path_factory) -> Path:
     return root
 
 
-def _eval(root: Path, runs: Path, *extra: str) -> dict:
+def _eval(root: Path, runs: Path, *extra: str, code: int = 0) -> dict:
     res = runner.invoke(app, ["sharp", "eval", "--claims", str(root / "claims.jsonl"),
                               "--model", f"scripted:{root / 'agent.json'}", "--detector", f"scripted:{root / 'detector.json'}",
                               "--backbone", f"scripted:{root / 'backbone.json'}", "--runs", str(runs), "--no-cache",
                               "--json", *extra])
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == code, res.output
     return json.loads(res.stdout)
 
 
@@ -60,7 +60,11 @@ def test_dry_run_predicts_every_call_but_repairs_and_writes_nothing(root, tmp_pa
 def test_max_cost_stops_and_a_higher_budget_finishes(root, tmp_path):
     runs = tmp_path / "runs.sqlite"
     extra = ["--prices", str(root / "prices.json"), "--concurrency", "1"]
-    first = _eval(root, runs, *extra, "--max-cost", "0.3")["runs"][0]
+    # The budget runs out on the backbone items (they come first): no role answer is judged yet,
+    # so there is no report and the command says so with a non-zero exit; the runs are listed.
+    stopped = _eval(root, runs, *extra, "--max-cost", "0.3", code=1)
+    assert stopped["report"] is None and "no answer was judged" in stopped["error"]
+    first = stopped["runs"][0]
     assert first["status"] == "stopped-budget" and first["usage"]["cost"] >= 0.3
     total = first["ran"]
     second = _eval(root, runs, *extra, "--max-cost", "1000")["runs"][0]

@@ -83,7 +83,7 @@ def test_repeated_ids_and_empty_files_are_errors(tmp_path):
     with pytest.raises(NotFoundError):
         load_items(tmp_path / "missing.jsonl")
     (tmp_path / "bad.json").write_text("[1, 2")
-    with pytest.raises(InputError, match="not valid JSON"):
+    with pytest.raises(InputError, match="invalid JSON"):
         load_items(tmp_path / "bad.json")
 
 

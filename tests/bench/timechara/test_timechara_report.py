@@ -119,5 +119,5 @@ def test_bad_judged_rows_name_line_and_field(tmp_path):
     assert "line 3, temporal_score: 3 is outside 0-1" in text
     assert "line 4, personality_score: 'high' is not a number" in text
     assert "line 5, model: missing" in text
-    assert "line 8, row: not JSON" in text  # the blank line 7 is skipped
+    assert "line 8, row: invalid JSON" in text  # the blank line 7 is skipped
     assert "line 6" not in text and "judged TimeChara items" in text

@@ -138,7 +138,7 @@ def test_shards_merge_into_the_unsharded_run(files, tmp_path):
     (["--shard", "half"], ["--shard", "i/n"]),
     (["--address", "127.0.0.1:6379"], ["--address", "--executor ray"]),
     (["--executor", "spark"], ["--executor", "local, ray"]),
-    (["--prices", "BAD"], ["--prices", "not valid JSON", "input_per_1m"]),
+    (["--prices", "BAD"], ["--prices", "invalid JSON", "input_per_1m"]),
 ])
 def test_bad_run_options_are_one_line_errors_and_write_nothing(files, tmp_path, extra, words):
     (tmp_path / "bad.json").write_text("{not json")

@@ -28,7 +28,9 @@ from incanon.bench.dialsim.published import export_json, load_published, publish
 from incanon.bench.dialsim.questions import CATEGORIES, IDK, MARKERS, Question, read_questions, write_questions
 from incanon.bench.dialsim.relations import RELATIONS, normalize_relation
 from incanon.bench.dialsim.report import DialsimReport, Setting, settings_from_runs
-from incanon.bench.dialsim.rescore import RescoreReport, read_rows, rescore
+from incanon.bench.dialsim.calibrate import calibrate_mc
+from incanon.bench.dialsim.logs import Log, read_log
+from incanon.bench.dialsim.rescore import RescoreReport, rescore
 from incanon.bench.dialsim.runs import MEMORIES, RunOutcome, RunSetup, memory_method, run_setting
 from incanon.bench.dialsim.scoring import AnswerJudge, Score, exact_match, markers_in, score_mc
 from incanon.bench.dialsim.script import DialScript, DialSession, Line, load_script
@@ -39,14 +41,14 @@ from incanon.bench.dialsim.tkg import TKG, Quad, TKGExtractor, quads_from_rows
 __all__ = [
     "CATEGORIES", "FORMATS", "IDK", "MARKERS", "MEMORIES", "RELATIONS", "SAMPLE_WORK",
     "AnswerFormat", "AnswerJudge", "DialScript", "DialSession", "DialsimReport", "FanQuiz", "GenerateOptions",
-    "GenerateReport", "IncrementalBM25", "IngestReport", "Knowledge", "Line", "NameMap", "Plan", "PlannedQuestion",
+    "GenerateReport", "IncrementalBM25", "IngestReport", "Knowledge", "Line", "Log", "NameMap", "Plan", "PlannedQuestion",
     "Quad", "Question", "QuestionOutcome", "QuestionsReport", "RebuildingBM25", "RescoreReport", "RunOutcome",
     "RunSetup", "Score", "SessionRecord", "Setting", "SimConfig", "SimulationResult", "Simulator", "StyleTransfer",
     "TKG", "TKGExtractor",
     "build_questions", "exact_match", "export_json", "fan_questions", "ingest", "load_fan_quiz", "load_published",
     "load_script", "load_tkg_file", "markers_in", "memory_method", "name_map", "new_names", "normalize_relation",
-    "parse_fan_quiz", "plan_simulation", "published_world", "quads_from_rows", "read_questions", "read_rows",
-    "rename_question", "rename_script", "render_question", "rescore", "run_setting", "sample_dialogue_world",
+    "parse_fan_quiz", "plan_simulation", "published_world", "quads_from_rows", "read_questions",
+    "rename_question", "rename_script", "render_question", "rescore", "read_log", "calibrate_mc", "run_setting", "sample_dialogue_world",
     "score_mc", "settings_from_runs", "swap_names", "tkg_questions", "transcripts_world", "world_from_sessions",
     "write_questions",
 ]

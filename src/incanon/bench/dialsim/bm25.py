@@ -38,6 +38,10 @@ class _Growing:
     def view(self) -> np.ndarray:
         return self.data[: self.size]
 
+    def pop(self) -> float:
+        self.size -= 1
+        return self.data[self.size]
+
 
 class IncrementalBM25:
     """Lucene-variant BM25 (bm25s's default) over documents added one by one."""
@@ -48,6 +52,8 @@ class IncrementalBM25:
         self._docs: dict[int, _Growing] = {}
         self._tfs: dict[int, _Growing] = {}
         self._lengths = _Growing("float32")
+        self._terms: list[list[int]] = []
+        """Each document's distinct terms (to take the newest documents out again)."""
         self._total = 0
         self.postings_written = 0
         """Postings appended so far: each ``add`` writes one per distinct term of its document
@@ -63,7 +69,9 @@ class IncrementalBM25:
         """Index one document; returns its id (0, 1, 2, ...)."""
         doc = len(self)
         ids = self.tokens(text, learn=True)
-        for term, tf in Counter(ids).items():
+        counts = Counter(ids)
+        self._terms.append(list(counts))
+        for term, tf in counts.items():
             if term not in self._docs:
                 self._docs[term], self._tfs[term] = _Growing("int32"), _Growing("float32")
             self._docs[term].append(doc)
@@ -72,6 +80,15 @@ class IncrementalBM25:
         self._lengths.append(len(ids))
         self._total += len(ids)
         return doc
+
+    def truncate(self, size: int) -> None:
+        """Keep the first ``size`` documents: the newest ones leave (their postings are the last
+        of each term's list), as if they had never been added."""
+        while len(self) > size:
+            for term in self._terms.pop():
+                self._docs[term].pop()
+                self._tfs[term].pop()
+            self._total -= int(self._lengths.pop())
 
     def scores(self, query: str) -> np.ndarray:
         """The BM25 score of every document for ``query`` (zeros for an empty memory)."""

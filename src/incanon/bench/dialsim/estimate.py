@@ -32,21 +32,20 @@ OPTIONS_TOKENS = 60
 
 
 def estimate_items(script: DialScript, questions: list[Question], config: SimConfig, epochs: list[int],
-                   context_tokens: int) -> list[RunItem]:
+                   context_tokens: int | None) -> list[RunItem]:
     """One item per (repetition, session) to simulate, with what the call patterns need: whether
     a question is asked there and how big the prompts are."""
     items: list[RunItem] = []
     sizes = [sum(text_tokens(line.render()) for line in s.lines) for s in script.dialogue]
     for epoch in epochs:
-        plan = plan_simulation(script, questions, seed=config.seed + epoch,
-                               unanswerable_ratio=config.unanswerable_ratio, fan_ratio=config.fan_ratio)
+        plan = plan_simulation(script, questions, seed=config.seed + epoch, config=config)
         seen = 0
         for k, session in enumerate(script.dialogue):
             seen += sizes[k]
             planned = plan.asked.get(session.id)
             items.append(RunItem(id=f"{session.id}#{epoch}", input={
                 "first": k == 0, "lines": len(session.lines), "session_tokens": sizes[k],
-                "memory_tokens": min(context_tokens, seen),
+                "memory_tokens": min(context_tokens, seen) if context_tokens else seen,
                 "question_tokens": text_tokens(planned.question.texts["default"]) if planned else None,
                 "gold_tokens": text_tokens(planned.question.answer) if planned else 0,
             }))

@@ -7,18 +7,20 @@ A quiz entry (JSON list or JSON Lines)::
      "evidence": ["session-9"],                   # sessions that answer it
      "question_with_time": "Who took the packet {time}?",   # optional dated form
      "episode": ["session-8", "session-9"],       # optional: where the undated form makes sense
-     "sufficient": "all"}                         # or "any": one evidence session is enough
+     "sufficient": "any"}                         # default; "all": every evidence session is needed
 
-Following the paper (its Appendix C), in a session after all the evidence the question is
-answerable when the main character heard the evidence (all of it, or any with ``"any"``) and
-unanswerable when they heard none; a mixed case is left out. Before the first evidence session
-the undated form is unanswerable ("before the event"). The dated form names the date of the last
-evidence session and is only asked after it.
+Following the paper (its Appendix C): when one evidence scene is enough (``"any"``, the
+default), the question is answerable in every session after the first evidence session the
+main character witnessed; when the scenes must be taken together (``"all"``), only after the
+last one, and only when the main character witnessed all of them. It is unanswerable
+(``dont_know_unans``) after the last evidence session when they witnessed none of it, and
+("before the event") before the first evidence session; other cases are left out (the paper:
+"unclear whether they are answerable"). The dated form names the date of the latest evidence
+session the answer rests on (the last one for ``"all"`` and for unanswerable questions).
 """
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterable
 from pathlib import Path
@@ -31,6 +33,7 @@ from incanon.bench.dialsim.dates import when
 from incanon.bench.dialsim.questions import IDK, Question, options_with_idk
 from incanon.bench.dialsim.script import DialScript
 from incanon.errors import InputError
+from incanon.reading import iter_jsonl, parse_json, read_text
 
 
 class FanQuiz(BaseModel):
@@ -45,7 +48,7 @@ class FanQuiz(BaseModel):
     """The question with a ``{time}`` placeholder for the evidence date ("on March 22, 1187")."""
     episode: list[str] | None = None
     """Sessions where the undated question may be asked (None: all)."""
-    sufficient: Literal["all", "any"] = "all"
+    sufficient: Literal["all", "any"] = "any"
 
     @field_validator("options")
     @classmethod
@@ -65,14 +68,13 @@ class FanQuiz(BaseModel):
 def load_fan_quiz(path: str | Path) -> list[FanQuiz]:
     """Read a fan-quiz file (a JSON list, or one object per line)."""
     p = Path(path).expanduser()
-    if not p.is_file():
-        raise InputError(f"fan-quiz file {p} does not exist")
-    text = p.read_text(encoding="utf-8")
-    try:
-        rows = json.loads(text) if text.lstrip().startswith("[") else [
-            json.loads(line) for line in text.splitlines() if line.strip()]
-    except ValueError as exc:
-        raise InputError(f"not JSON: {exc}", source=str(p)) from None
+    text = read_text(p, "fan-quiz file")
+    if text.lstrip().startswith("["):
+        rows = parse_json(text, str(p))
+    else:
+        rows = [value for _, value in iter_jsonl(p, "fan-quiz file")]
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise InputError("expected a list of fan-quiz objects", source=str(p))
     return parse_fan_quiz(rows, source=str(p))
 
 
@@ -98,26 +100,33 @@ def fan_questions(quizzes: Iterable[FanQuiz], script: DialScript, knowledge: Kno
         unknown = [e for e in quiz.evidence if e not in script.by_id]
         if unknown:
             raise InputError(f"fan-quiz {quiz.id!r} cites unknown sessions: {', '.join(unknown)}")
-        last = max(quiz.evidence, key=lambda e: script.by_id[e].order)
-        first = min(quiz.evidence, key=lambda e: script.by_id[e].order)
+        order = sorted(quiz.evidence, key=lambda e: script.by_id[e].order)
+        first, last = order[0], order[-1]
         for n in script.dialogue:
             rng = random.Random(f"{seed}:{quiz.id}:{n.id}")
             in_episode = quiz.episode is None or n.id in quiz.episode
-            if knowledge.before(last, n.id):
-                heard = [knowledge.heard(e, n.id) for e in quiz.evidence]
-                known = all(heard) if quiz.sufficient == "all" else any(heard)
-                if not known and any(heard):
-                    continue  # heard part of it: neither answerable nor a fair "I don't know"
-                kinds: list[tuple[str, str]] = []
+            heard = [e for e in order if knowledge.heard(e, n.id)]
+            after_all = knowledge.before(last, n.id)
+            if quiz.sufficient == "any" and heard:
+                known, dated_from = True, heard[-1]
+            elif quiz.sufficient == "all" and after_all and len(heard) == len(order):
+                known, dated_from = True, last
+            elif after_all and not heard:
+                known, dated_from = False, last
+            elif knowledge.after(first, n.id):
                 if in_episode:
-                    kinds.append(("ans_wo_time" if known else "dont_know_unans", quiz.question))
-                if quiz.question_with_time:
-                    dated = quiz.question_with_time.replace("{time}", when(script.by_id[last].date))
-                    kinds.append(("ans_w_time" if known else "dont_know_unans_time", dated))
-                for type_, text in kinds:
-                    questions.append(_question(quiz, n.id, type_, text, known, rng))
-            elif knowledge.after(first, n.id) and in_episode:
-                questions.append(_question(quiz, n.id, "before_event_unans", quiz.question, False, rng))
+                    questions.append(_question(quiz, n.id, "before_event_unans", quiz.question, False, rng))
+                continue
+            else:
+                continue  # heard part of what is needed, or evidence still to come: unclear
+            kinds: list[tuple[str, str]] = []
+            if in_episode:
+                kinds.append(("ans_wo_time" if known else "dont_know_unans", quiz.question))
+            if quiz.question_with_time:
+                dated = quiz.question_with_time.replace("{time}", when(script.by_id[dated_from].date))
+                kinds.append(("ans_w_time" if known else "dont_know_unans_time", dated))
+            for type_, text in kinds:
+                questions.append(_question(quiz, n.id, type_, text, known, rng))
     return questions
 
 

@@ -16,6 +16,7 @@ from incanon.canon.position import Axis
 from incanon.canon.world import Character, Scene, WorkInfo, World
 from incanon.errors import InputError
 from incanon.ingest.transcript import Session, parse_transcript
+from incanon.reading import read_text
 
 SAMPLE_WORK = "lanterns-dialogue"
 """Work id of the sample world's dialogue (its eleven dated sessions)."""
@@ -62,9 +63,7 @@ def read_transcripts(paths: Sequence[str | Path]) -> list[Session]:
     sessions: list[Session] = []
     for path in paths:
         p = Path(path).expanduser()
-        if not p.is_file():
-            raise InputError(f"script file {p} does not exist")
-        sessions.extend(parse_transcript(p.read_text(encoding="utf-8"), source=str(p)))
+        sessions.extend(parse_transcript(read_text(p, "script file"), source=str(p)))
     return sessions
 
 

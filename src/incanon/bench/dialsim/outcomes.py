@@ -1,10 +1,14 @@
 """What a simulation records: each session's memory updates and its question's outcome.
 
-Outcome statuses: ``correct``, ``wrong``, ``ambiguous`` (several option markers; counts as
-wrong), ``timeout`` (memory update or answer over the time limit; counts as a failure, as in the
-paper), ``unjudged`` (no verdict from the judge) and ``error`` (the agent, its model or the
-judge raised). Errors and unjudged answers are shown apart and left out of accuracy, never
-counted as wrong answers in silence; a resumed run simulates them again.
+Outcome statuses: ``correct``, ``wrong``, ``ambiguous`` (several option markers; not correct),
+``timeout`` (the question's utterance update, retrieval and answer together over the time limit;
+a failure, as in the paper), ``unjudged`` (no verdict from the judge) and ``error`` (the agent,
+its model or the judge raised).
+
+Accuracy follows the reference: correct answers over *every* question asked, so a timeout, an
+error or an unjudged answer is not correct (the authors' simulator counts a model error as a wrong
+answer). Errors and unjudged answers are still counted and shown apart, never hidden among the
+wrong answers, and a resumed run simulates a repetition with an error again.
 """
 
 from __future__ import annotations
@@ -16,8 +20,8 @@ from pydantic import BaseModel, Field
 
 from incanon.models.types import Usage
 Status = Literal["correct", "wrong", "ambiguous", "timeout", "unjudged", "error"]
-SCORED: frozenset[str] = frozenset({"correct", "wrong", "ambiguous", "timeout"})
-"""Statuses that count in accuracy (correct over these)."""
+JUDGED: frozenset[str] = frozenset({"correct", "wrong", "ambiguous", "timeout"})
+"""Statuses that are a verdict on the agent (the others are failures of the machinery)."""
 
 
 class QuestionOutcome(BaseModel):
@@ -42,13 +46,20 @@ class QuestionOutcome(BaseModel):
     evidence: list[str] = Field(default_factory=list)
     answer: str | None = None
     status: Status
-    stage: Literal["memory", "answer", "judge"] | None = None
+    stage: Literal["memory", "retrieval", "answer", "judge"] | None = None
     """Where a timeout or error happened."""
+    calibrated: str | None = None
+    """The reference's calibrated verdict (multiple choice; see ``calibrate``), else the status."""
     score_method: str | None = None
     score_detail: str = ""
     update_s: float | None = None
     """Memory update of the utterance the question follows."""
+    retrieve_s: float | None = None
+    """Retrieval from memory for the question."""
     answer_s: float | None = None
+    """The model's answer (without retrieval)."""
+    limit_s: float | None = None
+    """What the question had left for retrieval and answer: the limit minus ``update_s``."""
     error: str | None = None
     retrieved: list[str] = Field(default_factory=list)
     styled: bool = False
@@ -74,6 +85,7 @@ class SessionRecord(BaseModel):
     update: dict[str, float] = Field(default_factory=dict)
     """Latency statistics of this session's memory updates (seconds)."""
     memory_timeouts: int = 0
+    """Memory updates over the time limit: each was dropped (not used by later questions)."""
     memory_errors: list[str] = Field(default_factory=list)
     question: QuestionOutcome | None = None
     skipped: str | None = None
@@ -88,9 +100,9 @@ class SessionRecord(BaseModel):
         q = self.question
         if q is None:
             return {}
-        counted = q.status in SCORED
         return {
-            "correct": (1.0 if q.status == "correct" else 0.0) if counted else None,
+            "correct": 1.0 if q.status == "correct" else 0.0,
+            "calibrated": 1.0 if (q.calibrated or q.status) == "correct" else 0.0,
             "timeout": 1.0 if q.status == "timeout" else 0.0,
             "ambiguous": 1.0 if q.status == "ambiguous" else 0.0,
             "answer_s": q.answer_s,
@@ -111,8 +123,14 @@ class SimulationResult(BaseModel):
         return [s.question for s in self.sessions if s.question is not None]
 
     def accuracy(self) -> float | None:
-        counted = [o for o in self.outcomes if o.status in SCORED]
-        return sum(o.status == "correct" for o in counted) / len(counted) if counted else None
+        """Correct over every question asked (the reference's score); None when none was asked."""
+        asked = self.outcomes
+        return sum(o.status == "correct" for o in asked) / len(asked) if asked else None
+
+    def calibrated_accuracy(self) -> float | None:
+        """The reference's calibrated score."""
+        asked = self.outcomes
+        return sum((o.calibrated or o.status) == "correct" for o in asked) / len(asked) if asked else None
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -122,7 +140,8 @@ class SimulationResult(BaseModel):
 
     def summary(self) -> dict[str, Any]:
         updates = [s.update.get("mean", 0.0) for s in self.sessions if s.update.get("count")]
-        return {"seed": self.seed, "accuracy": self.accuracy(), "questions": len(self.outcomes),
+        return {"seed": self.seed, "accuracy": self.accuracy(), "calibrated_accuracy": self.calibrated_accuracy(),
+                "questions": len(self.outcomes),
                 "statuses": self.counts(), "memory_timeouts": sum(s.memory_timeouts for s in self.sessions),
                 "memory_errors": sum(len(s.memory_errors) for s in self.sessions),
                 "mean_update_s": float(np.mean(updates)) if updates else None}

@@ -18,6 +18,7 @@ from incanon.bench.dialsim.fanquiz import fan_questions, fan_quiz_rows, load_fan
 from incanon.bench.dialsim.files import DialsimFiles
 from incanon.bench.dialsim.generate import GenerateOptions, tkg_questions
 from incanon.bench.dialsim.ingest import sample_dialogue_world, transcripts_world
+from incanon.bench.dialsim.oracle import OracleIndex, find_oracle_files, oracle_path
 from incanon.bench.dialsim.published import export_json, load_published, published_world
 from incanon.bench.dialsim.questions import Question, read_questions, write_questions
 from incanon.bench.dialsim.sample_data import SAMPLE_FAN_QUIZ, SAMPLE_TKG_ROWS
@@ -25,6 +26,9 @@ from incanon.bench.dialsim.script import DialScript, load_script
 from incanon.bench.dialsim.style import StyleTransfer
 from incanon.bench.dialsim.tkg import TKG, TKGExtractor, quads_from_rows
 from incanon.canon.store import CanonStore
+from incanon.canon.world import World
+from incanon.files import write_text_atomic
+from incanon.reading import read_json
 from incanon.errors import ConfigError, InputError
 from incanon.models.types import ChatModel
 from incanon.templates import PromptLibrary
@@ -40,46 +44,87 @@ class IngestReport:
     side_files: list[str] = field(default_factory=list)
     published_questions: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
+    oracle_files: list[str] = field(default_factory=list)
+    """The authors' oracle files read beside the published script."""
+    with_evidence: int = 0
+    """Published questions given evidence sessions (by the oracle files or their episode)."""
 
 
-def ingest(
-    store: CanonStore, *, scripts: list[Path] | None = None, sample: bool = False, published: Path | None = None,
+@dataclass
+class PreparedIngest:
+    """What ``ingest`` will write, read and checked before anything is written."""
+
+    world: World
+    questions: list[Question]
+    skipped: dict[str, int]
+    oracle_files: list[str]
+    with_evidence: int
+    exports: list[tuple[Path, dict[str, Any]]]
+    sample: bool
+
+
+def prepare_ingest(
+    *, scripts: list[Path] | None = None, sample: bool = False, published: Path | None = None,
     trust_pickle: bool = False, export_json_to: Path | None = None, work: str | None = None,
-    title: str | None = None, replace: bool = False,
-) -> IngestReport:
-    """Import one dialogue (exactly one of ``scripts``, ``sample``, ``published``)."""
+    title: str | None = None,
+) -> PreparedIngest:
+    """Read the input (exactly one of ``scripts``, ``sample``, ``published``) without writing anything."""
     if sum([bool(scripts), sample, published is not None]) != 1:
         raise ConfigError("give script files, --sample, or --published FILE (exactly one)")
-    side: list[str] = []
     questions: list[Question] = []
     skipped: dict[str, int] = {}
+    oracle_files: list[str] = []
+    exports: list[tuple[Path, dict[str, Any]]] = []
+    with_evidence = 0
     if sample:
         world = sample_dialogue_world()
         if work:
             world = world.model_copy(update={"work": world.work.model_copy(update={"id": work})})
     elif published is not None:
         data = load_published(published, trust_pickle=trust_pickle)
+        oracle = OracleIndex()
+        for kind, path in find_oracle_files(published.expanduser()).items():
+            loaded = load_published(path, trust_pickle=trust_pickle, what=f"oracle {kind} file", expect_episodes=False)
+            setattr(oracle, kind, loaded)
+            oracle_files.append(str(path))
+            if export_json_to is not None:
+                exports.append((oracle_path(export_json_to, kind, ".json"), loaded))
         if export_json_to is not None:
-            side.append(str(export_json(data, export_json_to)))
+            exports.insert(0, (export_json_to, data))
         stem = published.stem.replace("_dialsim", "")
-        world, questions, skipped = published_world(data, work_id=work or stem, title=title or stem.title())
+        world, questions, skipped = published_world(data, work_id=work or stem, title=title or stem.title(), oracle=oracle)
+        with_evidence = oracle.found
     else:
         assert scripts
         world = transcripts_world(scripts, work_id=work, title=title)
+    return PreparedIngest(world, questions, skipped, oracle_files, with_evidence, exports, sample)
+
+
+def ingest(
+    store: CanonStore, *, scripts: list[Path] | None = None, sample: bool = False, published: Path | None = None,
+    trust_pickle: bool = False, export_json_to: Path | None = None, work: str | None = None,
+    title: str | None = None, replace: bool = False, prepared: PreparedIngest | None = None,
+) -> IngestReport:
+    """Import one dialogue (exactly one of ``scripts``, ``sample``, ``published``; or ``prepared``)."""
+    ready = prepared or prepare_ingest(scripts=scripts, sample=sample, published=published, trust_pickle=trust_pickle,
+                                       export_json_to=export_json_to, work=work, title=title)
+    world, questions = ready.world, ready.questions
     store.import_world(world, replace=replace, source="dialsim ingest")
     script = load_script(store, world.work.id)
     files = DialsimFiles.of(store.path, world.work.id)
-    files.root.mkdir(parents=True, exist_ok=True)
-    if sample:
+    side = [str(export_json(data, path)) for path, data in ready.exports]
+    if ready.sample:
+        files.root.mkdir(parents=True, exist_ok=True)
         quads_from_rows(list(SAMPLE_TKG_ROWS), script, source="sample").save(files.tkg)
-        files.fan_quiz.write_text(json.dumps(list(SAMPLE_FAN_QUIZ), indent=1, ensure_ascii=False), encoding="utf-8")
+        write_text_atomic(files.fan_quiz, json.dumps(list(SAMPLE_FAN_QUIZ), indent=1, ensure_ascii=False))
         side += [str(files.tkg), str(files.fan_quiz)]
     if questions:
         write_questions([q.model_copy(update={"asked_to": ""}) for q in questions], files.published)
         side.append(str(files.published))
     return IngestReport(work=world.work.id, sessions=len(script.sessions), lines=script.line_count(),
                         characters=len(world.characters), main=script.main, side_files=side,
-                        published_questions=len(questions), skipped=skipped)
+                        published_questions=len(questions), skipped=ready.skipped,
+                        oracle_files=ready.oracle_files, with_evidence=ready.with_evidence)
 
 
 @dataclass
@@ -119,8 +164,7 @@ async def build_questions(
         questions += [q.model_copy(update={"asked_to": script.main})
                       for q in fan_questions(quizzes, script, knowledge, seed=seed)]
         if fan_file is not None:  # keep a copy next to the canon for later runs
-            files.root.mkdir(parents=True, exist_ok=True)
-            files.fan_quiz.write_text(json.dumps(fan_quiz_rows(quizzes), indent=1, ensure_ascii=False), encoding="utf-8")
+            write_text_atomic(files.fan_quiz, json.dumps(fan_quiz_rows(quizzes), indent=1, ensure_ascii=False))
     if files.published.is_file():
         questions += read_questions(files.published)
     if not questions:
@@ -157,14 +201,12 @@ async def _tkg(script: DialScript, files: DialsimFiles, *, tkg_file: Path | None
 def load_tkg_file(path: Path, script: DialScript) -> TKG:
     """A TKG file: incanon's own JSON, or a JSON list of ``[head, relation, tail, session]`` rows."""
     p = path.expanduser()
-    try:
-        data: Any = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"TKG file {p} does not exist") from None
-    except ValueError as exc:
-        raise InputError(f"{p} is not JSON: {exc}") from None
+    data: Any = read_json(p, "TKG file")
     if isinstance(data, dict) and "quads" in data:
-        return TKG.model_validate(data)
+        try:
+            return TKG.model_validate(data)
+        except ValueError as exc:
+            raise InputError(f"not a TKG: {str(exc).splitlines()[0]}", source=str(p)) from None
     if isinstance(data, list):
         return quads_from_rows(data, script, source=p.name)
     raise InputError(f"{p}: expected a TKG object or a list of [head, relation, tail, session] rows")

@@ -1,15 +1,22 @@
 """Where, by whom and what each question is asked: decided before the simulation, from the seed.
 
-For every session the main character is in and where at least two characters speak, one
-question (Algorithm 1 of the paper):
+For every session of the dialogue where at least two characters speak, one question, chosen as
+the reference simulator (``simulator.py`` of the authors' repository) chooses it:
 
-* **when**: after a random utterance of the main character (not its first, when it has more
-  than one), so the question comes up where the character is talking;
-* **who**: a character other than the main one who speaks within three turns of that utterance
-  (still there, not gone);
-* **what**: a fan-quiz question with probability ``fan_ratio`` when the session has any (else a
-  TKG question), and an unanswerable one with probability ``unanswerable_ratio``; then one
-  candidate at random. When the wanted kind has no candidate the other is used, and the plan says so.
+* **when**: at a random utterance of the main character (not its first, when it has more than
+  one); a session where the main character never speaks gets no question;
+* **who**: a character speaking within the reference's window around that utterance (three
+  turns before it to two after), never the main character and never a group speaker such as
+  "All"; when nobody is left, the session gets no question;
+* **what**: a TKG question with probability 1 - ``fan_ratio`` (0.7), else a fan-quiz one (the
+  other kind when a session has only one). Then the *type* first: the session's question types
+  are listed, and the answerable types repeated (in a shuffled order) until the unanswerable
+  ones (``fu`` types for the TKG, ``unans`` types for the fan quiz, or any type whose every
+  question is unanswerable) make up less than 21.5 % (TKG) or 27 % (fan quiz) of the list; one
+  type is drawn from that list, then up to 20 questions of it, and the first that does not name
+  the current month or year ("in 1994", "September 1994": the reference's check, TKG only) is
+  asked. This gives the paper's mix of one-hop, two-hop and tense types; the report shows the
+  mix a run realised.
 
 Each session draws from its own generator seeded with (seed, session), in a fixed order, so the
 same seed asks the same questions at the same places whatever the agent does, and adding a
@@ -19,15 +26,26 @@ session never shifts the questions of the others.
 from __future__ import annotations
 
 import random
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import date as Date
+from typing import Any
 
 from incanon.bench.dialsim.questions import Question
 from incanon.bench.dialsim.script import DialScript, DialSession
 
-WINDOW = 3
-"""Turns on each side of the question point in which the asker must speak."""
+BEFORE, AFTER = 3, 2
+"""The asker window: utterances ``index - 3`` to ``index + 2`` (the reference's
+``range(max(0, i - 3), min(n, i + 3))``)."""
+DRAWS = 20
+"""Questions drawn from the chosen type before giving up (the reference's 20)."""
+GROUP_SPEAKERS = frozenset({"all", "everyone", "everybody", "both", "together", "others", "the others",
+                            "crowd", "group", "the group", "guys", "the guys", "people"})
+_GROUP_PATTERN = re.compile(r"\band\b|&|,|/|\+")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
 
 
 @dataclass(frozen=True)
@@ -53,61 +71,88 @@ class Plan:
         return [(p.session, p.index, p.asker, p.question.id) for p in self.asked.values()]
 
 
-def _timing(session: DialSession, main: str, rng: random.Random) -> tuple[int, list[str]] | None:
+def is_group_speaker(name: str) -> bool:
+    """"All", "Everyone", "Ross and Rachel", "Joey & Chandler": speakers that are not one person."""
+    folded = " ".join(name.split()).casefold()
+    return folded in GROUP_SPEAKERS or bool(_GROUP_PATTERN.search(folded))
+
+
+def _is_main(name: str, main: str) -> bool:
+    # The reference drops every speaker whose name contains the agent's ("Ross (on phone)").
+    return main.casefold() in name.casefold()
+
+
+def _timing(session: DialSession, main: str, rng: random.Random) -> tuple[int, list[str]] | str:
+    """(utterance index, possible askers), or why there is none."""
     lines = session.lines
     own = [i for i, line in enumerate(lines) if line.speaker == main]
+    if not own:
+        return "the main character does not speak"
     if len(own) > 1:
         own = own[1:]
-    candidates = own or list(range(len(lines)))
-    nearby = {i: sorted({lines[j].speaker for j in range(max(0, i - WINDOW), min(len(lines), i + WINDOW + 1))} - {main})
-              for i in candidates}
-    usable = [i for i in candidates if nearby[i]]
-    index = rng.choice(usable) if usable else None
-    return None if index is None else (index, nearby[index])
+    index = rng.choice(own)
+    window = lines[max(0, index - BEFORE): min(len(lines), index + AFTER + 1)]
+    askers = sorted({ln.speaker for ln in window if not _is_main(ln.speaker, main) and not is_group_speaker(ln.speaker)})
+    if not askers:
+        return "nobody else speaks near the main character"
+    return index, askers
 
 
-def _adjusted(target: float, forced_yes: int, forced_no: int, free: int) -> float:
-    """The per-session probability that makes the whole simulation hit ``target`` in expectation,
-    given sessions where the choice is forced one way or the other."""
-    total = forced_yes + forced_no + free
-    if free == 0 or total == 0:
-        return target
-    return min(1.0, max(0.0, (target * total - forced_yes) / free))
+def names_current_period(text: str, iso_date: str) -> bool:
+    """The reference's check: the question says "…n <year>" or "<Month> <year>" of the day it is asked."""
+    try:
+        day = Date.fromisoformat(iso_date[:10])
+    except ValueError:
+        return False
+    year = str(day.year)
+    return f"n {year}" in text or f"{_MONTHS[day.month - 1]} {year}" in text
 
 
-def _pick(fan: list[Question], tkg: list[Question], want_fan: bool, want_unanswerable: bool) -> tuple[list[Question], list[str]]:
-    """Candidates of the wanted kind and answerability, relaxing answerability last."""
-    first, second = (fan, tkg) if want_fan else (tkg, fan)
-    for pool, answerable, note in ((first, not want_unanswerable, ""),
-                                   (second, not want_unanswerable, "no fan-quiz question here" if want_fan else "no TKG question here"),
-                                   (first, want_unanswerable, "no unanswerable candidate" if want_unanswerable else "no answerable candidate"),
-                                   (second, want_unanswerable, "only the other kind and answerability")):
-        chosen = [q for q in pool if q.answerable == answerable]
-        if chosen:
-            return chosen, [note] if note else []
-    return [], []
+def _unanswerable_type(name: str, questions: list[Question], marker: str) -> bool:
+    return marker in name or all(not q.answerable for q in questions)
 
 
-def plan_simulation(
-    script: DialScript, questions: Iterable[Question], *, seed: int = 0,
-    unanswerable_ratio: float = 0.2, fan_ratio: float = 0.3,
-) -> Plan:
-    """The questions of one simulation (see the module docstring).
+def weighted_types(by_type: dict[str, list[Question]], marker: str, share: float, rng: random.Random) -> list[str]:
+    """The reference's type list: answerable types appended (shuffled, round after round) until
+    unanswerable types are less than ``share`` of it."""
+    types = sorted(t for t, qs in by_type.items() if qs)
+    unanswerable = sum(_unanswerable_type(t, by_type[t], marker) for t in types)
+    answerable = [t for t in types if not _unanswerable_type(t, by_type[t], marker)]
+    listed = list(types)
+    if answerable:
+        rng.shuffle(answerable)
+        while True:
+            for t in answerable:
+                if unanswerable / len(listed) < share:
+                    return listed
+                listed.append(t)
+    return listed
 
-    Where a session's candidates force the kind (no fan quiz there) or the answerability (only
-    unanswerable questions before anything was said), the other sessions' probabilities are
-    adjusted so the simulation as a whole still aims at ``fan_ratio`` and ``unanswerable_ratio``.
-    """
-    pools: dict[str, dict[str, list[Question]]] = defaultdict(lambda: defaultdict(list))
+
+def _draw(by_type: dict[str, list[Question]], type_: str, session: DialSession, tkg: bool,
+          asker: str, rng: random.Random) -> Question | None:
+    pool = sorted(by_type[type_], key=lambda q: q.id)
+    for _ in range(DRAWS):
+        q = rng.choice(pool)
+        if tkg and names_current_period(q.texts["default"], session.date):
+            continue
+        if asker in q.texts or "default" in q.texts:
+            return q
+    return None
+
+
+def plan_simulation(script: DialScript, questions: Iterable[Question], *, seed: int | None = None,
+                    config: Any = None) -> Plan:
+    """The questions of one simulation (see the module docstring). ``config`` is a ``SimConfig``
+    (its seed, fan ratio and unanswerable shares); ``seed`` overrides its seed."""
+    fan_ratio = getattr(config, "fan_ratio", 0.3)
+    tkg_share = getattr(config, "tkg_unanswerable_share", 0.215)
+    fan_share = getattr(config, "fan_unanswerable_share", 0.27)
+    seed = seed if seed is not None else getattr(config, "seed", 0)
+    pools: dict[str, dict[str, dict[str, list[Question]]]] = defaultdict(lambda: {"fan": defaultdict(list),
+                                                                                   "tkg": defaultdict(list)})
     for q in questions:
-        pools[q.session]["fan" if q.source == "fan" else "tkg"].append(q)
-    sessions = [s for s in script.dialogue if len(set(s.speakers)) >= 2 and (pools[s.id]["fan"] or pools[s.id]["tkg"])]
-    kinds = [(bool(pools[s.id]["fan"]), bool(pools[s.id]["tkg"])) for s in sessions]
-    p_fan = _adjusted(fan_ratio, sum(f and not t for f, t in kinds), sum(t and not f for f, t in kinds),
-                      sum(f and t for f, t in kinds))
-    answer = [({q.answerable for k in ("fan", "tkg") for q in pools[s.id][k]}) for s in sessions]
-    p_unans = _adjusted(unanswerable_ratio, sum(a == {False} for a in answer), sum(a == {True} for a in answer),
-                        sum(a == {True, False} for a in answer))
+        pools[q.session]["fan" if q.source == "fan" else "tkg"][q.type].append(q)
     plan = Plan(seed=seed)
     for session in script.dialogue:
         rng = random.Random(f"dialsim:{seed}:{session.id}")
@@ -115,16 +160,22 @@ def plan_simulation(
             plan.skipped[session.id] = "fewer than two speakers"
             continue
         timing = _timing(session, script.main, rng)
-        if timing is None:
-            plan.skipped[session.id] = "no other speaker near the main character"
+        if isinstance(timing, str):
+            plan.skipped[session.id] = timing
             continue
-        index, nearby = timing
-        asker = rng.choice(nearby)
-        want_fan, want_unanswerable = rng.random() < p_fan, rng.random() < p_unans
-        fan, tkg = (sorted(pools[session.id][k], key=lambda q: q.id) for k in ("fan", "tkg"))
-        wanted, notes = _pick(fan, tkg, want_fan, want_unanswerable)
-        if not wanted:
+        index, askers = timing
+        asker = rng.choice(askers)
+        fan, tkg = pools[session.id]["fan"], pools[session.id]["tkg"]
+        if not fan and not tkg:
             plan.skipped[session.id] = "no candidate question"
             continue
-        plan.asked[session.id] = PlannedQuestion(session.id, index, asker, rng.choice(wanted), "; ".join(notes))
+        use_tkg = (rng.random() >= fan_ratio and bool(tkg)) or not fan
+        note = "" if (bool(fan) and bool(tkg)) else ("only TKG questions here" if use_tkg else "only fan-quiz questions here")
+        by_type, marker, share = (tkg, "fu", tkg_share) if use_tkg else (fan, "unans", fan_share)
+        type_ = rng.choice(weighted_types(by_type, marker, share, rng))
+        question = _draw(by_type, type_, session, use_tkg, asker, rng)
+        if question is None:
+            plan.skipped[session.id] = f"every drawn {type_} question names the current month or year"
+            continue
+        plan.asked[session.id] = PlannedQuestion(session.id, index, asker, question, note)
     return plan

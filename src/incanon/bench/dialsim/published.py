@@ -3,7 +3,8 @@
 Layout: ``data[episode][session] = {"script", "date", "hard_q", "easy_q"}``; ``hard_q`` (TKG
 questions) maps a type (``past``, ``cur``, ``fu``, ``past_cur``...) to a list of questions,
 ``easy_q`` (fan quizzes) maps a type (``ans_w_time``, ``dont_know_unans``...) to questions by
-number; a question is ``{"questions": {asker or "default": text}, "answer", "options"}``.
+number; a question is ``{"questions": {asker or "default": text}, "answer", "options"}``. The
+oracle files beside it give each question's evidence sessions (:mod:`incanon.bench.dialsim.oracle`).
 
 The data ships as pickles. Unpickling runs code chosen by whoever wrote the file, so a pickle is
 refused unless the caller passes ``trust_pickle=True``; even then only plain containers (dict,
@@ -21,11 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from incanon.bench.dialsim.dates import to_date
+from incanon.bench.dialsim.oracle import OracleIndex
 from incanon.bench.dialsim.questions import IDK, Question
 from incanon.canon.names import norm
 from incanon.canon.position import Axis
 from incanon.canon.world import Character, Scene, Utterance, WorkInfo, World
-from incanon.errors import InputError
+from incanon.errors import InputError, NotFoundError
+from incanon.files import write_text_atomic
+from incanon.reading import decode_text, parse_json
 
 _PLAIN = {("builtins", n) for n in ("dict", "list", "set", "frozenset", "tuple", "str", "int", "float", "bool",
                                     "bytes", "complex")} | {("collections", "OrderedDict"), ("collections", "defaultdict")}
@@ -41,27 +45,40 @@ class _PlainUnpickler(pickle.Unpickler):
                          "strings, numbers) is read")
 
 
-def load_published(path: str | Path, *, trust_pickle: bool = False) -> dict[str, Any]:
-    """The published data from a JSON file, or from a pickle when ``trust_pickle``."""
-    p = Path(path).expanduser()
-    if not p.is_file():
-        raise InputError(f"DialSim data file {p} does not exist")
+def _raw(p: Path, what: str) -> bytes:
+    if p.is_dir():
+        raise InputError(f"{what} is a directory, expected a file", source=str(p))
+    if not p.exists():
+        raise NotFoundError(f"{what} {p} does not exist")
     raw = p.read_bytes()
+    if not raw.strip():
+        raise InputError(f"{what} is empty", source=str(p))
+    return raw
+
+
+def load_published(path: str | Path, *, trust_pickle: bool = False, what: str = "DialSim data file",
+                   expect_episodes: bool = True) -> dict[str, Any]:
+    """The published data (or an oracle file) from a JSON file, or from a pickle when ``trust_pickle``."""
+    p = Path(path).expanduser()
+    raw = _raw(p, what)
     if raw[:1] == b"\x80" or p.suffix.lower() in (".pkl", ".pickle"):
         if not trust_pickle:
             raise InputError(f"{p} is a pickle, and unpickling can run arbitrary code: pass the trust flag "
                              "(--trust-pickle) if you trust where it came from, and keep a JSON copy with --export-json")
         try:
             data = _PlainUnpickler(io.BytesIO(raw)).load()
-        except (pickle.UnpicklingError, EOFError, ValueError) as exc:
-            raise InputError(f"{p} is not a readable pickle: {exc}") from None
+        except (pickle.UnpicklingError, EOFError, ValueError, RecursionError, IndexError, KeyError,
+                AttributeError, TypeError, MemoryError) as exc:
+            raise InputError(f"{p} is not a readable pickle: {type(exc).__name__}") from None
     else:
-        try:
-            data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise InputError(f"{p} is not JSON: {exc}") from None
+        data = parse_json(decode_text(raw, str(p), what), str(p))
     if not isinstance(data, dict):
         raise InputError(f"{p}: expected episodes → sessions, got a {type(data).__name__}")
+    if expect_episodes:
+        for episode, sessions in data.items():
+            if not isinstance(sessions, dict):
+                raise InputError(f"expected sessions by number, got a {type(sessions).__name__}",
+                                 source=str(p), where=f"episode {episode!r}")
     return plain(data)
 
 
@@ -75,10 +92,8 @@ def plain(value: Any) -> Any:
 
 
 def export_json(data: dict[str, Any], path: str | Path) -> Path:
-    p = Path(path).expanduser()
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps(plain(data), ensure_ascii=False), encoding="utf-8")
-    return p
+    """Write ``data`` as JSON (atomically)."""
+    return write_text_atomic(path, json.dumps(plain(data), ensure_ascii=False))
 
 
 def parse_script(text: str) -> list[tuple[str, str]]:
@@ -102,8 +117,11 @@ def _session_id(episode: str, session: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", f"{episode}-{session}").strip("-")
 
 
-def published_world(data: dict[str, Any], *, work_id: str, title: str) -> tuple[World, list[Question], dict[str, int]]:
-    """The dialogue as a date-axis world, its candidate questions, and counts of what was skipped."""
+def published_world(data: dict[str, Any], *, work_id: str, title: str,
+                    oracle: OracleIndex | None = None) -> tuple[World, list[Question], dict[str, int]]:
+    """The dialogue as a date-axis world, its candidate questions (with evidence sessions from
+    ``oracle`` where it has them), and counts of what was skipped."""
+    oracle = oracle if oracle is not None else OracleIndex()
     names: dict[str, str] = {}
     scenes: list[Scene] = []
     questions: list[Question] = []
@@ -127,27 +145,39 @@ def published_world(data: dict[str, Any], *, work_id: str, title: str) -> tuple[
                 date = scenes[-1].date or date  # keep story order; the published dates rarely step back
                 skipped["dates moved forward to keep order"] = skipped.get("dates moved forward to keep order", 0) + 1
             sid = _session_id(str(episode), str(number))
+            oracle.add_session(str(episode), sid, str(body["date"]))
             scenes.append(Scene(id=sid, position=date, date=date, title=where, participants=speakers, speakers=speakers,
                                 messages=[Utterance(speaker=names[norm(s)], speech=t) for s, t in said]))
-            questions.extend(_questions(body, sid, skipped))
+            questions.extend(_questions(body, sid, skipped, oracle, str(episode), str(number)))
     characters = [Character(name=n) for n in names.values()]
     world = World(work=WorkInfo(id=work_id, title=title, axis=Axis.DATE, description="Published DialSim data"),
                   characters=characters, scenes=scenes)
     return world, questions, skipped
 
 
-def _questions(body: dict[str, Any], session: str, skipped: dict[str, int]) -> list[Question]:
+def _questions(body: dict[str, Any], session: str, skipped: dict[str, int], oracle: OracleIndex,
+               episode: str, number: str) -> list[Question]:
     made: list[Question] = []
     for field, fan in (("hard_q", False), ("easy_q", True)):
         groups = body.get(field) or {}
+        if not isinstance(groups, dict):
+            skipped["unreadable questions"] = skipped.get("unreadable questions", 0) + 1
+            continue
         for type_, items in groups.items():
             entries = list(items.items()) if isinstance(items, dict) else list(enumerate(items or []))
             for key, item in entries:
                 q = _question(item, session, str(type_), fan, f"{field}-{type_}-{key}")
                 if q is None:
                     skipped["unreadable questions"] = skipped.get("unreadable questions", 0) + 1
+                    continue
+                first_text = next(iter(item["questions"].values()))
+                evidence = oracle.evidence(episode, number, field, str(type_), key, str(first_text))
+                if evidence is None:
+                    oracle.missing += 1
                 else:
-                    made.append(q)
+                    oracle.found += 1
+                    q = q.model_copy(update={"evidence": evidence})
+                made.append(q)
     return made
 
 

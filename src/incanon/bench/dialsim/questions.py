@@ -7,7 +7,6 @@ published DialSim data lists candidate questions per session. Files are JSON Lin
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
@@ -15,6 +14,8 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from incanon.errors import InputError
+from incanon.files import write_lines_atomic
+from incanon.reading import iter_jsonl_objects
 
 Category = Literal["fan", "one-hop", "two-hop", "unanswerable"]
 CATEGORIES: tuple[Category, ...] = ("fan", "one-hop", "two-hop", "unanswerable")
@@ -110,33 +111,27 @@ def category_of(type_: str, answer: str, *, fan: bool, hops: int) -> Category:
 
 
 def write_questions(questions: Iterable[Question], path: str | Path) -> int:
-    """Write JSON Lines; returns the count."""
-    p = Path(path).expanduser()
-    p.parent.mkdir(parents=True, exist_ok=True)
-    count = 0
-    with p.open("w", encoding="utf-8") as f:
-        for q in questions:
-            f.write(q.model_dump_json() + "\n")
-            count += 1
-    return count
+    """Write JSON Lines (atomically); returns the count."""
+    return write_lines_atomic(path, (q.model_dump_json() for q in questions))
 
 
 def read_questions(path: str | Path) -> list[Question]:
     """Read a JSON Lines question file; a bad line is an error naming its number."""
     p = Path(path).expanduser()
-    if not p.is_file():
-        raise InputError(f"questions file {p} does not exist")
     questions: list[Question] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for where, row in iter_jsonl_objects(p, "questions file"):
         try:
-            q = Question.model_validate(json.loads(line))
+            q = Question.model_validate(row)
         except (ValueError, ValidationError) as exc:
-            raise InputError(f"not a question: {exc}", source=str(p), where=f"line {lineno}") from None
+            first = exc.errors()[0] if isinstance(exc, ValidationError) and exc.errors() else None
+            why = (f"field {'.'.join(str(x) for x in first['loc']) or '(row)'}: {first['msg']}" if first
+                   else str(exc).splitlines()[0])
+            raise InputError(f"not a question: {why}", source=str(p), where=where) from None
         if q.id in seen:
-            raise InputError(f"question id {q.id!r} repeats", source=str(p), where=f"line {lineno}")
+            raise InputError(f"question id {q.id!r} repeats", source=str(p), where=where)
         seen.add(q.id)
         questions.append(q)
+    if not questions:
+        raise InputError("holds no questions", source=str(p))
     return questions

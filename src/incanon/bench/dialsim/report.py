@@ -1,9 +1,11 @@
 """The DialSim report: the paper's Tables 3-4 (accuracy ± std over runs, model × memory, with
-and without a time limit), accuracy per question type, and answer-time statistics.
+and without a time limit), accuracy by question source (fan quiz, TKG) and type, the question
+mix a run realised, and answer-time statistics in milliseconds.
 
-Accuracy follows the paper: correct answers over questions asked, where a timeout is a failed
-question and an ambiguous answer a wrong one. Errors and unjudged answers are counted and shown,
-but left out of accuracy (they say nothing about the agent); the report warns when there are any.
+Accuracy follows the reference: correct answers over every question asked (a timeout, an
+ambiguous answer, an error or an unjudged answer is not correct). Beside it: the reference's
+calibrated score, and the judged / failed / unjudged counts with the run's status, so a failure
+is never read as a wrong answer.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, computed_field
 
-from incanon.bench.dialsim.outcomes import SCORED, latency_stats
+from incanon.bench.dialsim.outcomes import JUDGED, latency_stats
 from incanon.bench.dialsim.questions import CATEGORIES
 from incanon.runs import RunStore
+
+SOURCES = ("fan", "tkg")
 
 
 class Cell(BaseModel):
@@ -31,14 +35,20 @@ class Cell(BaseModel):
 
 
 def tally(rows: Iterable[dict[str, Any]], key: str) -> dict[str, Cell]:
-    """Accuracy cells by ``row[key]``; ``n`` counts the rows whose ``status`` counts in accuracy."""
+    """Accuracy cells by ``row[key]``: every row counts, ``correct`` those with status correct."""
     cells: dict[str, Cell] = defaultdict(Cell)
     for row in rows:
-        cell = cells[str(row.get(key))]  # a group with only unjudged answers still shows, empty
-        if row["status"] in SCORED:
-            cell.n += 1
-            cell.correct += row["status"] == "correct"
+        cell = cells[str(row.get(key))]
+        cell.n += 1
+        cell.correct += row["status"] == "correct"
     return dict(cells)
+
+
+def _source(q: dict[str, Any]) -> str:
+    return "fan" if q.get("source") == "fan" or q.get("type", "") in _FAN_TYPES else "tkg"
+
+
+_FAN_TYPES = frozenset({"ans_w_time", "ans_wo_time", "before_event_unans", "dont_know_unans", "dont_know_unans_time"})
 
 
 class Setting(BaseModel):
@@ -50,20 +60,26 @@ class Setting(BaseModel):
     time_limit: float
     format: str
     names: str | None = None
+    status: str = ""
+    """The run's status in the store (finished, interrupted, stopped-budget, ...)."""
     per_run: list[float | None] = Field(default_factory=list)
     """Accuracy of each repetition."""
     mean: float | None = None
     std: float | None = None
     """Sample standard deviation over repetitions (None with fewer than two)."""
+    calibrated: float | None = None
+    """Mean of the repetitions' calibrated scores."""
     questions: int = 0
     statuses: dict[str, int] = Field(default_factory=dict)
+    by_source: dict[str, Cell] = Field(default_factory=dict)
     by_category: dict[str, Cell] = Field(default_factory=dict)
     by_type: dict[str, Cell] = Field(default_factory=dict)
     answer_time: dict[str, float] = Field(default_factory=dict)
-    """count, mean, p50, p95, max of answer times (seconds)."""
+    """count, mean, p50, p95, max of whole question times (update + retrieval + answer; seconds)."""
     update_time: dict[str, float] = Field(default_factory=dict)
     """Memory updates over all sessions: count, mean and max (seconds)."""
     memory_timeouts: int = 0
+    """Memory updates over the limit (each dropped from memory)."""
     memory_errors: int = 0
     """Utterances the memory failed to take in (their errors are in the stored session records)."""
 
@@ -71,18 +87,34 @@ class Setting(BaseModel):
         return f"{self.mean * 100:.2f} ({self.std * 100:.2f})" if self.mean is not None and self.std is not None \
             else (f"{self.mean * 100:.2f}" if self.mean is not None else "-")
 
+    @property
+    def limit_label(self) -> str:
+        return "none" if self.time_limit == 0 else f"{self.time_limit:g}s"
+
+    def counts(self) -> tuple[int, int, int]:
+        """(judged, failed, unjudged) questions."""
+        judged = sum(v for k, v in self.statuses.items() if k in JUDGED)
+        return judged, self.statuses.get("error", 0), self.statuses.get("unjudged", 0)
+
+
+def _question_time(q: dict[str, Any]) -> float | None:
+    parts = [q.get("update_s"), q.get("retrieve_s"), q.get("answer_s")]
+    return None if q.get("answer_s") is None else sum(p or 0.0 for p in parts)
+
 
 def setting_from_rows(meta: dict[str, Any], sessions_by_epoch: dict[int, list[dict[str, Any]]]) -> Setting:
     """A setting from stored session records (``SessionRecord`` dicts) per repetition."""
     per_run: list[float | None] = []
+    calibrated: list[float] = []
     questions: list[dict[str, Any]] = []
     counts, means, peaks, timeouts, failures = [], [], [], 0, 0
     for epoch in sorted(sessions_by_epoch):
         records = sessions_by_epoch[epoch]
         qs = [r["question"] for r in records if r.get("question")]
         questions += qs
-        scored = [q for q in qs if q["status"] in SCORED]
-        per_run.append(sum(q["status"] == "correct" for q in scored) / len(scored) if scored else None)
+        per_run.append(sum(q["status"] == "correct" for q in qs) / len(qs) if qs else None)
+        if qs:
+            calibrated.append(sum((q.get("calibrated") or q["status"]) == "correct" for q in qs) / len(qs))
         for r in records:
             if r.get("update", {}).get("count"):
                 counts.append(r["update"]["count"])
@@ -94,11 +126,15 @@ def setting_from_rows(meta: dict[str, Any], sessions_by_epoch: dict[int, list[di
     statuses: dict[str, int] = defaultdict(int)
     for q in questions:
         statuses[q["status"]] += 1
+    rows = [{**q, "source": _source(q)} for q in questions]
     return Setting(
         **meta, per_run=per_run, mean=statistics.fmean(values) if values else None,
-        std=statistics.stdev(values) if len(values) > 1 else None, questions=len(questions), statuses=dict(statuses),
-        by_category=tally(questions, "category"), by_type=tally(questions, "type"),
-        answer_time=latency_stats([q["answer_s"] for q in questions if q.get("answer_s") is not None]),
+        std=statistics.stdev(values) if len(values) > 1 else None,
+        calibrated=statistics.fmean(calibrated) if calibrated else None, questions=len(questions),
+        statuses=dict(statuses), by_source=tally(rows, "source"),
+        by_category=tally([q for q in rows if q.get("category")], "category"),
+        by_type=tally([q for q in rows if q.get("type")], "type"),
+        answer_time=latency_stats([t for q in questions if (t := _question_time(q)) is not None]),
         update_time={"count": sum(counts), "mean": sum(c * m for c, m in zip(counts, means)) / sum(counts),
                      "max": max(peaks)} if counts else {},
         memory_timeouts=timeouts, memory_errors=failures,
@@ -114,7 +150,7 @@ def settings_from_runs(store: RunStore, run_ids: Iterable[str]) -> list[Setting]
         meta = {"run_id": run_id, "model": info.config.models.get("agent", "?"),
                 "memory": (info.config.methods or ["?"])[0].removeprefix("dialsim-"),
                 "time_limit": float(params.get("time_limit", 0)), "format": params.get("format", "mc"),
-                "names": params.get("names")}
+                "names": params.get("names"), "status": str(getattr(info, "status", "") or "")}
         by_epoch: dict[int, list[dict[str, Any]]] = defaultdict(list)
         for sample in store.samples(run_id):
             if sample.outputs is not None:
@@ -123,6 +159,14 @@ def settings_from_runs(store: RunStore, run_ids: Iterable[str]) -> list[Setting]
                 by_epoch[sample.epoch].append({"question": {"status": "error"}})
         settings.append(setting_from_rows(meta, by_epoch))
     return settings
+
+
+def _pct(cell: Cell | None) -> str:
+    return f"{cell.accuracy * 100:.1f} ({cell.n})" if cell is not None and cell.accuracy is not None else "-"
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value * 1000:.1f}"
 
 
 class DialsimReport(BaseModel):
@@ -134,7 +178,7 @@ class DialsimReport(BaseModel):
             bad = {k: v for k, v in s.statuses.items() if k in ("error", "unjudged")}
             if bad:
                 out.append(f"{s.run_id}: " + ", ".join(f"{v} {k}" for k, v in sorted(bad.items()))
-                           + " (left out of accuracy; run the same command again to retry)")
+                           + " (not correct in the accuracy, as in the reference; run the same command again to retry)")
             if s.memory_errors:
                 out.append(f"{s.run_id}: the memory failed on {s.memory_errors} utterances (see the session records)")
         return out
@@ -153,26 +197,39 @@ class DialsimReport(BaseModel):
                 name = model[0] + (f" ({model[1]} names)" if model[1] else "") + (f", {model[2]:g}s" if limited else "")
                 lines.append(f"| {name} | " + " | ".join(cells.get(m, "-") for m in memories) + " |")
             lines.append("")
-        lines += ["## By question type (accuracy %, questions)", "",
-                  "| run | model | memory | " + " | ".join(CATEGORIES) + " |", "|---|---|---|" + "---|" * len(CATEGORIES)]
+        lines += ["## Runs (accuracy: correct over all questions; judged / failed / unjudged questions)", "",
+                  "| run | model | memory | time limit | status | accuracy % | calibrated % | judged | failed | unjudged | timeouts |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for s in self.settings:
-            row = [f"{c.accuracy * 100:.1f} ({c.n})" if (c := s.by_category.get(k)) and c.accuracy is not None else "-"
-                   for k in CATEGORIES]
-            lines.append(f"| {s.run_id} | {s.model} | {s.memory} | " + " | ".join(row) + " |")
-        lines += ["", "## Answer time and memory updates (seconds)", "",
-                  "| run | answers | answer mean | p50 | p95 | max | timeouts | updates | update mean | update max | memory timeouts | errors |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            judged, failed, unjudged = s.counts()
+            cal = "-" if s.calibrated is None else f"{s.calibrated * 100:.2f}"
+            lines.append(f"| {s.run_id} | {s.model} | {s.memory} | {s.limit_label} | {s.status or '-'} | {s.label()} "
+                         f"| {cal} | {judged} | {failed} | {unjudged} | {s.statuses.get('timeout', 0)} |")
+        lines += ["", "## By question source and type (accuracy %, questions)", "",
+                  "| run | memory | time limit | fan quiz (all) | TKG (all) | " + " | ".join(CATEGORIES) + " |",
+                  "|---|---|---|" + "---|" * (len(SOURCES) + len(CATEGORIES))]
+        for s in self.settings:
+            row = [_pct(s.by_source.get(k)) for k in SOURCES] + [_pct(s.by_category.get(k)) for k in CATEGORIES]
+            lines.append(f"| {s.run_id} | {s.memory} | {s.limit_label} | " + " | ".join(row) + " |")
+        lines += ["", "## Question mix asked (share of questions, by type)", "",
+                  "| run | memory | time limit | questions | fan % | unanswerable % | types |", "|---|---|---|---|---|---|---|"]
+        for s in self.settings:
+            n = s.questions or 1
+            fan = s.by_source.get("fan", Cell()).n
+            unans = s.by_category.get("unanswerable", Cell()).n
+            types = ", ".join(f"{t} {c.n}" for t, c in sorted(s.by_type.items(), key=lambda kv: (-kv[1].n, kv[0])))
+            lines.append(f"| {s.run_id} | {s.memory} | {s.limit_label} | {s.questions} | {fan / n * 100:.1f} "
+                         f"| {unans / n * 100:.1f} | {types or '-'} |")
+        lines += ["", "## Question time (update + retrieval + answer) and memory updates (milliseconds)", "",
+                  "| run | memory | time limit | answers | mean | p50 | p95 | max | timeouts | updates | update mean | update max | updates dropped | errors |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for s in self.settings:
             t, u = s.answer_time, s.update_time
-            lines.append(f"| {s.run_id} | {int(t.get('count', 0))} | {_f(t.get('mean'))} | {_f(t.get('p50'))} "
-                         f"| {_f(t.get('p95'))} | {_f(t.get('max'))} | {s.statuses.get('timeout', 0)} "
-                         f"| {int(u.get('count', 0))} | {_f(u.get('mean'))} | {_f(u.get('max'))} | {s.memory_timeouts} "
-                         f"| {s.statuses.get('error', 0)} |")
+            lines.append(f"| {s.run_id} | {s.memory} | {s.limit_label} | {int(t.get('count', 0))} | {_ms(t.get('mean'))} "
+                         f"| {_ms(t.get('p50'))} | {_ms(t.get('p95'))} | {_ms(t.get('max'))} "
+                         f"| {s.statuses.get('timeout', 0)} | {int(u.get('count', 0))} | {_ms(u.get('mean'))} "
+                         f"| {_ms(u.get('max'))} | {s.memory_timeouts} | {s.statuses.get('error', 0)} |")
         warnings = self.warnings()
         if warnings:
             lines += ["", *[f"> warning: {w}" for w in warnings]]
         return "\n".join(lines) + "\n"
-
-
-def _f(value: float | None) -> str:
-    return "-" if value is None else (f"{value:.3f}" if value >= 0.001 else f"{value:.2e}")

@@ -27,6 +27,7 @@ from incanon.bench.dialsim.worker import WorkerSpec, build_task
 from incanon.bench.dialsim.agents.memory import DEFAULT_CONTEXT_TOKENS, MemoryAgent
 from incanon.bench.dialsim.names import name_map
 from incanon.bench.dialsim.outcomes import SessionRecord
+from incanon.bench.dialsim.promptsets import template_name
 from incanon.bench.dialsim.questions import Question
 from incanon.bench.dialsim.scoring import AnswerJudge
 from incanon.bench.dialsim.script import DialScript
@@ -41,6 +42,9 @@ from incanon.runs.config import utcnow
 from incanon.templates import PromptLibrary
 
 BENCHMARK = "dialsim"
+Progress = Callable[[int, int, SessionRecord, int, int], object]
+"""Called after each stored session: (repetition, repetitions, the session's record, sessions of
+this repetition done, sessions per repetition); repetitions are 0-based."""
 MEMORIES = ("recent", "bm25-utterance", "bm25-session", "bm25-summary", "embedding-utterance",
             "embedding-session", "embedding-summary", "oracle")
 
@@ -75,9 +79,12 @@ class RunSetup:
     style: StyleTransfer | None = None
     embedder: Any = None
     k: int | None = None
-    context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    context_tokens: int | None = DEFAULT_CONTEXT_TOKENS
+    """Cap on remembered text (None: the model's context size)."""
     constrain_choices: bool = False
     prompts: PromptLibrary | None = None
+    prompt_set: str = ""
+    """``""`` (incanon's prompts) or ``"paper"``."""
     dataset: dict[str, Any] = field(default_factory=dict)
     name: str | None = None
     fresh: bool = False
@@ -113,14 +120,17 @@ def run_config(setup: RunSetup) -> RunConfig:
         seeds=[cfg.seed + i for i in range(setup.runs)],
         params={"time_limit": cfg.time_limit, "fast": cfg.fast, "format": cfg.answer_format, "names": setup.names,
                 "k": setup.k, "context_tokens": setup.context_tokens, "constrain_choices": setup.constrain_choices,
-                "unanswerable_ratio": cfg.unanswerable_ratio, "fan_ratio": cfg.fan_ratio},
+                "fan_ratio": cfg.fan_ratio, "tkg_unanswerable_share": cfg.tkg_unanswerable_share,
+                "fan_unanswerable_share": cfg.fan_unanswerable_share, "lenient": cfg.lenient,
+                "prompt_set": setup.prompt_set or "incanon", "protocol": 2},
     )
 
 
 def memory_agent(setup: RunSetup) -> MemoryAgent:
     """A fresh agent of the setting's memory strategy."""
     options: dict[str, Any] = {"answer_format": setup.config.answer_format, "k": setup.k,
-                               "context_tokens": setup.context_tokens, "constrain_choices": setup.constrain_choices}
+                               "context_tokens": setup.context_tokens, "constrain_choices": setup.constrain_choices,
+                               "prompt_set": setup.prompt_set}
     if setup.prompts is not None:
         options["prompts"] = setup.prompts
     if "embedding" in setup.memory:
@@ -145,7 +155,7 @@ def _sample(run_id: str, epoch: int, seed: int, record: SessionRecord, started: 
 
 
 async def run_setting(
-    setup: RunSetup, store: RunStore, *, progress: Callable[[str], object] | None = None,
+    setup: RunSetup, store: RunStore, *, progress: Progress | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> RunOutcome:
     """Simulate every repetition of ``setup`` not already complete in ``store`` (those of this
@@ -167,7 +177,9 @@ async def run_setting(
     sessions = [s.id for s in setup.script.dialogue]
     store.set_total(info.id, len(sessions) * len(epochs))
     budget = scale.budget(store.spent_cost(info.id))
-    judge = AnswerJudge(setup.judge_model, prompts=setup.prompts) if setup.judge_model is not None else None
+    judge = (AnswerJudge(setup.judge_model, prompts=setup.prompts, lenient=setup.config.lenient,
+                         template=template_name("judge", setup.prompt_set))
+             if setup.judge_model is not None else None)
     t0 = clock()
     status = "crashed"
     templates: dict[str, str] = {}
@@ -180,13 +192,14 @@ async def run_setting(
             else:
                 todo.append(epoch)
 
+        done: dict[int, int] = {}
+
         def save(record: SessionRecord, epoch: int, seed: int, last: bool) -> None:
             store.record(_sample(info.id, epoch, seed, record, utcnow()))
             outcome.usage = outcome.usage + record.usage
+            done[epoch] = done.get(epoch, 0) + 1
             if progress is not None:
-                q = record.question
-                progress(f"run {epoch + 1}/{setup.runs} {record.session}: "
-                         + (q.status if q is not None else f"no question ({record.skipped})"))
+                progress(epoch, setup.runs, record, done[epoch], len(sessions))
             if budget is not None:
                 budget.add(record.usage.cost)
                 # A budget reached by the very last session is a finished run.

@@ -1,13 +1,22 @@
 """The real-time simulator: sessions replay in order, one utterance per time interval.
 
-For each utterance the agent updates its memory; when a question is planned after it, the asker
-asks and the agent answers. With a time limit ``t`` each memory update and each answer must take
-at most ``t`` seconds. In real time (the default) utterances are paced ``t`` apart and an answer
-still running at ``t`` is cancelled; in fast mode nothing sleeps or is cancelled: every step is
-timed and judged against ``t`` afterwards, which gives the same outcomes without the waiting.
-Either way an overrun is recorded as a *timeout* (never as a wrong answer) and an exception as an
-*error*. A memory update always runs to its end (a half-written memory would be worse than a
-late one); its lateness is recorded, and fails the question when it is the question's utterance.
+For each utterance the agent updates its memory; when a question is planned at it, the asker
+asks and the agent answers. With a time limit ``t`` (the reference's protocol):
+
+* **memory updates**: an update must finish within ``t``. One that does not is *dropped*: what
+  it stored is rolled back and never retrieved later (the reference pops the history entry whose
+  save timed out; the paper updates memory "in time"). A late update of a session's last line
+  drops the whole session (or its summary).
+* **one budget per question**: the question's utterance, its retrieval and its answer share one
+  interval; retrieval gets ``t`` minus the update time, the answer ``t`` minus update and
+  retrieval, and the question is a *timeout* when the three together reach ``t`` (the
+  reference's ``result_time >= sleep_time``). A late update of the question's own utterance
+  fails the question (stage ``memory``).
+
+In real time (the default) utterances are paced ``t`` apart and a step still running at its
+deadline is cancelled; in fast mode nothing sleeps or is cancelled: every step is timed and
+judged against the same deadlines afterwards, which gives the same outcomes without the
+waiting. An exception is recorded as an *error* (never as a wrong answer).
 
 The clock and the sleep are injectable, so tests drive time without waiting on it.
 """
@@ -20,7 +29,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from incanon.agents.base import CharacterAt, Turn
-from incanon.bench.dialsim.agents.memory import MemoryAgent
+from incanon.bench.dialsim.agents.memory import MemoryAgent, Recall
+from incanon.bench.dialsim.calibrate import calibrate_mc
 from incanon.bench.dialsim.dates import spoken
 from incanon.bench.dialsim.formats import AnswerFormat, render_question
 from incanon.bench.dialsim.names import NameMap, rename_question, rename_script
@@ -41,13 +51,19 @@ class SimConfig:
     """How one simulation runs."""
 
     time_limit: float = 6.0
-    """Seconds per utterance for a memory update and for an answer; 0 = no limit."""
+    """Seconds per utterance (memory update, and for a question also retrieval and answer); 0 = no limit."""
     fast: bool = False
     """Measure instead of sleeping (same outcomes, no waiting)."""
     answer_format: AnswerFormat = "mc"
     seed: int = 0
-    unanswerable_ratio: float = 0.2
     fan_ratio: float = 0.3
+    """Chance of a fan-quiz question where a session has both kinds (the reference's 1 - tkg_ratio)."""
+    tkg_unanswerable_share: float = 0.215
+    """Share of unanswerable types the reference's TKG type list is padded down to."""
+    fan_unanswerable_share: float = 0.27
+    """Share of unanswerable types the reference's fan-quiz type list is padded down to."""
+    lenient: bool = False
+    """Lenient matching (any-case markers, normalized exact match) instead of the reference's."""
 
     def __post_init__(self) -> None:
         if self.time_limit < 0:
@@ -80,16 +96,19 @@ class Simulator:
         self.prices = prices
         self.unpriced: set[str] = set()
         """Models the price table had no price for (their calls count as $0)."""
-        self.plan: Plan = plan_simulation(
-            script, self.questions, seed=self.config.seed,
-            unanswerable_ratio=self.config.unanswerable_ratio, fan_ratio=self.config.fan_ratio)
+        self.plan: Plan = plan_simulation(script, self.questions, config=self.config)
 
     @property
     def limit(self) -> float:
         return self.config.time_limit
 
     def late(self, seconds: float) -> bool:
+        """A memory update past the interval (the reference's save timeout)."""
         return self.limit > 0 and seconds > self.limit
+
+    def over(self, seconds: float) -> bool:
+        """A question whose update, retrieval and answer together reach the interval."""
+        return self.limit > 0 and seconds >= self.limit
 
     async def _pace(self, started: float) -> None:
         if not self.config.fast and self.limit > 0:
@@ -116,6 +135,36 @@ class Simulator:
                 on_session(record)
         return result
 
+    async def _update(self, line_index: int, last: int, session: DialSession) -> tuple[float, str | None, bool]:
+        """One utterance's memory update: (seconds, error, dropped). A late update is rolled back."""
+        line = session.lines[line_index]
+        mark = self.agent.mark()
+        started = self.clock()
+        failure = None
+        cancelled = False
+
+        async def update() -> None:
+            await self.agent.observe(line)
+            if line_index == last:
+                await self.agent.end_session(session)
+
+        try:
+            if not self.config.fast and self.limit > 0:
+                await asyncio.wait_for(update(), self.limit)
+            else:
+                await update()
+        except TimeoutError:
+            cancelled = True  # cancelled at the deadline: rolled back below
+        except Exception as exc:  # noqa: BLE001 - recorded, and the simulation goes on
+            failure = _error(exc)
+        took = self.clock() - started
+        dropped = cancelled or self.late(took)
+        if dropped or failure is not None:
+            self.agent.rollback(mark)
+            if line_index == last and self.agent.current_session == session.id:
+                self.agent.current, self.agent.current_session = [], None
+        return took, failure, dropped
+
     async def _session(self, session: DialSession) -> SessionRecord:
         planned = self.plan.asked.get(session.id)
         asked = await self._prepare(planned) if planned else None
@@ -123,23 +172,15 @@ class Simulator:
                                skipped=self.plan.skipped.get(session.id))
         durations: list[float] = []
         last = len(session.lines) - 1
-        for k, line in enumerate(session.lines):
+        for k in range(len(session.lines)):
             started = self.clock()
-            failure = None
-            try:
-                await self.agent.observe(line)
-                if k == last:
-                    await self.agent.end_session(session)
-            except Exception as exc:  # noqa: BLE001 - recorded, and the simulation goes on
-                failure = _error(exc)
+            took, failure, dropped = await self._update(k, last, session)
+            if failure is not None:
                 record.memory_errors.append(f"line {k}: {failure}")
-            took = self.clock() - started
             durations.append(took)
-            record.memory_timeouts += self.late(took)
+            record.memory_timeouts += dropped
             if planned is not None and asked is not None and k == planned.index:
-                await self._pace(started)
                 record.question = await self._ask(session, planned, asked, took, failure)
-                continue
             await self._pace(started)
         record.update = latency_stats(durations)
         return record
@@ -167,6 +208,7 @@ class Simulator:
             source=question.source, type=question.type, category=question.category, answerable=question.answerable,
             format=self.config.answer_format, question=rendered, options=question.options, gold=question.answer,
             gold_marker=question.gold_marker, evidence=question.evidence, status="error", update_s=update_s,
+            limit_s=(self.limit - update_s) if self.limit > 0 else None,
             styled=styled, style_note=note, plan_note=planned.note)
         if failure is not None:
             return outcome.model_copy(update={"stage": "memory", "error": failure})
@@ -177,29 +219,39 @@ class Simulator:
         turn = Turn(speaker=asker, text=rendered, about=",".join(question.evidence))
         started = self.clock()
         try:
-            call = self.agent.respond(who, [turn])
+            recall: Recall = self.agent.retrieve(who, turn)
+        except Exception as exc:  # noqa: BLE001
+            return outcome.model_copy(update={"stage": "retrieval", "error": _error(exc),
+                                              "retrieve_s": self.clock() - started})
+        retrieve_s = self.clock() - started
+        outcome = outcome.model_copy(update={"retrieve_s": retrieve_s,
+                                             "retrieved": [f"{u.session}#{u.order}" for u in recall.units]})
+        if self.over(update_s + retrieve_s):
+            return outcome.model_copy(update={"status": "timeout", "stage": "retrieval"})
+        started = self.clock()
+        try:
+            call = self.agent.answer(who, turn, recall, question_text=text, options=question.options)
             real_deadline = not self.config.fast and self.limit > 0
-            reply = await (asyncio.wait_for(call, self.limit) if real_deadline else call)
+            reply = await (asyncio.wait_for(call, self.limit - update_s - retrieve_s) if real_deadline else call)
         except TimeoutError:
-            took = self.clock() - started
-            await self._pace(started)
-            return outcome.model_copy(update={"status": "timeout", "stage": "answer", "answer_s": took})
+            return outcome.model_copy(update={"status": "timeout", "stage": "answer", "answer_s": self.clock() - started})
         except Exception as exc:  # noqa: BLE001
             return outcome.model_copy(update={"stage": "answer", "error": _error(exc), "answer_s": self.clock() - started})
         took = self.clock() - started
-        await self._pace(started)
-        outcome = outcome.model_copy(update={"answer": reply.text, "answer_s": took, "retrieved": reply.context})
-        if self.late(took):
-            return outcome.model_copy(update={"status": "timeout", "stage": "answer"})
+        outcome = outcome.model_copy(update={"answer": reply.text, "answer_s": took})
+        if self.over(update_s + retrieve_s + took):
+            return outcome.model_copy(update={"status": "timeout", "stage": "answer", "calibrated": "timeout"})
         try:
             score = await self._score(question, text, reply.text)
         except Exception as exc:  # noqa: BLE001
             return outcome.model_copy(update={"stage": "judge", "error": _error(exc)})
-        return outcome.model_copy(update={"status": score.verdict, "score_method": score.method,
+        calibrated = (calibrate_mc(score.verdict, reply.text, question.gold_marker, question.options)
+                      if self.config.answer_format == "mc" else score.verdict)
+        return outcome.model_copy(update={"status": score.verdict, "score_method": score.method, "calibrated": calibrated,
                                           "score_detail": score.detail, "stage": None})
 
     async def _score(self, question: Question, text: str, answer: str) -> Score:
         if self.config.answer_format == "mc":
-            return score_mc(answer, question.gold_marker)
+            return score_mc(answer, question.gold_marker, lenient=self.config.lenient)
         assert self.judge is not None
         return await self.judge.score(text, question.answer, answer)

@@ -51,19 +51,20 @@ class TKG(BaseModel):
     """Sessions whose extraction could not be read, with the error and the raw output."""
 
     def save(self, path: str | Path) -> None:
-        p = Path(path).expanduser()
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(self.model_dump_json(indent=1), encoding="utf-8")
+        from incanon.files import write_text_atomic
+
+        write_text_atomic(path, self.model_dump_json(indent=1))
 
     @classmethod
     def load(cls, path: str | Path) -> "TKG":
+        from incanon.reading import read_json
+
         p = Path(path).expanduser()
+        data = read_json(p, "TKG file")
         try:
-            return cls.model_validate_json(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError(f"TKG file {p} does not exist") from None
+            return cls.model_validate(data)
         except ValueError as exc:
-            raise InputError(f"{p} is not a TKG file: {exc}") from None
+            raise InputError(f"not a TKG file: {str(exc).splitlines()[0]}", source=str(p)) from None
 
 
 def quads_from_rows(rows: list[Any], script: DialScript, *, source: str = "") -> TKG:

@@ -31,6 +31,10 @@ class VectorMemory:
         self._size += 1
         return self._size - 1
 
+    def truncate(self, size: int) -> None:
+        """Keep the first ``size`` rows (the newest leave)."""
+        self._size = min(self._size, max(0, size))
+
     def scores(self, query: str) -> np.ndarray:
         if self._size == 0:
             return np.zeros(0, dtype=np.float32)

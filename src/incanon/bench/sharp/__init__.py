@@ -1,6 +1,6 @@
 """SHARP (Kong et al.): relationship hallucination of role-playing agents, measured by stance.
 
-Claims: commonsense facts rendered from a ConceptNet-style graph, and counterfactual
+Claims (English and Chinese): commonsense facts rendered from a ConceptNet-style graph, and counterfactual
 ("ridiculous") versions made by the paper's transformation rules. Roles: the main character of a
 work by degree centrality, its partner roles and the affection toward each. The run: each role
 puts each claim to the main character, a stance detector reads the answer. Metrics: SR, AR, ER
@@ -26,7 +26,7 @@ from incanon.bench.sharp.affection import (
     default_mapping,
     load_relations,
 )
-from incanon.bench.sharp.cast import Cast, Partner, default_position, select_cast
+from incanon.bench.sharp.cast import Cast, Partner, default_position, script_language, select_cast
 from incanon.bench.sharp.claims import (
     Claim,
     ClaimSource,
@@ -56,7 +56,9 @@ from incanon.bench.sharp.counterfactual import (
 )
 from incanon.bench.sharp.evaluate import SharpSetup, build_items, evaluate, question
 from incanon.bench.sharp.judged import (
+    RunCounts,
     answers_from_run,
+    check_consistent,
     answers_from_runs,
     iter_judged_jsonl,
     read_judged_jsonl,
@@ -80,9 +82,11 @@ from incanon.bench.sharp.metrics import (
     summarize,
     shift,
 )
-from incanon.bench.sharp.report import ReportRow, SharpReport, build_report
+from incanon.bench.sharp.prompting import prompt_for
+from incanon.bench.sharp.report import Counts, ReportRow, SharpReport, build_report
 from incanon.bench.sharp.roles import InteractionGraph, interaction_graph, main_character
-from incanon.bench.sharp.sampling import BuildReport, build_claims
+from incanon.bench.sharp.sampling import BuildReport, build_claims, largest_balanced
+from incanon.bench.sharp.tables import RoleTransfer, Table6, role_transfers, table6, tables_by_language
 from incanon.bench.sharp.stance import (
     STANCES,
     Stance,
@@ -115,6 +119,7 @@ __all__ = [
     "ClaimSource",
     "Concept",
     "Correlations",
+    "Counts",
     "Edge",
     "Forms",
     "InteractionGraph",
@@ -131,6 +136,8 @@ __all__ = [
     "RelationsFile",
     "ReportRow",
     "RoleMetrics",
+    "RoleTransfer",
+    "RunCounts",
     "STANCES",
     "SUBSTITUTABLE_RELATIONS",
     "SharpReport",
@@ -140,6 +147,7 @@ __all__ = [
     "StanceReading",
     "StanceVerdict",
     "Summary",
+    "Table6",
     "TransferTable",
     "absolute",
     "answers_from_run",
@@ -150,6 +158,7 @@ __all__ = [
     "build_claims",
     "build_items",
     "build_report",
+    "check_consistent",
     "correlations",
     "crf_weights",
     "current_relation",
@@ -159,6 +168,7 @@ __all__ = [
     "evaluate",
     "get_language",
     "interaction_graph",
+    "largest_balanced",
     "iter_claims_jsonl",
     "iter_judged_jsonl",
     "load_relations",
@@ -169,6 +179,7 @@ __all__ = [
     "parse_stance",
     "pearson",
     "per_role",
+    "prompt_for",
     "question",
     "read_assertions",
     "read_claims_jsonl",
@@ -177,14 +188,18 @@ __all__ = [
     "register_language",
     "relation_name",
     "role_metrics",
+    "role_transfers",
     "run_mode",
     "sample_assertions_path",
+    "script_language",
     "select_cast",
     "shift",
     "stance_format",
     "substitute",
     "summarize",
     "swap",
+    "table6",
+    "tables_by_language",
     "to_stance",
     "transfer_table",
     "write_claims_jsonl",

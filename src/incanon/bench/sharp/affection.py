@@ -21,50 +21,65 @@ are low; "old friend" is high).
 from __future__ import annotations
 
 import csv
-import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping
 
+from incanon.bench.sharp.affection_rules import default_table
 from incanon.canon.position import Position
 from incanon.canon.records import RelationRecord
-from incanon.errors import InputError, NotFoundError
+from incanon.errors import InputError
+from incanon.reading import parse_json, read_text
 
 Affection = Literal["high", "low"]
 AFFECTIONS: tuple[Affection, ...] = ("high", "low")
 
-HIGH_WORDS = (
-    "family", "mother", "father", "parent", "son", "daughter", "child", "sister", "brother", "sibling",
-    "twin", "grandmother", "grandfather", "grandparent", "grandson", "granddaughter", "aunt", "uncle",
-    "niece", "nephew", "cousin", "husband", "wife", "spouse", "fiance", "fiancee", "betrothed", "lover",
-    "partner", "sweetheart", "boyfriend", "girlfriend", "friend", "companion", "comrade", "confidant",
-    "ally", "mentor", "apprentice", "student", "pupil", "teacher", "protector", "admirer",
-)
-LOW_WORDS = (
-    "enemy", "rival", "oppressor", "adversary", "opponent", "nemesis", "foe", "antagonist",
-    "manipulator", "accuser", "betrayer", "traitor", "tormentor", "bully", "captor", "persecutor",
-    "estranged", "former", "ex",
-)
 
 
 def default_mapping() -> dict[str, Affection]:
-    """Relationship word → affection level (family, friend, lover, mentor, ally → high; enemy,
-    rival, oppressor → low; ...). Modifiers that end a bond (estranged, former, ex) are low."""
-    mapping: dict[str, Affection] = {w: "high" for w in HIGH_WORDS}
-    mapping.update({w: "low" for w in LOW_WORDS})
-    return mapping
+    """The default relationship word → affection table, English and Chinese, from HPD's
+    categories and sign rule (see :mod:`incanon.bench.sharp.affection_rules` for the source):
+    family, friends, lovers, teammates, teachers, masters, disciples → high; enemies, rivals,
+    opponents, competitors → low; words that end a bond (estranged, former, ex-, 前妻) → low."""
+    return dict(default_table())  # type: ignore[arg-type]
+
+
+def _is_cjk(text: str) -> bool:
+    return any("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" for ch in text)
 
 
 def _norm(text: str) -> str:
-    return " ".join(re.findall(r"[a-z]+", text.lower()))
+    """Letters of any script, case-folded, as space-separated runs ('Ex-Wife' → 'ex wife',
+    '好朋友' → '好朋友')."""
+    return " ".join(re.findall(r"[^\W\d_]+", unicodedata.normalize("NFKC", str(text)).casefold()))
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ses", "xes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
 
 
 def level(value: Any, where: str = "") -> Affection:
-    """``high`` / ``low`` (any case) as an :data:`Affection`; anything else is an InputError."""
+    """``high`` / ``low`` (any case), or an HPD affection score from -10 to 10 (above 0 is
+    high, below 0 low), as an :data:`Affection`; anything else is an InputError."""
+    if isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d+(\.\d+)?\s*", value):
+        value = float(value)  # a CSV cell "7" or "-3": an HPD score
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if value != value or not -10 <= value <= 10 or value == 0:
+            raise InputError(f"an HPD affection score must be from -10 to 10 and not 0, got {value!r}",
+                             where=where or None)
+        return "high" if value > 0 else "low"
     text = str(value).strip().lower()
     if text not in AFFECTIONS:
-        raise InputError(f"affection must be high or low, got {value!r}", where=where or None)
+        raise InputError(f"affection must be high or low (or an HPD score from -10 to 10), got {value!r}",
+                         where=where or None)
     return text  # type: ignore[return-value]
 
 
@@ -75,7 +90,16 @@ class AffectionMap:
     mapping: dict[str, Affection] = field(default_factory=default_mapping)
 
     def __post_init__(self) -> None:
-        self.mapping = {_norm(k): level(v, f"mapping {k!r}") for k, v in self.mapping.items()}
+        normed: dict[str, Affection] = {}
+        for key, value in self.mapping.items():
+            norm = _norm(key)
+            if not norm:
+                raise InputError(f"mapping key {key!r} has no letters in any script")
+            normed[norm] = level(value, f"mapping {key!r}")
+        self.mapping = normed
+        # Chinese is written without spaces: its keys are looked for inside a type ("好朋友").
+        self._cjk = sorted((k for k in normed if _is_cjk(k)), key=len, reverse=True)
+        self._phrases = [k for k in normed if " " in k and not _is_cjk(k)]
 
     def of(self, relation_type: str) -> Affection | None:
         """The affection level of a relation type, or None when no rule covers it."""
@@ -84,7 +108,16 @@ class AffectionMap:
             return None
         if norm in self.mapping:
             return self.mapping[norm]
-        levels = {self.mapping[w] for w in norm.split() if w in self.mapping}
+        levels: set[Affection] = set()
+        padded = f" {norm} "
+        levels.update(self.mapping[k] for k in self._phrases if f" {k} " in padded)
+        for word in norm.split():
+            if _is_cjk(word):
+                levels.update(self.mapping[k] for k in self._cjk if k in word)
+            else:
+                hit = self.mapping.get(word) or self.mapping.get(_singular(word))
+                if hit:
+                    levels.add(hit)
         if "low" in levels:
             return "low"
         return "high" if "high" in levels else None
@@ -142,19 +175,14 @@ def load_relations(path: str | Path) -> RelationsFile:
     may be empty, not both).
     """
     path = Path(path).expanduser()
-    if not path.is_file():
-        raise NotFoundError(f"relations file {path} does not exist")
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, "relations file")
     if path.suffix.lower() in (".csv", ".tsv"):
         reader = csv.DictReader(text.splitlines(), delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
         if not reader.fieldnames or not {"source", "target"} <= {f.strip() for f in reader.fieldnames}:
             raise InputError("expected a header with source, target, type, affection", source=str(path), where="line 1")
         rows = [{(k or "").strip(): v for k, v in row.items()} for row in reader]
         return RelationsFile([_entry(r, f"line {i + 2}", str(path)) for i, r in enumerate(rows)])
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg}", source=str(path), where=f"line {exc.lineno}") from None
+    data = parse_json(text, str(path))
     if isinstance(data, list):
         data = {"relations": data}
     if not isinstance(data, dict):
@@ -164,6 +192,7 @@ def load_relations(path: str | Path) -> RelationsFile:
         raise InputError("'mapping' must be an object of relation type → high/low", source=str(path))
     try:
         rules = {str(k): level(v, f"mapping {k!r}") for k, v in mapping.items()}
+        AffectionMap(dict(rules))  # a key with no letters ("123") would silently never match
     except InputError as exc:
         raise InputError(str(exc), source=str(path)) from None
     relations = data.get("relations") or []

@@ -52,6 +52,15 @@ class Cast(BaseModel):
     """Characters who interacted with the main character but were not chosen (too few
     interactions, unknown affection, or beyond the partner limit)."""
 
+    def unmapped(self) -> dict[str, list[str]]:
+        """Relation type → the roles it leaves out: types the affection mapping does not cover
+        ("师叔", "commander"), so those roles have no level and count in no CRF."""
+        found: dict[str, list[str]] = {}
+        for p in self.left_out:
+            if p.affection is None and p.relation:
+                found.setdefault(p.relation, []).append(p.name)
+        return found
+
 
 def _canonical(store: CanonStore, work: str, name: str) -> str:
     try:
@@ -114,9 +123,31 @@ def select_cast(
         usable = count >= min_interactions and (finding.affection is not None or not require_affection)
         (chosen_partners if usable and len(chosen_partners) < partners else left_out).append(partner)
     if not chosen_partners:
+        unmapped = {p.relation for p in left_out if p.affection is None and p.relation}
+        hint = (f"; relation types with no affection level: {', '.join(sorted(unmapped))} (map them in a "
+                "--relations file)" if unmapped else "")
         raise NotFoundError(
             f"{main} has no partner role at {position} with at least {min_interactions} interaction(s)"
-            + (" and a known affection level (add relations, or allow unknown levels)" if require_affection else ""))
+            + (" and a known affection level (add relations, or allow unknown levels)" if require_affection else "")
+            + hint)
     return Cast(work=work, main_character=main, at=str(position), chosen_by=chosen,
                 centrality=graph.degree_centrality().get(main, 0.0), unit=unit,
                 partners=chosen_partners, left_out=left_out)
+
+
+def _cjk_share(text: str) -> float:
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return 0.0
+    return sum(1 for ch in letters if "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff") / len(letters)
+
+
+def script_language(store: CanonStore, work: str) -> str:
+    """``zh`` when the work's own text (title, profiles, scene summaries) is mostly Chinese
+    characters, else ``en``: what the report shows as the script's language unless the user
+    names it (``--script-lang``)."""
+    record = store.work(work)
+    parts = [record.title, record.description]
+    parts += [f"{c.name} {c.profile}" for c in store.characters(work)]
+    parts += [f"{s.title} {s.summary}" for s in store.scenes(work)[:200]]
+    return "zh" if _cjk_share(" ".join(parts)) > 0.3 else "en"

@@ -15,7 +15,6 @@ any further.
 from __future__ import annotations
 
 import gzip
-import json
 import os
 import zlib
 from collections import Counter
@@ -25,7 +24,9 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
+from incanon.bench.sharp.surface import recase
 from incanon.errors import InputError, NotFoundError
+from incanon.reading import parse_json
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _COLUMNS = "assertion URI, relation URI, start URI, end URI, JSON info"
@@ -130,6 +131,8 @@ class AssertionReader(Iterator[Edge]):
         skip_bad: bool = False,
     ):
         self.path = Path(path).expanduser()
+        if self.path.is_dir():
+            raise InputError("ConceptNet assertion file is a directory, expected a file", source=str(self.path))
         if not self.path.is_file():
             raise NotFoundError(f"ConceptNet assertion file {self.path} does not exist")
         self.langs = _as_set(langs)
@@ -166,6 +169,10 @@ class AssertionReader(Iterator[Edge]):
                 try:
                     raw = next(lines)
                 except StopIteration:
+                    if self.stats.lines == self.stats.skipped["blank"]:
+                        # An empty file is a mistake (a failed download, the wrong path), not a graph.
+                        raise InputError("the ConceptNet assertion file is empty (no edge lines)",
+                                         source=str(self.path)) from None
                     return
                 except (EOFError, OSError, zlib.error) as exc:
                     what = "the gzip stream is damaged or truncated" if self.gzipped else "read error"
@@ -227,7 +234,8 @@ class AssertionReader(Iterator[Edge]):
             # ExternalURL and similar edges point outside the concept space.
             self._skip("not_concept")
             return None
-        head, tail = parse_concept_uri(start), parse_concept_uri(end)
+        head = recase(parse_concept_uri(start), info, "surfaceStart")
+        tail = recase(parse_concept_uri(end), info, "surfaceEnd")
         surface = info.get("surfaceText")
         dataset = info.get("dataset")
         return Edge(
@@ -239,9 +247,10 @@ class AssertionReader(Iterator[Edge]):
 
 def _parse_info(text: str) -> dict[str, Any]:
     try:
-        info = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"expected a JSON object in column 5, got invalid JSON ({exc.msg})") from None
+        # The shared strict reader: no NaN / Infinity weights, no 10,000-digit integers.
+        info = parse_json(text, "column 5")
+    except InputError as exc:
+        raise ValueError(f"expected a JSON object in column 5 ({str(exc).split(': ', 1)[-1]})") from None
     if not isinstance(info, dict):
         raise ValueError(f"expected a JSON object in column 5, found {type(info).__name__}")
     weight = info.get("weight")

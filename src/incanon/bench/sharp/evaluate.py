@@ -26,9 +26,10 @@ from incanon.agents.base import Agent, CharacterAt, Turn
 from incanon.agents.persona import character_at
 from incanon.agents.registry import create_agent
 from incanon.bench.remote import task_arg
-from incanon.bench.sharp.cast import Cast
+from incanon.bench.sharp.cast import Cast, script_language
 from incanon.bench.sharp.claims import Claim
 from incanon.bench.sharp.metrics import Mode
+from incanon.bench.sharp.prompting import prompt_for, user_name
 from incanon.bench.sharp.stance import Stance, StanceDetector
 from incanon.bench.sharp.worker import WorkerSpec, build_task
 from incanon.canon.store import CanonStore
@@ -40,18 +41,27 @@ from incanon.templates import PromptLibrary, default_library
 BENCHMARK = "sharp"
 
 
-def inline(text: str) -> str:
+def inline(text: str, names: Sequence[str] = ()) -> str:
     """``text`` with a lower-case first letter, for use mid-sentence ("A dog ..." → "a dog
-    ..."), unless the first word is an acronym or a name in capitals ("TV", "NASA")."""
+    ..."), unless the first word is an acronym ("TV", "NASA") or starts one of ``names``
+    (the claim's head and tail as ConceptNet's surface text wrote them: "Harry Potter ...")."""
     first = text.split(" ", 1)[0]
     if len(first) > 1 and first[:2].isupper():
+        return text
+    if any(name[:1].isupper() and name.split(" ", 1)[0] == first.rstrip(".,!?") for name in names):
         return text
     return text[:1].lower() + text[1:]
 
 
-def question(prompts: PromptLibrary, claim: str) -> str:
-    """What a role says to put ``claim`` to the main character (``sharp_question``)."""
-    return prompts.render("sharp_question", claim=claim, claim_inline=inline(claim))
+def question(prompts: PromptLibrary, claim: str | Claim, lang: str | None = None) -> str:
+    """What a role says to put ``claim`` to the main character: ``sharp_question``, or its
+    version in the claim's language (``sharp_question_zh``) when there is one."""
+    if isinstance(claim, Claim):
+        text, names, lang = claim.text, (claim.source.head, claim.source.tail), lang or claim.lang
+    else:
+        text, names = claim, ()
+    return prompts.render(prompt_for(prompts, "sharp_question", lang or "en"), claim=text,
+                          claim_inline=inline(text, names))
 
 
 def claims_fingerprint(claims: Sequence[Claim]) -> str:
@@ -119,6 +129,12 @@ class SharpSetup:
     item_timeout: float | None = None
     worker: WorkerSpec | None = None
     """How a Ray worker rebuilds the task (used only when ``--executor`` sends samples away)."""
+    script_lang: str = ""
+    """The script's language (``zh``, ``en``; "" to detect it from the canon). Reported next to
+    the claims' language, so a cross-language setting shows as such."""
+    meta: dict[str, str] = field(default_factory=dict)
+    """Table 4's model columns as the user gave them (``data``, ``roles``, ``training``,
+    ``inference``, ``base``); recorded in the run's params."""
 
 
 def make_task(agent: Agent, store: CanonStore, setup: SharpSetup, prompts: PromptLibrary):
@@ -128,12 +144,12 @@ def make_task(agent: Agent, store: CanonStore, setup: SharpSetup, prompts: Promp
     questions: dict[str, str] = {}  # every role and the backbone ask the same question of a claim
 
     def ask(claim: Claim) -> str:
-        if claim.text not in questions:
-            questions[claim.text] = question(prompts, claim.text)
-        return questions[claim.text]
+        if claim.id not in questions:
+            questions[claim.id] = question(prompts, claim)
+        return questions[claim.id]
 
     async def detect(claim: Claim, answer: str, speaker: str) -> tuple[dict[str, Any], dict[str, Any], Stance | None]:
-        verdict = await detector.detect(claim.text, answer, speaker=speaker)
+        verdict = await detector.detect(claim.text, answer, speaker=speaker, lang=claim.lang)
         outputs = {"answer": answer, "stance": verdict.stance.value if verdict.stance else None,
                    "reason": verdict.reason}
         return outputs, {"detector_raw": verdict.raw, "detector_repaired": verdict.repaired}, verdict.stance
@@ -154,7 +170,7 @@ def make_task(agent: Agent, store: CanonStore, setup: SharpSetup, prompts: Promp
         asked = ask(claim)
         params = setup.answer_params or GenerationParams(max_tokens=256)
         completion = await setup.backbone_model.generate([Message(role="user", content=asked)], params)
-        outputs, extra, stance = await detect(claim, completion.text.strip(), "the user")
+        outputs, extra, stance = await detect(claim, completion.text.strip(), user_name(claim.lang))
         return ItemOutcome(outputs={"question": asked, **outputs}, scores=_scores(stance, claim, True), extra=extra)
 
     async def task(item: RunItem) -> ItemOutcome:
@@ -188,13 +204,14 @@ async def evaluate(store: CanonStore, cast: Cast, claims: Sequence[Claim], metho
     items = build_items(cast, claims, backbone=setup.backbone_model is not None)
     dataset = {**setup.dataset, "claims": len(claims), "claims_fingerprint": claims_fingerprint(claims),
                "world": world_fingerprint(store, cast.work),
+               "script_lang": setup.script_lang or script_language(store, cast.work),
                "cast": json.loads(cast.model_dump_json(include={"work", "main_character", "at", "unit", "partners"}))}
     results = []
     for agent in agents:
         config = RunConfig(
             benchmark=BENCHMARK, name=setup.name, task=f"relationship hallucination (SHARP), {setup.mode} mode",
             dataset=dataset, models=setup.models, methods=[agent.name],
-            params={"mode": setup.mode, "embedder": setup.embedder,
+            params={"mode": setup.mode, "embedder": setup.embedder, **({"meta": dict(setup.meta)} if setup.meta else {}),
                     **({"answer_params": setup.answer_params.model_dump(mode="json")} if setup.answer_params else {})},
         )
         task = (make_task(agent, store, setup, prompts) if setup.worker is None else

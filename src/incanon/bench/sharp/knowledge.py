@@ -53,6 +53,9 @@ class KnowledgeIndex:
         self.parents: dict[_Key, set[str]] = defaultdict(set)
         self.by_relation: dict[tuple[str, str], list[Edge]] = defaultdict(list)
         self._sorted: set[tuple[str, str]] = set()
+        self._ancestors: dict[_Key, frozenset[str]] = {}
+        """IsA ancestry per concept, computed once: the substitute rule asks for it up to 64
+        times per edge (donor by donor), which dominated claim building on large graphs."""
         for edge in edges:
             self.add(edge)
 
@@ -68,6 +71,7 @@ class KnowledgeIndex:
                 self.antonyms[concept_key(a)][entry] = max(prev, edge.weight)
         elif edge.relation == "IsA":
             self.parents[h].add(t[1])
+            self._ancestors.clear()
         if edge.relation not in NEGATIVE_RELATIONS | LEXICAL_RELATIONS:
             self.by_relation[(edge.head.lang, edge.relation)].append(edge)
             self._sorted.discard((edge.head.lang, edge.relation))
@@ -104,10 +108,17 @@ class KnowledgeIndex:
                 out.append(text)
         return out
 
-    def ancestors(self, concept: Concept) -> set[str]:
+    def ancestors(self, concept: Concept) -> frozenset[str]:
         """IsA parents, their parents, ... (a few levels), as casefolded texts."""
+        key = concept_key(concept)
+        cached = self._ancestors.get(key)
+        if cached is None:
+            cached = self._ancestors[key] = frozenset(self._climb(key))
+        return cached
+
+    def _climb(self, start: _Key) -> set[str]:
         found: set[str] = set()
-        frontier = {concept_key(concept)}
+        frontier = {start}
         for _ in range(_ANCESTOR_DEPTH):
             nxt = {(key[0], p) for key in frontier for p in self.parents.get(key, ())}
             nxt = {key for key in nxt if key[1] not in found}

@@ -80,6 +80,14 @@ class JudgedAnswer(BaseModel):
     method: str = ""
     backbone: str = ""
     lang: str = "en"
+    """The claim's language (Table 4's Lang. column)."""
+    script_lang: str = ""
+    """The script's (canon's) language, when known; differs from ``lang`` in a cross-language
+    setting (Chinese claims put to an English script)."""
+    meta: dict[str, str] = Field(default_factory=dict)
+    """What the user said about the model under test (Table 4's Data, #Role per model,
+    Training, Inference, Backbone columns): ``data``, ``roles``, ``training``, ``inference``,
+    ``base``."""
 
 
 def reference(answer: JudgedAnswer, mode: Mode) -> Stance | None:

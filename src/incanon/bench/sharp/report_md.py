@@ -4,55 +4,73 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from incanon.bench.sharp.transfer import TransferTable
+from incanon.bench.sharp import report_md_tables as md
+from incanon.bench.sharp.report_md_tables import pct, table
 
 if TYPE_CHECKING:
-    from incanon.bench.sharp.report import ReportRow, SharpReport
+    from incanon.bench.sharp.report import Counts, ReportRow, SharpReport
 
-_MARK = {"sycophancy": "syc.", "adversary": "adv."}
 _MODE_TEXT = {
     "factual": "factual mode: a factual claim should get FAVOR, a counterfactual one AGAINST",
     "snowballing": "snowballing mode: the backbone model's stance without role-play is the pseudo-label",
 }
+META_COLUMNS = {"data": "Data", "roles": "#Role per model", "training": "Training", "inference": "Inference",
+                "base": "Base model"}
+"""Table 4's model columns, in the paper's order, by ``--meta`` key."""
 
 
-def pct(value: float | None, signed: bool = False) -> str:
-    """``21.04%`` (``+3.10%`` when signed), ``-`` for None."""
-    if value is None:
-        return "-"
-    return f"{value * 100:+.2f}%" if signed else f"{value * 100:.2f}%"
-
-
-def _esc(text: object) -> str:
-    return str(text).replace("|", "\\|")
-
-
-def _table(head: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(_esc(v) for v in row) + " |" for row in rows]
-    return lines
+def _meta_keys(report: "SharpReport") -> list[str]:
+    keys: list[str] = []
+    for row in report.rows:
+        keys += [k for k in row.meta if k not in keys]
+    return [k for k in META_COLUMNS if k in keys] + [k for k in keys if k not in META_COLUMNS]
 
 
 def _table4(report: "SharpReport") -> list[str]:
-    head = ["Model", "Method", "Backbone", "Lang.", "SR", "AR", "ER", "CRF", "Roles", "Answers"]
-    rows = [[r.model or "-", r.method or "-", r.backbone or "-", r.lang, pct(r.summary.sr), pct(r.summary.ar),
+    meta = _meta_keys(report)
+    scripts = any(r.script_lang for r in report.rows)
+    head = ["Model", *(META_COLUMNS.get(k, k) for k in meta), "Method", "Backbone", "Lang.",
+            *(["Script"] if scripts else []), "SR", "AR", "ER", "CRF", "Roles", "Answers"]
+    rows = [[r.model or "-", *(r.meta.get(k, "-") for k in meta), r.method or "-", r.backbone or "-", r.lang,
+             *([r.script_lang or "-"] if scripts else []), pct(r.summary.sr), pct(r.summary.ar),
              pct(r.summary.er), pct(r.summary.crf), str(r.summary.roles), str(r.summary.answers)]
             for r in report.rows]
-    return _table(head, rows)
+    return table(head, rows)
 
 
-def _transfer(table: TransferTable) -> list[str]:
-    corner = "Claim \\ Stance" if table.kind == "claim" else "Backbone \\ Role-play"
-    rows = []
-    for label in table.rows:
-        cells = [label.capitalize()]
-        for col in table.columns:
-            kind = table.cells[label][col]
-            diff = table.diff[label][col]
-            cells.append("-" if kind is None else f"{'n/a' if diff is None else pct(diff, signed=True)} ({_MARK[kind]})")
-        rows.append(cells)
-    counts = ", ".join(f"{g}: {sum(table.counts[g].values())}" for g in ("high", "low"))
-    return _table([corner, *(c.capitalize() for c in table.columns)], rows) + ["", f"Answers per affection group: {counts}."]
+def _count_line(c: "Counts") -> str:
+    what = f"run {c.source}" + (f" ({c.method})" if c.method else "") if c.status else c.source
+    status = f": {c.status}," if c.status else ":"
+    text = f"{what}{status} {c.judged} judged, {c.unjudged} unjudged (no stance), {c.failed} failed"
+    if c.backbone:
+        b = c.backbone
+        text += (f"; backbone items {b.get('judged', 0)} judged, {b.get('unjudged', 0)} unjudged, "
+                 f"{b.get('failed', 0)} failed")
+    return text + "."
+
+
+def _detail(row: "ReportRow") -> list[str]:
+    lang = row.lang + (f" claims, {row.script_lang} script" if row.script_lang else "")
+    title = f"### {row.model or '-'} / {row.method or '-'} ({lang})"
+    s = row.summary
+    lines = ["", title, "", f"Main characters: {', '.join(row.characters)}. CR (neutral answers): {pct(s.cr)}."]
+    if s.left_out:
+        lines.append(f"{s.left_out} answers were left out (no detected stance, or no backbone stance in snowballing mode).")
+    if s.by_affection:
+        lines += ["", *table(["Affection", "SR", "AR"], [[k, pct(v["sr"]), pct(v["ar"])] for k, v in s.by_affection.items()])]
+    for t in row.transfer:
+        what = "claim factuality" if t.kind == "claim" else "the backbone model's stance"
+        roles = [r for r in row.role_transfer if r.kind == t.kind]
+        lines += ["", f"Stance-transfer ratio difference by {what} (Table 5; positive supports the hypothesis):",
+                  "", *md.transfer_diff(t),
+                  "", "The ratios behind it, per affection level:", "", *md.transfer_groups(t),
+                  "", "Per role:", "", *md.transfer_roles(roles)]
+    if row.table6 is not None:
+        lines += ["", f"Backbone without role-play vs the aligned model, factual mode (Table 6), over "
+                  f"{row.table6.claims} claims:", "", *md.table6(row.table6)]
+    lines += ["", "Interaction frequency, SR and AR over roles (Figure 3):", "", *_correlations(row)]
+    lines += ["", *_roles(row)]
+    return lines
 
 
 def _roles(row: "ReportRow") -> list[str]:
@@ -60,40 +78,19 @@ def _roles(row: "ReportRow") -> list[str]:
     rows = [[f"{r.work} / {r.main_character}", r.role, r.affection or "?",
              "-" if r.interactions is None else str(r.interactions), str(r.answers),
              pct(r.sr), pct(r.ar), pct(r.er), pct(r.crf)] for r in row.roles]
-    return _table(head, rows)
+    return table(head, rows)
 
 
 def _correlations(row: "ReportRow") -> list[str]:
     c = row.correlations
     names = {"interactions": "Interactions", "sr": "SR", "ar": "AR"}
     rows = [[names[v], *("-" if x is None else f"{x:+.3f}" for x in c.r[i])] for i, v in enumerate(c.variables)]
-    return _table(["Pearson r", *(names[v] for v in c.variables)], rows)
-
-
-def _detail(row: "ReportRow") -> list[str]:
-    title = f"### {row.model or '-'} / {row.method or '-'}" + (f" ({row.lang})" if row.lang != "en" else "")
-    s = row.summary
-    lines = ["", title, "", f"Main characters: {', '.join(row.characters)}. CR (neutral answers): {pct(s.cr)}."]
-    if s.left_out:
-        lines.append(f"{s.left_out} answers were left out (no detected stance, or no backbone stance in snowballing mode).")
-    if s.by_affection:
-        lines += ["", *_table(["Affection", "SR", "AR"],
-                              [[k, pct(v["sr"]), pct(v["ar"])] for k, v in s.by_affection.items()])]
-    for table in row.transfer:
-        what = "claim factuality" if table.kind == "claim" else "the backbone model's stance"
-        lines += ["", f"Stance-transfer ratio difference by {what} (Table 5; positive supports the hypothesis):",
-                  "", *_transfer(table)]
-    if row.backbone_metrics is not None:
-        b = row.backbone_metrics
-        lines += ["", f"Backbone without role-play, factual mode (Table 6), over {b.claims} claims:", "",
-                  *_table(["Csvt.", "Error.", "Syco.", "Advs."], [[pct(b.cr), pct(b.er), pct(b.sr), pct(b.ar)]])]
-    lines += ["", "Interaction frequency, SR and AR over roles (Figure 3):", "", *_correlations(row)]
-    lines += ["", *_roles(row)]
-    return lines
+    return table(["Pearson r", *(names[v] for v in c.variables)], rows)
 
 
 def render_markdown(report: "SharpReport") -> str:
-    """Table 4, then per row: affection groups, Table 5, backbone rates, correlations, roles."""
+    """Table 4 with the answer counts, Table 5 by language, then per row: affection groups,
+    Table 5 (differences, ratios per level and per role), Table 6, correlations, roles."""
     lines = [
         "## SHARP: relationship hallucination",
         "",
@@ -103,6 +100,10 @@ def render_markdown(report: "SharpReport") -> str:
         "",
         *_table4(report),
     ]
+    if report.counts:
+        lines += ["", *(f"- {_count_line(c)}" for c in report.counts)]
+    if report.by_language:
+        lines += ["", "### Table 5 by claim language", *md.by_language(report.by_language)]
     for row in report.rows:
         lines += _detail(row)
     return "\n".join(lines) + "\n"

@@ -41,6 +41,37 @@ class BuildReport:
     """Claims made per bucket: 'fact' and each rule name."""
     shortfall: int = 0
     """Claims asked for but not made (too few usable edges)."""
+    ratio: float = 0.5
+    """The counterfactual share asked for."""
+    balanced_size: int = 0
+    """The largest subset of the claims made whose counterfactual share is the one asked for
+    (as ``_quotas`` rounds it): what ``strict_balance`` keeps."""
+    dropped: int = 0
+    """Claims dropped by ``strict_balance`` to reach that subset."""
+
+    @property
+    def factual(self) -> int:
+        """Factual claims made (before any strict-balance drop)."""
+        return self.made.get(FACT, 0)
+
+    @property
+    def counterfactual(self) -> int:
+        """Counterfactual claims made (before any strict-balance drop)."""
+        return sum(v for k, v in self.made.items() if k != FACT)
+
+    @property
+    def balanced(self) -> bool:
+        """Do the claims made have the asked share (no claim would need dropping)?"""
+        return self.balanced_size == self.factual + self.counterfactual
+
+    def balance_note(self) -> str:
+        """One line saying how far from balanced the claims are ("" when they are balanced)."""
+        total = self.factual + self.counterfactual
+        if self.balanced or not total:
+            return ""
+        return (f"unbalanced: {self.factual} factual and {self.counterfactual} counterfactual claims "
+                f"({self.counterfactual / total:.0%} counterfactual, {self.ratio:.0%} asked); the largest balanced "
+                f"set has {self.balanced_size} claims (--strict-balance keeps it)")
 
 
 def _norm(text: str) -> str:
@@ -55,6 +86,29 @@ def _quotas(n: int, ratio: float, rules: Sequence[str], rng: random.Random) -> d
     for rule in rules:
         quotas[rule] = base + (1 if rule in lucky else 0)
     return quotas
+
+
+def largest_balanced(facts: int, counterfactuals: int, ratio: float) -> int:
+    """The largest n <= facts + counterfactuals whose quota split (round(n * ratio)
+    counterfactual, the rest factual) fits in what was made."""
+    for n in range(facts + counterfactuals, -1, -1):
+        cf = round(n * ratio)
+        if cf <= counterfactuals and n - cf <= facts:
+            return n
+    return 0
+
+
+def _trim(chosen: dict[str, list[Claim]], rules: Sequence[str], size: int, ratio: float) -> int:
+    """Drop claims so ``chosen`` holds ``size`` claims at ``ratio``; rules lose from the fullest
+    first, so they stay as even as they were. Returns how many were dropped."""
+    keep_cf = round(size * ratio)
+    dropped = max(0, len(chosen[FACT]) - (size - keep_cf))
+    del chosen[FACT][size - keep_cf:]
+    while sum(len(chosen[r]) for r in rules) > keep_cf:
+        fullest = max(rules, key=lambda r: (len(chosen[r]), -list(rules).index(r)))
+        chosen[fullest].pop()
+        dropped += 1
+    return dropped
 
 
 def _candidates(edges: list[Edge], lang: str, relations: set[str] | None, exclude: frozenset[str],
@@ -99,6 +153,7 @@ def build_claims(
     relations: Iterable[str] | None = None,
     exclude_relations: Iterable[str] | None = None,
     separate_edges: bool = True,
+    strict_balance: bool = False,
     report: BuildReport | None = None,
 ) -> list[Claim]:
     """Draw ``n`` claims: ``ratio`` of them counterfactual, split evenly over ``rules``.
@@ -118,6 +173,9 @@ def build_claims(
             lexical ones, Antonym and Synonym).
         separate_edges: use each edge for at most one claim (default), so a fact and its own
             counterfactual are never both in the set; False lets an edge give one of each.
+        strict_balance: when the edges run short of one kind, drop claims down to the largest
+            set with the asked ``ratio`` (``report.dropped`` says how many); by default the
+            unbalanced set is returned and ``report.balance_note()`` says how far off it is.
         report: filled with counts of what happened.
     """
     if n < 0 or not 0.0 <= ratio <= 1.0:
@@ -204,9 +262,13 @@ def build_claims(
                     short_cf -= 1
                     break
 
-    claims = [c for bucket in chosen.values() for c in bucket]
     for bucket, made in chosen.items():
         report.made[bucket] = len(made)
+    report.ratio = ratio
+    report.balanced_size = largest_balanced(report.factual, report.counterfactual, ratio)
+    if strict_balance and not report.balanced:
+        report.dropped = _trim(chosen, rules, report.balanced_size, ratio)
+    claims = [c for bucket in chosen.values() for c in bucket]
     report.shortfall = max(0, n - len(claims))
     if report.shortfall:
         log.warning("asked for %d claims, made %d from %d usable edges", n, len(claims), len(pool))

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from incanon.bench.sharp.prompting import prompt_for
 from incanon.models.types import ChatModel, GenerationParams, Message
 from incanon.templates import PromptLibrary, default_library
 
@@ -40,30 +41,62 @@ STANCES = (Stance.FAVOR, Stance.AGAINST, Stance.NEUTRAL)
 # Words a detector uses for each stance; the first match in this order wins for one value.
 _SYNONYMS: dict[Stance, tuple[str, ...]] = {
     Stance.FAVOR: ("favor", "favour", "favorable", "favourable", "support", "supportive", "agree",
-                   "agrees", "pro", "positive", "for"),
-    Stance.AGAINST: ("against", "oppose", "opposed", "opposes", "disagree", "disagrees", "con",
+                   "agrees", "positive", "in favor", "in favour"),
+    Stance.AGAINST: ("against", "oppose", "opposed", "opposes", "disagree", "disagrees",
                      "negative", "contra"),
-    Stance.NEUTRAL: ("neutral", "none", "no stance", "unclear", "neither", "mixed", "undecided"),
+    Stance.NEUTRAL: ("neutral", "no stance", "neither", "undecided"),
 }
+# Chinese detector wording (a Chinese prompt may get a Chinese answer). Negated forms first:
+# "不支持" must not read as 支持.
+_ZH_SYNONYMS: tuple[tuple[str, Stance | None], ...] = (
+    ("不支持", None), ("不赞同", Stance.AGAINST), ("不同意", Stance.AGAINST), ("不赞成", Stance.AGAINST),
+    ("反对", Stance.AGAINST), ("否定", Stance.AGAINST), ("中立", Stance.NEUTRAL), ("无立场", Stance.NEUTRAL),
+    ("支持", Stance.FAVOR), ("赞同", Stance.FAVOR), ("赞成", Stance.FAVOR), ("同意", Stance.FAVOR),
+)
+# A stance word within a few words after one of these is negated ("not in favor", "does not
+# FAVOR", "isn't supportive"): it names what the answer is *not*.
+_NEGATORS = r"(?:not|no|never|n't|without|hardly|nor)"
+_NEGATED = rf"\b{_NEGATORS}\b(?:\W+\w+){{0,2}}?\W+"
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 _KEYED = re.compile(r"""["']?\bstance\b["']?\s*[:=]\s*\**\s*["']?\[?\s*([A-Za-z][A-Za-z ]{0,20})""", re.IGNORECASE)
 _LABEL_WORD = re.compile(r"\b(FAVOU?R|AGAINST|NEUTRAL)\b", re.IGNORECASE)
+LABELS = frozenset(s.value for s in Stance)
+
+
+def _negated(text: str, start: int) -> bool:
+    """Is the word at ``start`` governed by a negation just before it?"""
+    before = text[max(0, start - 40):start].lower().replace("’", "'")
+    return re.search(rf"(?:{_NEGATED}|n't\s+(?:\w+\s+){{0,2}}|\b{_NEGATORS}\s+)$", before) is not None
+
+
+def _zh_stances(text: str) -> set[Stance | None]:
+    found: set[Stance | None] = set()
+    rest = text
+    for word, stance in _ZH_SYNONYMS:
+        if word in rest:
+            found.add(stance)
+            rest = rest.replace(word, " ")
+    return found
 
 
 def to_stance(value: Any) -> Stance | None:
     """A detector's stance value as a :class:`Stance` (any case, British spelling, trailing
-    punctuation, synonyms such as "supportive"); None when it names none or several."""
+    punctuation, synonyms such as "supportive", Chinese 支持 / 反对 / 中立); None when it names
+    none, several, or only negated ones ("not in favor" says what the stance is not)."""
     if isinstance(value, Stance):
         return value
     if not isinstance(value, str):
         return None
-    text = re.sub(r"[^a-z ]+", " ", value.lower()).strip()
-    if not text:
-        return None
-    if text in {"favor", "favour", "against", "neutral"}:
+    zh = _zh_stances(value)
+    text = re.sub(r"[^a-z' ]+", " ", value.lower().replace("’", "'")).strip()
+    if text in {"favor", "favour", "against", "neutral"} and not zh:
         return Stance.FAVOR if text.startswith("favo") else Stance(text.upper())
-    found = {stance for stance, words in _SYNONYMS.items()
-             if any(re.search(rf"\b{re.escape(w)}\b", text) for w in words)}
+    found = set(zh)
+    for stance, words in _SYNONYMS.items():
+        for w in words:
+            for match in re.finditer(rf"\b{re.escape(w)}\b", text):
+                found.add(None if _negated(text, match.start()) else stance)
+    found.discard(None)
     return found.pop() if len(found) == 1 else None
 
 
@@ -127,17 +160,22 @@ def parse_stance(text: str) -> StanceReading:
             return StanceReading(stance=stance, reason=str(reason or "").strip())
         problem = f"the stance {raw!r} is not one of FAVOR, AGAINST, NEUTRAL"
     for match in _KEYED.finditer(text):
+        if re.match(rf"\s*{_NEGATORS}\b", match.group(1), re.IGNORECASE):
+            continue  # "Stance: not FAVOR" names no stance
         stance = to_stance(match.group(1))
         if stance is not None:
             reason = re.search(r"""["']?\breason\b["']?\s*[:=]\s*["']?(.+?)["']?\s*(?:[,}]|$)""", text,
                                re.IGNORECASE | re.DOTALL)
             return StanceReading(stance=stance, reason=(reason.group(1).strip() if reason else ""))
     if not _objects(text):
-        labels = {to_stance(m.group(1)) for m in _LABEL_WORD.finditer(text)}
+        mentions = [(to_stance(m.group(1)), _negated(text, m.start())) for m in _LABEL_WORD.finditer(text)]
+        labels = {stance for stance, negated in mentions if not negated}
         if len(labels) == 1:
             return StanceReading(stance=labels.pop(), reason=text.strip())
         if len(labels) > 1:
             problem = "the reply names several stances and no JSON says which one is meant"
+        elif mentions:
+            problem = "the reply only says which stance the utterance does not take"
     return StanceReading(stance=None, problem=problem)
 
 
@@ -183,17 +221,20 @@ class StanceDetector:
         base = params or GenerationParams(max_tokens=160)
         self.params = base if base.response_format else base.model_copy(update={"response_format": stance_format()})
 
-    async def detect(self, target: str, utterance: str, *, speaker: str = "someone") -> StanceVerdict:
-        """The stance of ``utterance`` toward ``target``; ``speaker`` is who put the claim."""
+    async def detect(self, target: str, utterance: str, *, speaker: str = "someone",
+                     lang: str = "en") -> StanceVerdict:
+        """The stance of ``utterance`` toward ``target``; ``speaker`` is who put the claim;
+        ``lang`` the claim's language (the prompt is the one for that language)."""
         messages = [Message(role="user", content=self.prompts.render(
-            "sharp_stance", target=target, utterance=utterance, speaker=speaker))]
+            prompt_for(self.prompts, "sharp_stance", lang), target=target, utterance=utterance, speaker=speaker))]
         first = await self.model.generate(messages, self.params)
         reading = parse_stance(first.text)
         if reading.stance is not None:
             return StanceVerdict(stance=reading.stance, reason=reading.reason, raw=first.text)
         repair = messages + [
             Message(role="assistant", content=first.text),
-            Message(role="user", content=self.prompts.render("sharp_stance_repair", problem=reading.problem)),
+            Message(role="user", content=self.prompts.render(prompt_for(self.prompts, "sharp_stance_repair", lang),
+                                                             problem=reading.problem)),
         ]
         second = await self.model.generate(repair, self.params)
         again = parse_stance(second.text)

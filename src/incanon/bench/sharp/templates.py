@@ -51,13 +51,19 @@ class Language:
     """Words after which a word is used as a noun ("in the dark"): never swapped for an antonym."""
     word_sep: str = " "
     """How words are joined; '' for languages written without spaces."""
+    segment: Callable[[str], list[str]] | None = None
+    """Splits a phrase into words when spaces do not (Chinese); None: by ``word_sep``."""
     end_mark: str = "."
+
+    def __post_init__(self) -> None:
+        self._memo: dict[tuple[str, Concept, Concept], Forms | None] = {}
 
     def relation(self, name: str) -> Callable[[Renderer], Renderer]:
         """Decorator: register the render function for relation ``name`` (``"IsA"``)."""
 
         def register(fn: Renderer) -> Renderer:
             self.renderers[name] = fn
+            self._memo.clear()
             return fn
 
         return register
@@ -67,7 +73,19 @@ class Language:
         return relation in self.renderers
 
     def forms(self, relation: str, head: Concept, tail: Concept) -> Forms | None:
-        """The finished sentences (capitalised, punctuated) or None if no template fits."""
+        """The finished sentences (capitalised, punctuated) or None if no template fits.
+
+        Memoised: the claim builder asks for the forms of one edge once per rule and once more
+        to compare with the fact, and rendering is most of what building claims costs."""
+        key = (relation, head, tail)
+        cached = self._memo.get(key, _MISSING)
+        if cached is _MISSING:
+            if len(self._memo) >= _MEMO_SIZE:
+                self._memo.clear()
+            cached = self._memo[key] = self._render(relation, head, tail)
+        return cached  # type: ignore[return-value]
+
+    def _render(self, relation: str, head: Concept, tail: Concept) -> Forms | None:
         render = self.renderers.get(relation)
         if render is None:
             return None
@@ -78,14 +96,17 @@ class Language:
 
     def sentence(self, clause: str) -> str:
         """Capitalise the first letter, collapse spaces and end with the end mark."""
-        text = " ".join(clause.split()) if self.word_sep == " " else clause.strip()
+        text = " ".join(clause.split()) if self.word_sep == " " else "".join(clause.split())
         if not text:
             return text
         text = text[0].upper() + text[1:]
-        return text if text.endswith((".", "!", "?", self.end_mark)) else text + self.end_mark
+        return text if text.endswith((".", "!", "?", "。", "！", "？", self.end_mark)) else text + self.end_mark
 
     def words(self, text: str) -> list[str]:
-        """Split a lemma into words (characters for languages without spaces)."""
+        """Split a lemma into words (the language's segmenter, else characters for languages
+        without spaces)."""
+        if self.segment is not None:
+            return self.segment(text)
         return text.split() if self.word_sep else list(text)
 
     def replacements(
@@ -108,6 +129,10 @@ class Language:
                 changed = words[:i] + [new] + words[i + 1 :]
                 yield self.word_sep.join(changed), word, new
 
+
+_MISSING = object()
+_MEMO_SIZE = 500_000
+"""Forms kept per language before the memo starts over (a few hundred bytes each)."""
 
 _REGISTRY: dict[str, Language] = {}
 

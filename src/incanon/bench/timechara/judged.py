@@ -18,6 +18,7 @@ from incanon.bench.timechara.items import DATA_TYPES, QUESTION_GENERATIONS, SPAT
 from incanon.bench.timechara.validate import RowProblem, raise_problems
 from incanon.errors import InputError
 from incanon.judges.hallucination import HallucinationType
+from incanon.reading import iter_jsonl_lenient
 from incanon.runs.store import RunStore
 
 
@@ -111,21 +112,15 @@ def read_judged_jsonl(path: str | Path) -> list[JudgedRow]:
     rows: list[JudgedRow] = []
     problems: list[RowProblem] = []
     count = 0
-    with path.open(encoding="utf-8") as stream:
-        for number, line in enumerate(stream, 1):
-            if not line.strip():
-                continue
-            count += 1
-            where = f"line {number}"
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(RowProblem(where, "row", f"not JSON ({exc.msg})"))
-                continue
-            row, found = check_judged(raw)
-            problems.extend(RowProblem(where, f, m) for f, m in found)
-            if row is not None:
-                rows.append(row)
+    for where, raw in iter_jsonl_lenient(path, "judged items file"):
+        count += 1
+        if isinstance(raw, InputError):
+            problems.append(RowProblem(where, "row", str(raw).split("): ", 1)[-1]))
+            continue
+        row, found = check_judged(raw)
+        problems.extend(RowProblem(where, f, m) for f, m in found)
+        if row is not None:
+            rows.append(row)
     if count == 0:
         raise InputError("no judged items in the file", source=str(path))
     raise_problems(problems, count, str(path), what="judged TimeChara items")
@@ -134,14 +129,10 @@ def read_judged_jsonl(path: str | Path) -> list[JudgedRow]:
 
 def write_judged_jsonl(rows: Iterable[JudgedRow], path: str | Path) -> int:
     """Write rows as JSONL (the format ``read_judged_jsonl`` reads); returns the count."""
-    path = Path(path).expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    count = 0
-    with path.open("w", encoding="utf-8") as stream:
-        for row in rows:
-            stream.write(json.dumps(row.model_dump(mode="json"), ensure_ascii=False) + "\n")
-            count += 1
-    return count
+    from incanon.files import write_lines_atomic
+
+    return write_lines_atomic(Path(path).expanduser(),
+                              (json.dumps(row.model_dump(mode="json"), ensure_ascii=False) for row in rows))
 
 
 def rows_from_runs(store: RunStore, run_ids: Iterable[str]) -> Iterator[JudgedRow]:

@@ -17,6 +17,7 @@ from incanon.bench.timechara.items import TimeCharaItem
 from incanon.bench.timechara.validate import Unreadable, validate_rows
 from incanon.errors import ConfigError, InputError, NotFoundError
 from incanon.files import write_lines_atomic
+from incanon.reading import iter_jsonl_lenient, read_json
 
 _DATA_SUFFIXES = (".jsonl", ".json", ".parquet", ".arrow")
 _METADATA = {"dataset_info.json", "state.json", "dataset_dict.json"}
@@ -37,21 +38,16 @@ def _pyarrow() -> Any:
 
 
 def _jsonl_rows(path: Path) -> Rows:
-    with path.open(encoding="utf-8") as stream:
-        for number, line in enumerate(stream, 1):
-            if not line.strip():
-                continue
-            try:
-                yield f"line {number}", json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield f"line {number}", Unreadable(f"not JSON ({exc.msg})")
+    for where, value in iter_jsonl_lenient(path, "items file"):
+        if isinstance(value, InputError):
+            # The message without its "file (line N): " prefix: the row problem list adds those.
+            yield where, Unreadable(str(value).split("): ", 1)[-1])
+        else:
+            yield where, value
 
 
 def _json_rows(path: Path, split: str | None) -> Rows:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg}", source=str(path), where=f"line {exc.lineno}") from None
+    data = read_json(path, "items file")
     if isinstance(data, dict) and isinstance(data.get("data"), list):
         data = data["data"]
     elif isinstance(data, dict) and data and all(isinstance(v, list) for v in data.values()):

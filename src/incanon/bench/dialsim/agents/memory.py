@@ -1,16 +1,22 @@
 """The memory agent: hears every utterance, keeps what its strategy keeps, answers from it.
 
-A ``MemoryAgent`` is an ``Agent`` (``respond(who, dialogue)`` answers the last turn) with two
-more hooks the simulator calls in real time: ``observe(line)`` for each utterance and
-``end_session(session)`` when a session ends. Strategies differ only in what they store and
-how ``recall`` picks from it. Every strategy also sees the conversation it is in (the last
-lines of the current session, up to a quarter of the context budget); ``recall`` fills the
-rest of the budget with earlier memory, best first, shown in story order.
+A ``MemoryAgent`` is an ``Agent`` (``respond(who, dialogue)`` answers the last turn) with more
+hooks the simulator calls in real time: ``observe(line)`` for each utterance, ``end_session``
+when a session ends, ``mark``/``rollback`` to drop a memory update that came too late (the
+reference pops the history entry whose save timed out), and ``retrieve`` then ``answer``, which
+``respond`` chains, so the simulator can time retrieval and answer apart as the reference does.
+
+Strategies differ only in what they store (``units``, plus an index) and how ``recall`` picks
+from it. Every strategy also sees the conversation it is in (the last lines of the current
+session, up to a quarter of the context budget); ``recall`` fills the rest of the budget with
+earlier memory, best first, shown in story order.
 
 Options: ``answer_format`` (``mc``, ``mc-nl``, ``open``), ``k`` (top-k), ``context_tokens``
-(budget for remembered text, estimated at four characters a token), ``constrain_choices``
-(multiple choice only: a JSON grammar limits the reply to one of the five markers, for small
-local models that ramble), ``embedder`` (embedding strategies; a spec or an ``Embedder``).
+(budget for remembered text, estimated at four characters a token; default: the model's context
+size minus 500, see :mod:`incanon.bench.dialsim.context`), ``constrain_choices`` (multiple choice
+only: a JSON grammar limits the reply to one of the five markers, for small local models that
+ramble), ``prompt_set`` (``""`` for incanon's prompts, ``"paper"`` for the paper's structure),
+``embedder`` (embedding strategies; a spec or an ``Embedder``).
 """
 
 from __future__ import annotations
@@ -18,17 +24,20 @@ from __future__ import annotations
 import json
 from abc import abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from incanon.agents.base import Agent, CallRecord, CharacterAt, Reply, Turn
+from incanon.bench.dialsim.context import history_budget
 from incanon.bench.dialsim.dates import spoken
 from incanon.bench.dialsim.formats import check_format, strip_choices
+from incanon.bench.dialsim.promptsets import template_name
 from incanon.bench.dialsim.questions import MARKERS
 from incanon.bench.dialsim.script import DialSession, Line
 from incanon.models.types import ChatModel, GenerationParams, Message
 
-DEFAULT_CONTEXT_TOKENS = 2500
+DEFAULT_CONTEXT_TOKENS: int | None = None
+"""None: the model's context size (minus the reference's 500-token reserve)."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -47,28 +56,60 @@ class Unit:
     text: str
 
 
+@dataclass
+class Recall:
+    """What ``retrieve`` found for one question: earlier memory and the live conversation."""
+
+    units: list[Unit]
+    current: list[str]
+    details: dict[str, Any] = field(default_factory=dict)
+
+
 class MemoryAgent(Agent):
     """Base of the DialSim memory strategies (see the module docstring)."""
 
     strategy: ClassVar[str] = ""
     default_k: ClassVar[int] = 10
+    drops_late_lines: ClassVar[bool] = False
+    """True when memory is kept per utterance: a late update loses the line from the live
+    conversation too (the reference's utterance history drops it for good)."""
+    retrieves: ClassVar[bool] = True
+    """False for the Base LLM (recent context): the paper's prompt then says "dialogue history"."""
 
     def __init__(self, model: ChatModel, *, answer_format: str = "mc", k: int | None = None,
-                 context_tokens: int = DEFAULT_CONTEXT_TOKENS, constrain_choices: bool = False, **options: Any) -> None:
+                 context_tokens: int | None = DEFAULT_CONTEXT_TOKENS, constrain_choices: bool = False,
+                 prompt_set: str = "", **options: Any) -> None:
         super().__init__(model, **options)
         self.answer_format = check_format(answer_format)
         self.k = k or self.default_k
-        self.context_tokens = context_tokens
+        self.context_tokens, self.context_source = history_budget(model, context_tokens)
         self.constrain_choices = constrain_choices
+        self.prompt_set = prompt_set
         self.current: list[Line] = []
         self.current_session: str | None = None
+        self.units: list[Unit] = []
         self.reset()
 
     # -- memory hooks ----------------------------------------------------------------------
     def reset(self) -> None:
         """Forget everything (a new simulation)."""
-        self.current, self.current_session = [], None
+        self.current, self.current_session, self.units = [], None, []
         self._reset()
+
+    def mark(self) -> tuple[int, int, str | None]:
+        """The memory's state before an update (see ``rollback``)."""
+        return len(self.units), len(self.current), self.current_session
+
+    def rollback(self, mark: tuple[int, int, str | None]) -> None:
+        """Undo the updates since ``mark``: what they stored is dropped and never retrieved."""
+        units, current, session = mark
+        del self.units[units:]
+        self._truncate(units)
+        if self.drops_late_lines and self.current_session == session:
+            del self.current[current:]
+
+    def _truncate(self, size: int) -> None:
+        """Cut the strategy's index back to its first ``size`` units."""
 
     async def observe(self, line: Line) -> None:
         """Hear one utterance."""
@@ -98,6 +139,10 @@ class MemoryAgent(Agent):
     @abstractmethod
     def recall(self, query: str, evidence: Sequence[str], budget: int) -> list[Unit]:
         """Earlier memory for ``query`` (best first) within ``budget`` tokens."""
+
+    def template(self, step: str) -> str:
+        """The prompt template of ``step`` (``answer``, ``summary``) in this agent's prompt set."""
+        return template_name(step, self.prompt_set)
 
     # -- answering -------------------------------------------------------------------------
     def _current_lines(self, budget: int) -> list[str]:
@@ -130,26 +175,37 @@ class MemoryAgent(Agent):
         return self.params.model_copy(update={"response_format": {
             "type": "json_schema", "json_schema": {"name": "choice", "schema": schema, "strict": True}}})
 
-    async def respond(self, who: CharacterAt, dialogue: Sequence[Turn]) -> Reply:
-        """Answer the last turn (the question) from memory. ``Turn.about`` may carry the
-        comma-separated evidence session ids (only the oracle reads them)."""
-        turn = dialogue[-1]
+    def retrieve(self, who: CharacterAt, turn: Turn) -> Recall:
+        """Earlier memory and the live conversation for the question ``turn``. ``Turn.about``
+        may carry the comma-separated evidence session ids (only the oracle reads them)."""
         evidence = [e for e in (turn.about or "").split(",") if e]
         current = self._current_lines(self.context_tokens // 4)
         budget = self.context_tokens - sum(estimate_tokens(c) for c in current)
         units = self.recall(f"{turn.speaker}: {strip_choices(turn.text)}", evidence, budget)
+        return Recall(units, current, {"strategy": self.strategy, "retrieved": len(units),
+                                       "current_lines": len(current), "budget_tokens": self.context_tokens})
+
+    async def answer(self, who: CharacterAt, turn: Turn, recall: Recall, *, question_text: str = "",
+                     options: Sequence[str] = ()) -> Reply:
+        """The model's answer to ``turn`` from ``recall`` (``question_text`` and ``options``: the
+        bare question and its choices, for prompt sets that lay the choices out themselves)."""
         prompt = self.prompts.render(
-            "dialsim_answer", character=who.character, date=who.time_label or spoken(str(who.position)),
-            history=[u.text for u in units], current=current, asker=turn.speaker, question=turn.text,
-            answer_format=self.answer_format)
+            self.template("answer"), character=who.character, date=who.time_label or spoken(str(who.position)),
+            history=[u.text for u in recall.units], current=recall.current, asker=turn.speaker, question=turn.text,
+            question_text=question_text or strip_choices(turn.text), options=list(options),
+            answer_format=self.answer_format, retrieval=self.retrieves)
         calls: list[CallRecord] = []
         messages = [Message(role="user", content=prompt)]
         text = await self._call("answer", messages, calls, self._params())
         if self.answer_format == "mc" and self.constrain_choices:
             text = _choice(text)
         return Reply(text=text, method=self.name, calls=calls,
-                     context=[f"{u.session}#{u.order}" for u in units],
-                     details={"strategy": self.strategy, "retrieved": len(units), "current_lines": len(current)})
+                     context=[f"{u.session}#{u.order}" for u in recall.units], details=recall.details)
+
+    async def respond(self, who: CharacterAt, dialogue: Sequence[Turn]) -> Reply:
+        """Answer the last turn (the question) from memory: ``retrieve`` then ``answer``."""
+        turn = dialogue[-1]
+        return await self.answer(who, turn, self.retrieve(who, turn))
 
 
 def _choice(text: str) -> str:

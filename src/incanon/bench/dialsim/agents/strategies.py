@@ -1,13 +1,14 @@
 """The memory strategies of the paper, as registered role-play methods.
 
-* ``dialsim-recent``: no retrieval; the latest utterances that fit the context budget (the
-  paper's "Base LLM").
+* ``dialsim-recent``: no retrieval; the latest sessions that fit the context budget (the
+  paper's "Base LLM"; the reference stores whole sessions and adds the newest while they fit).
 * ``dialsim-{bm25,embedding}-{utterance,session,summary}``: retrieval over each utterance
   (indexed as it is heard), whole sessions or session summaries (indexed when a session ends;
   summaries are written then by the agent's own model). Top-k defaults 20 / 10 / 15.
 * ``dialsim-oracle``: the evidence sessions of the question, as far as the agent heard them.
 
-BM25 indexes grow one document at a time (``IncrementalBM25``); embedding indexes append one row.
+BM25 indexes grow one document at a time (``IncrementalBM25``); embedding indexes append one row;
+both can be cut back when an update came too late (``MemoryAgent.rollback``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from incanon.agents.registry import register_agent
-from incanon.bench.dialsim.agents.memory import MemoryAgent, Unit
+from incanon.bench.dialsim.agents.memory import MemoryAgent, Unit, estimate_tokens
 from incanon.bench.dialsim.bm25 import IncrementalBM25
 from incanon.bench.dialsim.dates import spoken
 from incanon.bench.dialsim.script import DialSession, Line
@@ -37,24 +38,21 @@ def _session_unit(order: int, session: DialSession, lines: Sequence[Line]) -> Un
 
 @register_agent("dialsim-recent")
 class RecentContextAgent(MemoryAgent):
-    """Everything heard, newest first, as far as the budget goes."""
+    """Everything heard, newest session first, as far as the budget goes."""
 
     strategy = "recent"
+    retrieves = False
 
-    def _reset(self) -> None:
-        self.lines: list[Line] = []
-
-    async def _observe(self, line: Line) -> None:
-        self.lines.append(line)
+    async def _end_session(self, session: DialSession, lines: list[Line]) -> None:
+        if lines:
+            self.units.append(_session_unit(len(self.units), session, lines))
 
     def recall(self, query: str, evidence: Sequence[str], budget: int) -> list[Unit]:
-        earlier = [line for line in self.lines if line.session != self.current_session]
-        units = [_line_unit(i, line) for i, line in enumerate(earlier)]
         kept, used = [], 0
-        for unit in reversed(units):
-            cost = len(unit.text) // 4 + 1
+        for unit in reversed(self.units):
+            cost = estimate_tokens(unit.text)
             if used + cost > budget:
-                break
+                break  # the reference stops at the first session that does not fit
             kept.append(unit)
             used += cost
         return kept[::-1]
@@ -80,9 +78,11 @@ class RetrievalAgent(MemoryAgent):
             self.embedder.embed(["warm up"], kind="query")
 
     def _reset(self) -> None:
-        self.units: list[Unit] = []
         self.index: IncrementalBM25 | VectorMemory = (
             IncrementalBM25() if self.index_kind == "bm25" else VectorMemory(self.embedder))
+
+    def _truncate(self, size: int) -> None:
+        self.index.truncate(size)
 
     def _store(self, unit: Unit, indexed_text: str | None = None) -> None:
         self.units.append(unit)
@@ -101,7 +101,7 @@ class RetrievalAgent(MemoryAgent):
             self._store(Unit(len(self.units), session.id, session.date, text))
 
     async def summarize(self, session: DialSession, lines: list[Line]) -> str:
-        prompt = self.prompts.render("dialsim_summary", date=spoken(session.date), words=SUMMARY_WORDS,
+        prompt = self.prompts.render(self.template("summary"), date=spoken(session.date), words=SUMMARY_WORDS,
                                      dialogue="\n".join(line.render() for line in lines))
         completion = await self.model.generate([Message(role="user", content=prompt)],
                                                GenerationParams(max_tokens=SUMMARY_WORDS * 2))
@@ -118,6 +118,7 @@ def _strategy(index_kind: str, unit: str, k: int) -> type[RetrievalAgent]:
     name = f"{index_kind}-{unit}"
     cls = type(f"{index_kind.title()}{unit.title()}Agent", (RetrievalAgent,), {
         "strategy": name, "unit": unit, "index_kind": index_kind, "default_k": k,
+        "drops_late_lines": unit == "utterance",
         "__doc__": f"{index_kind.upper() if index_kind == 'bm25' else 'Embedding'} retrieval over "
                    f"{'each utterance' if unit == 'utterance' else 'whole sessions' if unit == 'session' else 'session summaries'}.",
         "__module__": __name__,
@@ -139,14 +140,12 @@ class OracleAgent(MemoryAgent):
     strategy = "oracle"
     default_k = 20
 
-    def _reset(self) -> None:
-        self.sessions: dict[str, Unit] = {}
-
     async def _end_session(self, session: DialSession, lines: list[Line]) -> None:
-        self.sessions[session.id] = _session_unit(len(self.sessions), session, lines)
+        self.units.append(_session_unit(len(self.units), session, lines))
 
     def recall(self, query: str, evidence: Sequence[str], budget: int) -> list[Unit]:
-        return self.fit([self.sessions[e] for e in evidence if e in self.sessions][: self.k], budget)
+        wanted = set(evidence)
+        return self.fit([u for u in self.units if u.session in wanted][: self.k], budget)
 
 
 STRATEGIES["oracle"] = OracleAgent

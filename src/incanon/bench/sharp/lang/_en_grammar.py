@@ -13,8 +13,27 @@ _PREPOSITIONS = frozenset("of in on for with from to at by".split())
 _VOWELS = "aeiou"
 
 
+# Letters whose spoken name starts with a vowel sound: "an FBI agent", "an MRI", "a UN report".
+_AN_LETTERS = frozenset("AEFHILMNORSX")
+
+
+def is_acronym(word: str) -> bool:
+    """'FBI', 'TV', 'MRI': two or more capitals, read letter by letter."""
+    letters = word.rstrip("'s")
+    return len(letters) > 1 and letters.isalpha() and letters.isupper()
+
+
+def is_name(text: str) -> bool:
+    """Does a (surface-cased) phrase start with a proper name ('Harry Potter', 'London')?"""
+    first = text.split(" ", 1)[0] if text else ""
+    return bool(first) and first[0].isupper() and not is_acronym(first)
+
+
 def article(word: str) -> str:
     """'a' or 'an' for the word that follows, by sound as far as spelling allows."""
+    first = word.split(" ", 1)[0]
+    if is_acronym(first):
+        return "an" if first[0] in _AN_LETTERS else "a"
     low = word.lower()
     if low.startswith(lex.AN_BEFORE_CONSONANT):
         return "an"
@@ -105,7 +124,8 @@ class NP:
 
     text: str
     kind: str = "count"
-    """count (a dog / dogs), mass (water), plural (scissors) or unique (the sky)."""
+    """count (a dog / dogs), mass (water), plural (scissors), unique (the sky) or name
+    (Harry Potter: no article, never pluralised)."""
 
     @classmethod
     def of(cls, concept: Concept | str) -> "NP":
@@ -118,6 +138,8 @@ class NP:
             text = concept
         words = text.split()
         noun = _head_noun(words).lower()
+        if is_name(text):
+            return cls(text, "name")
         if text.lower() in lex.THE_PLACES:
             return cls(text, "unique")
         if noun in lex.PLURAL_ONLY:
@@ -155,11 +177,11 @@ class NP:
     @property
     def pl_be(self) -> str:
         """Verb 'to be' agreeing with ``pl``."""
-        return "is" if self.kind in ("mass", "unique") else "are"
+        return "is" if self.kind in ("mass", "unique", "name") else "are"
 
     def pl_verb(self, verb: str) -> str:
         """A present-tense verb phrase agreeing with ``pl`` ('dogs bark', 'water flows')."""
-        return third_person(verb) if self.kind in ("mass", "unique") else verb
+        return third_person(verb) if self.kind in ("mass", "unique", "name") else verb
 
     def a_verb(self, verb: str) -> str:
         """A present-tense verb phrase agreeing with ``a`` ('a dog barks', 'scissors cut')."""
@@ -170,6 +192,8 @@ class NP:
         """Universal form: 'every dog', 'all water', 'all scissors', 'all of the sky'."""
         if self.kind == "unique":
             return f"all of the {self.text}"
+        if self.kind == "name":
+            return self.text
         return f"every {self.text}" if self.kind == "count" else f"all {self.text}"
 
     @property
