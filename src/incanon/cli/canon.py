@@ -12,7 +12,7 @@ from rich.table import Table
 
 from incanon.canon import CanonStore, default_store_path, load_world_file, write_world_file
 from incanon.cli.canonrefs import open_canon
-from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.cli.output import JSON_HELP, clip, emit_json, err, out
 
 app = typer.Typer(help="Import, export and inspect the canon store; show what a character knows.", no_args_is_help=True)
 
@@ -56,7 +56,7 @@ def import_cmd(
         emit_json({"store": str(_store_dir(store)), "work": work.to_dict(), "counts": counts})
         return
     summary = ", ".join(f"{n} {name}" for name, n in counts.items())
-    out.print(f"imported [bold]{work.id}[/] ({work.title}): {summary}", highlight=False)
+    out.print(f"imported {clip(work.id)} ({clip(work.title)}): {summary}", highlight=False)
 
 
 @app.command("export")
@@ -102,7 +102,7 @@ def show_cmd(
             table = _table(f"works in {canon.path}", "id", "title", "axis", "characters", "scenes", "chunks", "facts")
             for r in rows:
                 c = r["counts"]
-                table.add_row(r["id"], r["title"], r["axis"], *(str(c[k]) for k in ("characters", "scenes", "chunks", "facts")))
+                table.add_row(clip(r["id"]), clip(r["title"]), r["axis"], *(str(c[k]) for k in ("characters", "scenes", "chunks", "facts")))
             out.print(table)
             return
         detail = _work_detail(canon, work)
@@ -110,7 +110,7 @@ def show_cmd(
         emit_json(detail)
         return
     w = detail["work"]
-    out.print(f"[bold]{w['id']}[/]: {w['title']}" + (f" by {w['author']}" if w["author"] else "")
+    out.print(f"{clip(w['id'])}: {clip(w['title'])}" + (f" by {clip(w['author'])}" if w["author"] else "")
               + f" ({w['axis']} axis)", highlight=False)
     out.print(", ".join(f"{n} {name}" for name, n in detail["counts"].items()), highlight=False)
     table = _table("characters", "name", "aliases", "time points")
@@ -150,7 +150,7 @@ def scope_cmd(
         return
     d = data["scope"]
     who = d["character"] or "the omniscient reader"
-    out.print(f"[bold]{who}[/] at [bold]{d['at']}[/] in {d['work']}", highlight=False)
+    out.print(f"{who} at {d['at']} in {d['work']}", highlight=False)
     hidden = d["hidden"]
     out.print(
         "hidden: " + ", ".join(_count(hidden[k], noun) for k, noun in (
@@ -160,7 +160,7 @@ def scope_cmd(
     )
     scenes = _table("scenes so far", "id", "position", "seen", "summary")
     for s in data["scenes"]:
-        scenes.add_row(s["id"], s["position"], "yes" if s["witnessed"] else "[dim]missed[/]", s["summary"] or s["title"])
+        scenes.add_row(s["id"], s["position"], "yes" if s["witnessed"] else "missed", clip(s["summary"] or s["title"]))
     out.print(scenes)
     facts = _table("known facts", "id", "position", "subject", "fact")
     for f in data["facts"]:

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.markup import escape
 from rich.panel import Panel
+from rich.text import Text
 
 from incanon import paths
 from incanon.cli.method_options import OPTION_HELP, parse_method_options
@@ -41,7 +41,7 @@ def _open_store(store: Optional[Path]):
 
     if store is None:
         path = paths.home() / "demo-canon"
-        err.print(f"[dim]{escape(_DEFAULT_STORE_NOTE.format(path=path))}[/]", soft_wrap=True, highlight=False)
+        err.print(f"{_DEFAULT_STORE_NOTE.format(path=path)}", style="dim", soft_wrap=True, highlight=False)
         return CanonStore.open(_default_store(path))
     return open_canon(store)
 
@@ -57,19 +57,20 @@ class _Printer:
         if self.quiet:
             return
         if self.tty:
-            out.print(f"[{style}]{escape(text)}[/]" if style else escape(text), highlight=False)
+            out.print(text, style=style or None, highlight=False)
         else:
             sys.stdout.write(text + "\n")
             sys.stdout.flush()
 
     def error(self, text: str) -> None:
-        err.print(f"[bold red]error:[/] {escape(text)}", highlight=False, soft_wrap=True)
+        err.print(f"error: {text}", highlight=False, soft_wrap=True)
 
     def reply(self, speaker: str, text: str, method: str) -> None:
         if self.quiet:
             return
         if self.tty:
-            out.print(Panel(escape(text), title=f"[bold]{escape(speaker)}[/]", subtitle=f"[dim]{escape(method)}[/]",
+            # Text objects: a Panel reads plain-string titles as markup whatever the console says.
+            out.print(Panel(text, title=Text(speaker, style="bold"), subtitle=Text(method, style="dim"),
                             title_align="left", subtitle_align="right"))
         else:
             self.line(f"{speaker}: {text}")
@@ -105,7 +106,7 @@ def _render(outcome, session, printer: _Printer) -> bool:
 def _read(tty: bool) -> str | None:
     if tty:
         try:
-            return out.input("[bold green]you>[/] ")
+            return out.input("you> ")
         except EOFError:
             return None
     line = sys.stdin.readline()
@@ -159,14 +160,14 @@ def register(app: typer.Typer) -> None:
                                   model_spec=model, embedder=embedder, options=options)
             who = session.who
             label = f" ({who.time_label})" if who.time_label else ""
-            err.print(f"[dim]{escape(who.character)} of {escape(who.work_title)} at {who.position}{escape(label)}, "
-                      f"method {escape(method)}, model {escape(model)}. /help lists the commands.[/]",
+            err.print(f"{who.character} of {who.work_title} at {who.position}{label}, "
+                      f"method {method}, model {model}. /help lists the commands.", style="dim",
                       highlight=False, soft_wrap=True)
             printer = _Printer(tty, quiet=json_)
             asyncio.run(_loop(session, printer, save, tty))
             if save is not None and session.turns:
                 written = session.save(save)
-                err.print(f"[dim]conversation saved to {escape(str(written))}[/]")
+                err.print(f"conversation saved to {written}", style="dim")
             if json_:
                 emit_json(session.transcript.model_dump(mode="json"))
         finally:

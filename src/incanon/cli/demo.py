@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
         cache_arg = False if no_cache else (cache or True)
         agent_model = load_chat_model(model, cache=cache_arg)
         judge_model = agent_model if judge == model else load_chat_model(judge, cache=cache_arg)
-        err.print(f"[dim]agent {model}, judge {judge}; loading the sample world into {store_dir}[/]")
+        err.print(f"agent {model}, judge {judge}; loading the sample world into {store_dir}", style="dim")
         result, run_store, record = asyncio.run(run_demo(
             store_dir=store_dir, runs_path=runs_path, agent_model=agent_model,
             judge_model=judge_model, model_specs={"agent": model, "judge": judge},
@@ -69,12 +69,12 @@ def register(app: typer.Typer) -> None:
                         ("answer", {"ratio": 3}), ("consistent?", {"justify": "center"})):
             table.add_column(col, overflow="fold", **kw)
         for r in rows:
-            verdict = {1: "[green]yes[/]", 0: "[red]no[/]"}.get(r["score"], "[yellow]?[/]")
-            answer = _clip(r["answer"] or "") if r["status"] == "ok" else f"[red]error: {r['error']}[/]"
+            verdict = {1: "yes", 0: "no"}.get(r["score"], "?")
+            answer = _clip(r["answer"] or "") if r["status"] == "ok" else f"error: {r['error']}"
             table.add_row(f"{r['at_label']} ({r['at']})", r["data_type"], r["question"], answer, verdict)
         out.print(table)
         acc = "n/a" if accuracy is None else f"{accuracy:.0%} of {len(scored)} judged"
         out.print(f"Spatiotemporal consistency: {acc}")
         out.print(f"Run {result.run_id} is stored in {runs_path}")
         out.print(f"  incanon runs show {result.run_id} --runs {runs_path}")
-        out.print(f"[yellow]{_NOTE}[/]", highlight=False)
+        out.print(f"{_NOTE}", style="yellow", highlight=False)

@@ -97,7 +97,7 @@ def ingest(
                   + (f"; oracle files: {', '.join(Path(p).name for p in report.oracle_files)})" if report.oracle_files
                      else "; no oracle files found beside the script)"), highlight=False)
     for what, n in report.skipped.items():
-        err.print(f"  [yellow]{n} {what}[/]", highlight=False)
+        err.print(f"  {n} {what}", highlight=False)
 
 
 @app.command()
@@ -143,9 +143,9 @@ def questions(
     for key, n in sorted(report.counts.items()):
         out.print(f"  {key:<28} {n}")
     for why, n in sorted(report.skipped.items()):
-        out.print(f"  [dim]left out ({why}): {n}[/]")
+        out.print(f"  left out ({why}): {n}")
     if report.tkg_failures:
-        out.print(f"  [yellow]{len(report.tkg_failures)} extraction problems[/] (see --json); first: {report.tkg_failures[0]['error']}")
+        out.print(f"  {len(report.tkg_failures)} extraction problems (see --json); first: {report.tkg_failures[0]['error']}")
     if style is not None:
         out.print(f"  styled {report.styled} wordings; {report.style_fallbacks} rewrites not used (names or dates lost)")
 
@@ -269,11 +269,11 @@ def run(
                 outcome = asyncio.run(run_setting(setup, runs_db, progress=bars.callback(where)))
                 results.append((mem, limit, outcome))
                 for note in outcome.notes:
-                    err.print(f"[yellow]{note}[/]", highlight=False)
+                    err.print(f"{note}", style="yellow", highlight=False)
                 if not json_:
-                    err.print(f"[dim]{where}: run {outcome.run_id}: {outcome.status}, simulated "
+                    err.print(f"{where}: run {outcome.run_id}: {outcome.status}, simulated "
                               f"{len(outcome.simulated)} repetition(s), {len(outcome.skipped)} already done, "
-                              f"${outcome.usage.cost:.4f}[/]", highlight=False)
+                              f"${outcome.usage.cost:.4f}", style="dim", highlight=False)
     report = DialsimReport(settings=settings_from_runs(runs_db, [o.run_id for _, _, o in results]))
     questions_asked = sum(s.questions for s in report.settings)
     failed = sum(s.statuses.get("error", 0) for s in report.settings)

@@ -31,9 +31,11 @@ def register(app: typer.Typer) -> None:
             for col in ("check", "status", "detail", "fix"):
                 table.add_column(col, overflow="fold")
             for c in checks:
-                status = "[green]ok[/]" if c.ok else ("[red]FAIL[/]" if c.required else "[yellow]warn[/]")
+                status = "ok" if c.ok else ("FAIL" if c.required else "warn")
                 table.add_row(c.name, status, c.detail, c.fix)
             out.print(table)
-            out.print("[green]The embedded defaults work.[/]" if not failed
-                      else f"[red]{len(failed)} problem(s); apply the fixes above.[/]")
+            if failed:
+                out.print(f"{len(failed)} problem(s); apply the fixes above.", style="red")
+            else:
+                out.print("The embedded defaults work.", style="green")
         raise typer.Exit(1 if failed else 0)

@@ -14,10 +14,13 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+# markup=False: text is never read as rich markup, so user text (a file called "[draft].json",
+# a title with "[/]") prints as written and cannot crash or restyle output; styles are given with
+# ``style=`` or ``Text`` objects.
 #: Human output (tables, summaries).
-out = Console()
+out = Console(markup=False)
 #: Progress, notes and warnings: never mixed into a ``--json`` document.
-err = Console(stderr=True)
+err = Console(stderr=True, markup=False)
 
 
 #: Longest piece of user text a message shows; the rest is elided (a 10 MB title must not
@@ -72,7 +75,7 @@ def emit_report(report: Any, md: Path | None, json_: bool, extra: dict[str, Any]
     text = inert_html(report.markdown())
     if md is not None:
         write_text_atomic(md, text)
-        err.print(f"[dim]report written to {md}[/]")
+        err.print(f"report written to {md}", style="dim")
     if json_:
         emit_json({**extra, "report": report.model_dump(mode="json"), **fields, "markdown": text})
     else:

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.markup import escape
 
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 
@@ -48,9 +47,9 @@ def register(app: typer.Typer) -> None:
             emit_json({**result.to_json(), "written": written})
             return
         for section in result.sections:
-            out.print(f"{escape(section.title)}: {len(section.runs)} run(s), {len(section.charts)} chart(s)",
+            out.print(f"{section.title}: {len(section.runs)} run(s), {len(section.charts)} chart(s)",
                       highlight=False)
             for note in section.notes:
-                err.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
+                err.print(f"note: {note}", highlight=False, soft_wrap=True)
         for fmt, target in written.items():
-            out.print(f"report written to {escape(target)}", highlight=False, soft_wrap=True)
+            out.print(f"report written to {target}", highlight=False, soft_wrap=True)

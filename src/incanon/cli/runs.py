@@ -76,7 +76,7 @@ def list_runs(
     table.add_column("done/failed/total", justify="right", no_wrap=True)
     table.add_column("created", no_wrap=True)
     for i in infos:
-        failed = f"[red]{i.failed}[/]" if i.failed else "0"
+        failed = f"{i.failed}" if i.failed else "0"
         total = "?" if i.total is None else str(i.total)
         table.add_row(i.id, i.benchmark, i.status, f"{i.done}/{failed}/{total}", _when(i))
     out.print(table)
@@ -217,7 +217,7 @@ def merge(
     for merged in report.runs:
         shards = ", ".join(merged.shards) or "-"
         if merged.missing_shards:
-            shards += f" [yellow](missing {', '.join(merged.missing_shards)})[/]"
+            shards += f" (missing {', '.join(merged.missing_shards)})"
         table.add_row(merged.run_id, str(len(merged.sources)), f"{merged.samples:,}",
                       str(len(merged.duplicates)), shards, merged.status)
     out.print(table)
@@ -228,4 +228,4 @@ def merge(
         if len(merged.duplicates) > 5:
             err.print(f"... and {len(merged.duplicates) - 5} more duplicates in {merged.run_id}", highlight=False)
         for note in merged.notes:
-            err.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
+            err.print(f"note: {note}", highlight=False, soft_wrap=True)

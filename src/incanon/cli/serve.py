@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.markup import escape
 
 from incanon import paths
 from incanon.cli.canonrefs import require_canon
@@ -50,11 +49,11 @@ def register(app: typer.Typer) -> None:
                              cache=False if no_cache else (cache or True), host=host,
                              allow_hosts=tuple(allow_host))
         if not is_loopback(host):
-            err.print(f"[bold yellow]warning:[/] {escape(REMOTE_WARNING.format(host=host, port=port, runs=runs_path))}",
+            err.print(f"warning: {REMOTE_WARNING.format(host=host, port=port, runs=runs_path)}",
                       soft_wrap=True, highlight=False)
 
         def ready(url: str) -> None:
-            err.print(f"incanon serve: [bold]{escape(url)}[/] (canon {escape(str(canon))}, runs {escape(str(runs_path))}, "
-                      f"model {escape(config.model_label)}); Ctrl-C stops it", soft_wrap=True, highlight=False)
+            err.print(f"incanon serve: {url} (canon {canon}, runs {runs_path}, "
+                      f"model {config.model_label}); Ctrl-C stops it", soft_wrap=True, highlight=False)
 
         run_server(config, host=host, port=port, on_ready=ready)

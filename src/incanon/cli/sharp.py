@@ -82,7 +82,7 @@ def _resolver(canon: Any, work: str, relations: Optional[Path], mapping_only: bo
 def _warn_unmapped(cast: Any) -> None:
     """Name every relation type the affection mapping left without a level, with its roles."""
     for relation, names in cast.unmapped().items():
-        err.print(f"[yellow]relation type {relation!r} maps to no affection level[/]: drops {', '.join(names)} "
+        err.print(f"relation type {relation!r} maps to no affection level: drops {', '.join(names)} "
                   "(give it a level in a --relations file's mapping)", highlight=False)
 
 
@@ -139,14 +139,14 @@ def claims(
               f"counterfactual) from {reader.stats.edges} edges of {source.name}", highlight=False, markup=False)
     out.print("  " + ", ".join(f"{k}: {v}" for k, v in report.made.items()), highlight=False)
     if reader.stats.bad:
-        err.print(f"[yellow]{reader.stats.bad} malformed lines skipped[/] (first: {reader.stats.bad_examples[0]})",
+        err.print(f"{reader.stats.bad} malformed lines skipped (first: {reader.stats.bad_examples[0]})",
                   highlight=False)
     if report.shortfall:
-        err.print(f"[yellow]{report.shortfall} fewer claims than asked for[/] (too few usable edges)")
+        err.print(f"{report.shortfall} fewer claims than asked for (too few usable edges)")
     if report.dropped:
-        err.print(f"[yellow]--strict-balance dropped {report.dropped} claims[/] to keep {count} at the asked ratio")
+        err.print(f"--strict-balance dropped {report.dropped} claims to keep {count} at the asked ratio")
     elif note:
-        err.print(f"[yellow]{note}[/]", highlight=False)
+        err.print(f"{note}", style="yellow", highlight=False)
 
 
 @app.command()
@@ -275,9 +275,9 @@ def eval_(
                           embedder=embedder, max_tokens=max_tokens),
     )
     if not json_:
-        err.print(f"[dim]{cast.main_character} at {cast.at}; partners: "
+        err.print(f"{cast.main_character} at {cast.at}; partners: "
                   + ", ".join(f"{p.name} ({p.affection}, {p.interactions})" for p in cast.partners)
-                  + f"; {len(claim_list)} claims, {mode_} mode[/]", highlight=False)
+                  + f"; {len(claim_list)} claims, {mode_} mode", style="dim", highlight=False)
     with run_options.applied():
         results = asyncio.run(evaluate(canon, cast, claim_list, methods, setup))
     counts: list[Any] = []
@@ -287,8 +287,8 @@ def eval_(
                   "elapsed_s": r.elapsed_s} for r, m in zip(results, methods)]
     if not json_:
         for r, m in zip(results, methods):
-            err.print(f"[dim]{m}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), {r.skipped} already done, "
-                      f"{r.usage.calls} model calls ({r.usage.cached_calls} more answered from the cache)[/]")
+            err.print(f"{m}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), {r.skipped} already done, "
+                      f"{r.usage.calls} model calls ({r.usage.cached_calls} more answered from the cache)", style="dim")
     extra = {"run_store": str(run_store.path), "runs": runs_json, "claims": len(claim_list),
              "cast": cast.model_dump(mode="json")}
     if not any(c.judged for c in counts):

@@ -41,7 +41,7 @@ class RunProgress:
     """
 
     def __init__(self, enabled: bool = True, *, console: Console | None = None, every_s: float = 10.0):
-        self.console = console or Console(stderr=True)
+        self.console = console or Console(stderr=True, markup=False)
         self.enabled = enabled
         self.live = enabled and self.console.is_terminal
         self.every_s = every_s
@@ -58,10 +58,10 @@ class RunProgress:
         if not self.live:
             return
         self._bar = Progress(
-            TextColumn("[bold]{task.description}"),
+            TextColumn("{task.description}", style="bold", markup=False),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("[green]{task.fields[ok]} ok[/] [red]{task.fields[failed]} failed[/]"),
+            TextColumn("{task.fields[ok]} ok {task.fields[failed]} failed", markup=False),
             RateColumn(),
             TimeElapsedColumn(),
             TextColumn("ETA"),
@@ -100,7 +100,7 @@ class RunProgress:
     def note(self, message: str) -> None:
         """Tell the user something (above the bar when it is shown)."""
         if self.enabled:
-            self.console.print(f"[yellow]note:[/] {message}", highlight=False, soft_wrap=True)
+            self.console.print(f"note: {message}", highlight=False, soft_wrap=True)
         else:
             logger.warning(message)
 
