@@ -224,3 +224,13 @@ def test_narrator_speaker_names_are_case_insensitive(empty_store: CanonStore) ->
     data["scenes"][0]["messages"][0]["speaker"] = "environment"
     empty_store.import_world(World.model_validate(data))
     assert empty_store.messages("harbor", "s1")[0].speaker == "Environment"
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_relation_weights_are_refused(bad):
+    from pydantic import ValidationError
+
+    from incanon.canon.world import Relation
+
+    with pytest.raises(ValidationError, match="finite"):
+        Relation(source="a", target="b", type="friend", weight=bad)

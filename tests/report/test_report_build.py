@@ -129,3 +129,12 @@ def test_run_prefixes_and_duplicates_resolve_once(store, report_runs):
     first = report_runs["timechara"][0]
     again = build_report(store, [first[:15], first])
     assert [r.id for s in again.sections for r in s.runs] == [first]
+
+
+def test_markdown_never_carries_raw_html_from_runs():
+    from incanon.report.markdown import inert_html, table_md
+    from incanon.report.model import Table
+
+    hostile = '<script>alert(1)</script><img src=x onerror="steal()">'
+    text = inert_html("\n".join(table_md(Table(columns=["model"], rows=[[hostile]]))))
+    assert "<script" not in text and "<img" not in text and "&lt;script>" in text
