@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from incanon.agents.base import Agent, CharacterAt, Turn
+from incanon.agents.base import Agent, CharacterAt, Reply, Turn
 from incanon.agents.persona import character_at
 from incanon.agents.registry import create_agent
 from incanon.canon.records import ChunkRecord
@@ -171,6 +171,12 @@ class ChatSession:
                         method=reply.method, evidence=build_evidence(reply, self.who, self._chunk))
         self.turns.append(turn)
         return turn
+
+    async def answer(self, dialogue: list[Turn]) -> tuple[Reply, Evidence]:
+        """The method's reply to ``dialogue`` (a conversation held elsewhere, e.g. by an
+        OpenAI-compatible front end) and its evidence, without recording anything here."""
+        reply = await self.agent.respond(self.who, dialogue)
+        return reply, build_evidence(reply, self.who, self._chunk)
 
     def why(self) -> Evidence | None:
         """The evidence behind the last reply (None before the first one)."""

@@ -13,6 +13,19 @@ from incanon.cli.method_options import OPTION_HELP, parse_method_options
 from incanon.cli.output import err
 
 
+def _token(env: str | None) -> str | None:
+    import os
+
+    from incanon.errors import ConfigError
+
+    if env is None:
+        return None
+    value = os.environ.get(env, "")
+    if not value.strip():
+        raise ConfigError(f"--token-env {env}: the environment variable {env} is not set or empty")
+    return value.strip()
+
+
 def register(app: typer.Typer) -> None:
     """Add ``serve`` to the root app."""
 
@@ -28,6 +41,8 @@ def register(app: typer.Typer) -> None:
         cache: Optional[Path] = typer.Option(None, "--cache", help="Response cache file (default: INCANON_HOME/cache.sqlite)."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
         allow_host: list[str] = typer.Option([], "--allow-host", metavar="NAME", help="Another host name the app answers to (besides 127.0.0.1, localhost, [::1] and --host); repeatable."),
+        token_env: Optional[str] = typer.Option(None, "--token-env", metavar="NAME", help="Require 'Authorization: Bearer <token>' on the OpenAI-compatible /v1 endpoints, the token read from this environment variable."),
+        client_concurrency: int = typer.Option(4, "--client-concurrency", min=1, help="Requests one client may have in flight on /v1 (more get 429)."),
     ) -> None:
         """Serve the web app: chat with a character at a point on the story's timeline, and browse runs."""
         from incanon.cli.chat import _default_store
@@ -47,7 +62,8 @@ def register(app: typer.Typer) -> None:
         config = ServeConfig(canon=canon, runs=runs_path, model=model, embedder=embedder,
                              options=parse_method_options(option),
                              cache=False if no_cache else (cache or True), host=host,
-                             allow_hosts=tuple(allow_host))
+                             allow_hosts=tuple(allow_host), token=_token(token_env),
+                             client_concurrency=client_concurrency)
         if not is_loopback(host):
             err.print(f"warning: {REMOTE_WARNING.format(host=host, port=port, runs=runs_path)}",
                       soft_wrap=True, highlight=False)

@@ -30,7 +30,9 @@ from incanon.errors import IncanonError, NotFoundError
 from incanon.models.types import ChatModel
 from incanon.serve.chats import ChatRegistry, chat_state
 from incanon.serve.config import ServeConfig
+from incanon.serve.characters import CharacterServer
 from incanon.serve.guard import RequestGuard, allowed_hosts
+from incanon.serve.openai_routes import character_router
 from incanon.serve.runsview import RunsView, overview_json
 from incanon.serve.samples import SampleQuery
 from incanon.serve.timeline import timeline
@@ -73,17 +75,21 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
     (tests pass a scripted one); by default ``config.model`` is loaded on the first chat."""
     chats = ChatRegistry(config, model)
     runs = RunsView(config.runs)
+    characters = CharacterServer(config, chats.model)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
         chats.close_all()
+        characters.close()
         runs.close()
 
     app = FastAPI(title="incanon", version=__version__, lifespan=lifespan, docs_url="/api/docs",
                   openapi_url="/api/openapi.json", redoc_url=None)
     app.state.chats = chats
     app.state.runs = runs
+    app.state.characters = characters
+    app.include_router(character_router(config, characters))
     app.add_middleware(RequestGuard, hosts=allowed_hosts(config.host, config.allow_hosts), max_body=config.max_body)
 
     @app.exception_handler(IncanonError)
@@ -192,6 +198,21 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
     def get_sample(run_id: str, item: str, epoch: int = Query(0, ge=0, le=_MAX_INT)) -> dict[str, Any]:
         """One sample, whole: input, answer, scores, rationales, calls, usage."""
         return runs.sample(run_id, item, epoch)
+
+    # -- replies of the OpenAI-compatible endpoint ----------------------------------------------
+    @app.get("/api/completions")
+    def list_completions() -> list[dict[str, Any]]:
+        """The latest replies of ``/v1/chat/completions`` (newest first), without evidence."""
+        return [{"id": r.id, "model": r.model, "character": r.character, "at": r.at, "method": r.method,
+                 "created": r.created, "text": r.text[:200]} for r in reversed(characters.replies.values())]
+
+    @app.get("/api/completions/{completion_id}")
+    def get_completion(completion_id: str) -> dict[str, Any]:
+        """One ``/v1/chat/completions`` reply with its scope and evidence."""
+        reply = characters.replies.get(completion_id)
+        if reply is None:
+            raise NotFoundError(f"no recent reply {completion_id!r} (the app keeps the last {characters.keep_replies})")
+        return {"id": reply.id, "model": reply.model, "text": reply.text, "created": reply.created, **reply.incanon()}
 
     @app.get("/api/report")
     def report(run: list[str] = Query(default=[])) -> dict[str, Any]:

@@ -40,6 +40,11 @@ class ServeConfig:
     """More host names the app answers to (a LAN name when ``host`` is 0.0.0.0)."""
     max_body: int = 1 << 20
     """Largest request body accepted, in bytes."""
+    token: str | None = field(default=None, repr=False)
+    """Bearer token the OpenAI-compatible ``/v1`` endpoints require (None: no token). Read from
+    the environment variable ``incanon serve --token-env`` names; never logged or shown."""
+    client_concurrency: int = 4
+    """Requests one client (bearer token, else address) may have in flight on ``/v1``."""
 
     @property
     def model_label(self) -> str:

@@ -1,0 +1,96 @@
+"""The OpenAI-compatible endpoints of ``incanon serve``: ``GET /v1/models`` and
+``POST /v1/chat/completions`` (streaming and not), over :mod:`incanon.serve.characters`.
+
+Errors come back in OpenAI's shape (``{"error": {"message", "type", "code"}}``) so clients show
+them. With a token configured, every ``/v1`` request needs ``Authorization: Bearer <token>``;
+each client (its token, else its address) may have ``client_concurrency`` requests in flight,
+more get 429 with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections import Counter
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from incanon.errors import IncanonError, NotFoundError
+from incanon.serve.characters import CharacterServer, completion_json, stream_events
+from incanon.serve.config import ServeConfig
+
+
+def openai_error(status: int, message: str, kind: str, code: str | None = None,
+                 headers: dict[str, str] | None = None) -> JSONResponse:
+    """An error in the OpenAI wire format."""
+    return JSONResponse({"error": {"message": message, "type": kind, "param": None, "code": code}},
+                        status_code=status, headers=headers)
+
+
+def character_router(config: ServeConfig, characters: CharacterServer) -> APIRouter:
+    """The ``/v1`` routes."""
+    router = APIRouter(prefix="/v1")
+    in_flight: Counter[str] = Counter()
+
+    def client_of(request: Request) -> str:
+        auth = request.headers.get("authorization", "")
+        return auth or (request.client.host if request.client else "?")
+
+    def refused(request: Request) -> JSONResponse | None:
+        if config.token is None:
+            return None
+        auth = request.headers.get("authorization", "")
+        given = auth[7:] if auth.lower().startswith("bearer ") else ""
+        if not hmac.compare_digest(given.encode(), config.token.encode()):
+            return openai_error(401, "missing or wrong bearer token", "invalid_request_error", "invalid_api_key")
+        return None
+
+    @router.get("/models")
+    async def models(request: Request) -> Any:
+        """Each character at each of its named time points, as OpenAI model entries."""
+        if (denied := refused(request)) is not None:
+            return denied
+        try:
+            return {"object": "list", "data": characters.list_models()}
+        except IncanonError as exc:
+            return openai_error(404 if isinstance(exc, NotFoundError) else 400, str(exc), "invalid_request_error")
+
+    @router.post("/chat/completions")
+    async def chat_completions(request: Request) -> Any:
+        """A point-in-time character's reply to ``messages``; ``stream: true`` for SSE chunks.
+        The response's extra ``incanon`` field holds the scope and evidence."""
+        if (denied := refused(request)) is not None:
+            return denied
+        client = client_of(request)
+        if in_flight[client] >= config.client_concurrency:
+            return openai_error(429, f"at most {config.client_concurrency} requests at once per client",
+                                "rate_limit_error", headers={"Retry-After": "1"})
+        try:
+            body = await request.json()
+        except ValueError:
+            return openai_error(400, "the body is not JSON", "invalid_request_error")
+        if not isinstance(body, dict):
+            return openai_error(400, "the body must be a JSON object", "invalid_request_error")
+        in_flight[client] += 1
+        try:
+            reply = await characters.complete(body)
+        except IncanonError as exc:
+            status = 404 if isinstance(exc, NotFoundError) else 400
+            return openai_error(status, str(exc), "invalid_request_error",
+                                "model_not_found" if status == 404 else None)
+        finally:
+            in_flight[client] -= 1
+            if not in_flight[client]:
+                del in_flight[client]
+        if body.get("stream"):
+            async def events() -> AsyncIterator[str]:
+                for event in stream_events(reply):
+                    yield event
+
+            return StreamingResponse(events(), media_type="text/event-stream",
+                                     headers={"Cache-Control": "no-cache"})
+        return completion_json(reply)
+
+    return router

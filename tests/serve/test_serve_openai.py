@@ -1,0 +1,123 @@
+"""The OpenAI-compatible character endpoints, driven by the official ``openai`` client."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import openai
+import pytest
+
+from incanon.errors import InputError
+from incanon.models import load_chat_model
+from incanon.serve.characters import dialogue_from_messages, parse_model, stream_events
+from incanon.serve.server import BackgroundServer
+
+from serve_helpers import DEFAULT_REPLY, character_model
+
+METHODS = ("zero-shot", "rag-cutoff", "narrative-experts")
+
+
+@pytest.fixture
+def api(serve_config):
+    with BackgroundServer(serve_config, model=load_chat_model(character_model())) as url:
+        yield openai.OpenAI(base_url=url + "v1", api_key="unused", max_retries=0)
+
+
+def test_the_model_grammar():
+    assert parse_model("lanterns/Wren Callow@1-3", METHODS).id == "lanterns/Wren Callow@1-3/zero-shot"
+    who = parse_model("Wren@end of book 1/rag-cutoff", METHODS)
+    assert (who.work, who.character, who.at, who.method) == (None, "Wren", "end of book 1", "rag-cutoff")
+    for bad in ("Wren", "@1-3", "Wren@", "Wren@1-3/no-such-method"):
+        with pytest.raises(InputError):
+            parse_model(bad, METHODS)
+
+
+def test_messages_become_the_dialogue_without_system_turns():
+    turns = dialogue_from_messages([
+        {"role": "system", "content": "You are a pirate."},
+        {"role": "user", "content": "Hello"},
+        {"role": "assistant", "content": "Well met."},
+        {"role": "user", "content": [{"type": "text", "text": "Who rang the bell?"}]},
+    ], "Wren Callow")
+    assert [(t.speaker, t.text) for t in turns] == [
+        ("user", "Hello"), ("Wren Callow", "Well met."), ("user", "Who rang the bell?")]
+    with pytest.raises(InputError, match="last message"):
+        dialogue_from_messages([{"role": "assistant", "content": "x"}], "W")
+
+
+def test_models_lists_each_character_with_its_time_points(api):
+    ids = [m.id for m in api.models.list().data]
+    assert "lanterns/Wren Callow@end of book 1" in ids
+    entry = next(m for m in api.models.list().data if m.id == "lanterns/Wren Callow@end of book 1")
+    assert "Stormwren" in entry.model_extra["incanon"]["aliases"]
+    assert [tp["label"] for tp in entry.model_extra["incanon"]["time_points"]][:2] == ["end of book 1", "the night of the flood"]
+
+
+def test_a_reply_through_the_official_client_with_evidence(api):
+    reply = api.chat.completions.create(
+        model="lanterns/Wren Callow@1-3",
+        messages=[{"role": "system", "content": "ignored"}, {"role": "user", "content": "Who rang the flood bell?"}],
+    )
+    assert reply.choices[0].message.content == "I heard the bell from the lamp-room, nothing more."
+    extra = reply.model_extra["incanon"]
+    assert extra["character"] == "Wren Callow" and extra["at"] == "1-3" and extra["method"] == "zero-shot"
+    assert extra["scope"]["at"] == "1-3" and extra["scope"]["hidden"]["future_scenes"] > 0
+    assert extra["ignored_system_messages"] == 1
+    assert reply.usage.total_tokens > 0
+
+
+def test_streaming_gives_the_same_text_and_the_evidence_last(api):
+    stream = api.chat.completions.create(
+        model="Stormwren@end of book 1/rag-cutoff", stream=True,
+        messages=[{"role": "user", "content": "Were you at the Spring Fair?"}],
+    )
+    chunks = list(stream)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks)
+    assert text == "The fair? I was lighting the harbour lamps that night."
+    assert chunks[-1].choices[0].finish_reason == "stop"
+    evidence = chunks[-1].model_extra["incanon"]["evidence"]
+    assert evidence["chunks"], "rag-cutoff retrieves canon"
+    assert all(c["in_scope"] and c["position"].startswith("1-") for c in evidence["chunks"])
+
+
+def test_the_reply_and_its_evidence_are_viewable_in_the_web_app(api, serve_config):
+    reply = api.chat.completions.create(model="Wren@1-3", messages=[{"role": "user", "content": "Hi"}])
+    import httpx
+
+    base = str(api.base_url).removesuffix("v1/").removesuffix("v1")
+    listed = httpx.get(base + "api/completions").json()
+    assert listed[0]["id"] == reply.id and listed[0]["text"] == DEFAULT_REPLY
+    detail = httpx.get(base + f"api/completions/{reply.id}").json()
+    assert detail["character"] == "Wren Callow" and detail["evidence"]["at"] == "1-3"
+
+
+def test_unknown_characters_and_bad_models_are_openai_errors(api):
+    with pytest.raises(openai.NotFoundError, match="Nobody"):
+        api.chat.completions.create(model="Nobody@1-3", messages=[{"role": "user", "content": "Hi"}])
+    with pytest.raises(openai.BadRequestError, match="CHARACTER@AT"):
+        api.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "Hi"}])
+
+
+def test_a_bearer_token_is_required_when_configured(serve_config):
+    config = replace(serve_config, token="s3cret-token-value")
+    with BackgroundServer(config, model=load_chat_model(character_model())) as url:
+        wrong = openai.OpenAI(base_url=url + "v1", api_key="nope", max_retries=0)
+        with pytest.raises(openai.AuthenticationError):
+            wrong.models.list()
+        right = openai.OpenAI(base_url=url + "v1", api_key="s3cret-token-value", max_retries=0)
+        assert right.models.list().data
+
+
+def test_stream_events_join_back_to_the_reply_exactly():
+    from incanon.serve.characters import CharacterReply
+    from incanon.chat.transcript import Evidence
+
+    text = "  Two  spaces,\nnew lines\tand tabs; a long-long-long-long-long-long word. "
+    reply = CharacterReply(id="x", model="m", text=text, created=0, evidence=Evidence(method="m", at="1", when="now"),
+                           character="C", at="1", time_label=None, method="m", prompt_tokens=1,
+                           completion_tokens=1, ignored_system=0)
+    import json
+
+    pieces = [json.loads(e[6:])["choices"][0]["delta"].get("content", "")
+              for e in stream_events(reply) if e.startswith("data: {")]
+    assert "".join(pieces) == text
