@@ -33,6 +33,7 @@ _GROUPS: list[tuple[str, str | None]] = [
     ("chat", None),
     ("report", None),
     ("serve", None),
+    ("models", None),
     ("cache", "cache"),
     ("runs", "runs"),
     ("canon", "canon"),

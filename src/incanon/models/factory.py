@@ -18,6 +18,7 @@ from incanon.models.embedding_cache import CachedEmbedder
 from incanon.models.limit import ConcurrencyLimitedModel
 from incanon.models.registry import chat_backends, embedder_backends
 from incanon.models.retry import RetryingModel, RetryPolicy
+from incanon.models.sampling import SampledModel
 from incanon.models.spec import parse_spec
 from incanon.models.types import ChatModel, Embedder
 
@@ -48,6 +49,7 @@ def load_chat_model(
     wrapped in accounting, cache (when given), retry (None: no retry) and a per-endpoint
     concurrency limit (when given). ``sleep`` is what retry waits with (tests inject a fake)."""
     model: ChatModel = build_chat_backend(spec) if isinstance(spec, str) else spec
+    sampling = parse_spec(spec, chat_backends).sampling if isinstance(spec, str) else {}
     if max_concurrency is not None:
         model = ConcurrencyLimitedModel(model, max_concurrency)
     if retry is not None and retry.max_attempts > 1:
@@ -55,6 +57,9 @@ def load_chat_model(
     store = open_cache(cache)
     if store is not None:
         model = CachingModel(model, store)
+    if sampling:
+        # Outside the cache: the key must hold the parameters actually sent.
+        model = SampledModel(model, sampling)
     return AccountingModel(model, prices=prices)
 
 

