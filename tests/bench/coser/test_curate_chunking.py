@@ -17,7 +17,7 @@ def _para(words: int, tag: str = "w") -> str:
 
 HEADED = "\n\n".join([
     "PART ONE", "CHAPTER I", _para(30), "Chapter 2: The Fall", _para(30), "Chapter Three", _para(30),
-    "IV", _para(30), "5. A Titled One", _para(30), "## The Harbour", _para(30), "THE LONG NIGHT", _para(30),
+    "IV", _para(30), "5. A Titled One", _para(30), "## The Harbour", _para(30),
     "Epilogue", _para(30), "Part 2", "Chap. 9", _para(30),
 ])
 
@@ -27,9 +27,51 @@ def test_every_heading_form_is_found_and_numbered():
     assert found == [
         ("PART ONE", "part", 1), ("CHAPTER I", "chapter", 1), ("Chapter 2: The Fall", "chapter", 2),
         ("Chapter Three", "chapter", 3), ("IV", "chapter", 4), ("5. A Titled One", "chapter", 5),
-        ("## The Harbour", "chapter", 6), ("THE LONG NIGHT", "chapter", 7), ("Epilogue", "chapter", 8),
-        ("Part 2", "part", 9), ("Chap. 9", "chapter", 9),
+        ("## The Harbour", "chapter", 6), ("Epilogue", "chapter", 7),
+        ("Part 2", "part", 8), ("Chap. 9", "chapter", 8),
     ]
+
+
+def _chapters(text: str) -> list[str]:
+    return [h.line for h in find_headings(text) if h.kind == "chapter"]
+
+
+def test_unicode_spaces_in_headings():
+    # Project Gutenberg: "Chapter\xa01." (non-breaking space); others use thin or en spaces.
+    text = "\n\n".join(f"Chapter{space}{i}." + "\n\n" + _para(20) for i, space in
+                       enumerate(["\xa0", "\u2009", "\u2002", " \xa0", "\t"], start=1))
+    assert _chapters(text) == ["Chapter\xa01.", "Chapter\u20092.", "Chapter\u20023.", "Chapter \xa04.", "Chapter\t5."]
+    assert len(chunk_text(text, max_tokens=40)) > 1
+
+
+def test_heading_run_into_its_first_paragraph_and_book_parts():
+    text = "\n".join([" BOOK THE FIRST ", " CHAPTER 1  The Lamp  It was late when the lamps were lit.",
+                      " CHAPTER 2  The Road  The road ran east.", "THE END OF THE FIRST BOOK ",
+                      " BOOK THE SECOND ", " CHAPTER 1  The Ferry  Nobody waited."])
+    found = [(h.line.strip()[:12], h.kind) for h in find_headings(text)]
+    assert found == [("BOOK THE FIR", "part"), ("CHAPTER 1  T", "chapter"), ("CHAPTER 2  T", "chapter"),
+                     ("BOOK THE SEC", "part"), ("CHAPTER 1  T", "chapter")]
+
+
+def test_plays_have_acts_and_scenes():
+    text = "\n\n".join(["THE PERSONS OF THE PLAY", "DUKE OF MILAN", "Act I", "Scene 1", _para(20), "Scene 2",
+                        _para(20), "ACT II", "SCENE 1", _para(20), "Act three", "Scene 1", _para(20)])
+    found = [(h.line, h.kind) for h in find_headings(text)]
+    assert found == [("Act I", "part"), ("Scene 1", "chapter"), ("Scene 2", "chapter"), ("ACT II", "part"),
+                     ("SCENE 1", "chapter"), ("Act three", "part"), ("Scene 1", "chapter")]
+
+
+def test_back_matter_and_contents_are_not_chapters():
+    story = "\n\n".join(["CONTENTS", "Chapter 1: Arrival", "Chapter 2: Departure", "Chapter 1: Arrival", _para(60),
+                          "Chapter 2: Departure", _para(60)])
+    notes = "\n\n".join(["ENDNOTES", "## Chapter 1: Arrival", "1 (p. 3) a note.", "## Chapter 2: Departure", "2 a note."])
+    assert _chapters(story + "\n\n" + notes + "\n\n## Table of Contents\n\n- page-1") == [
+        "Chapter 1: Arrival", "Chapter 2: Departure"]
+
+
+def test_titled_caps_chapters_when_the_book_has_no_numbers():
+    text = "\n\n".join(["THE LONG NIGHT", _para(30), "MORNING AT THE FERRY", _para(30)])
+    assert _chapters(text) == ["THE LONG NIGHT", "MORNING AT THE FERRY"]
 
 
 def test_prose_is_not_a_heading():

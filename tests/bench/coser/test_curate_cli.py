@@ -131,3 +131,21 @@ def test_bad_input_is_one_line_and_exit_2(work):
     assert res.returncode == 2 and "--caps: bad entry 'plots=0'" in res.stderr
     res = _cli("sample", str(work / "nowhere"), "--out", str(work / "t.json"), home=work / "home")
     assert res.returncode == 2 and "nowhere" in res.stderr
+
+
+def test_dry_run_counts_chapters_and_calls_without_a_model(work):
+    res = _cli("curate", str(work / "books.jsonl"), "--out", str(work / "dry"), "--model", "scripted:missing.json",
+               "--dry-run", "--json", home=work / "home")
+    assert res.returncode == 0, res.stderr
+    (book,) = json.loads(res.stdout)["books"]
+    assert (book["chapters"], book["chunks"], book["extraction_calls"]) == (2, 1, 1)
+    assert book["prompt_tokens"] > 0 and not (work / "dry").exists()
+
+
+def test_a_book_whose_every_chunk_failed_exits_non_zero_and_writes_nothing(work):
+    (work / "junk.json").write_text(json.dumps({"rules": [{"match": "", "response": "no JSON here, sorry"}]}))
+    res = _cli("curate", str(work / "books.jsonl"), "--out", str(work / "failed"), "--store", str(work / "canon2"),
+               "--model", f"scripted:{work / 'junk.json'}", "--attempts", "1", "--json", home=work / "home")
+    assert res.returncode != 0
+    assert "all 1 chunks failed" in res.stderr and json.loads(res.stdout)["books"] == []
+    assert not (work / "failed" / "The Wall-Lamps.json").exists() and not (work / "canon2").exists()

@@ -178,7 +178,7 @@ def test_bad_book_file_names_file_and_field(tmp_path, data, where):
 def test_malformed_and_missing_files(tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text('{"plots": [}', encoding="utf-8")
-    with pytest.raises(InputError, match=r"broken\.json \(line 1, column \d+\): malformed JSON"):
+    with pytest.raises(InputError, match=r"broken\.json \(line 1[^)]*\): invalid JSON"):
         load_book(broken)
     with pytest.raises(NotFoundError):
         load_book(tmp_path / "absent.json")
@@ -187,6 +187,37 @@ def test_malformed_and_missing_files(tmp_path):
     bad_row = [dict(TEST_SET[0], dialogues=[{"character": "A", "message": ["x"]}])]
     with pytest.raises(InputError, match=r"\[0\]\.dialogues\[0\]\.message"):
         load_test_set(_write(tmp_path / "t2.json", bad_row))
+
+
+@pytest.mark.parametrize(("change", "where"), [
+    (lambda row: row.pop("dialogues"), r"\[0\]\.dialogues\): missing field 'dialogues'"),
+    (lambda row: row.update(dialogues=[]), r"\[0\]\.dialogues\): 'dialogues' must be a non-empty list"),
+    (lambda row: row.pop("scenario"), r"\[0\]\.scenario\): missing field 'scenario'"),
+    (lambda row: row["dialogues"][1].pop("message"), r"\[0\]\.dialogues\[1\]\.message\): missing field 'message'"),
+    (lambda row: row["dialogues"][0].pop("character"), r"\[0\]\.dialogues\[0\]\.character\): missing field"),
+])
+def test_test_cases_missing_what_the_evaluator_reads_are_rejected(tmp_path, change, where):
+    import copy
+
+    row = copy.deepcopy(TEST_SET[0])
+    change(row)
+    with pytest.raises(InputError, match=where):
+        load_test_set(_write(tmp_path / "t.json", [row]))
+
+
+@pytest.mark.parametrize("content", [
+    "[" * 100_000 + "]" * 100_000,
+    '[{"n": ' + "9" * 100_000 + "}]",
+    '[{"x": NaN}]',
+    "",
+])
+def test_hostile_json_is_one_input_error(tmp_path, content):
+    path = tmp_path / "hostile.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError):
+        load_test_set(path)
+    with pytest.raises(InputError):
+        load_book(path)
 
 
 # --- messages -----------------------------------------------------------------------------------

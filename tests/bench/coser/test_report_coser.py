@@ -29,8 +29,8 @@ def test_model_row_splits_and_markdown():
     text = report.markdown()
     assert "| Model | Storyline Consistency | Anthropomorphism | Character Fidelity | Storyline Quality | Average | BLEU | ROUGE-L |" in text
     assert "## All cases" in text and "## In-domain" in text and "## Out-of-domain" in text
-    assert "| gpt-x | 70.00 | 50.00 | 50.00 | 80.00 | 62.50 | 7.33 | 14.67 | 3 (2) |" in text
-    assert "| unjudged | – | – | – | – | – | 1.00 | – | 1 (0) |" in text
+    assert "| gpt-x | 70.00 | 50.00 | 50.00 | 80.00 | 62.50 | 7.33 | 14.67 | 2 judged, 0 failed, 1 unjudged |" in text
+    assert "| unjudged | – | – | – | – | – | 1.00 | – | 0 judged, 0 failed, 1 unjudged |" in text
     assert text.rstrip().endswith("- a note")
     table = report.table()
     assert list(table[0])[: len(COLUMNS) + 1] == ["model", *COLUMNS]

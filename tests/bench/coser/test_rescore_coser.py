@@ -26,8 +26,9 @@ SIM_B = [{"role": "Count Dracula", "content": "Welcome!"}, {"role": "Jonathan Ha
 
 # Hand-computed:
 #   A: SC 100-5*(7-1.2)=71, AN 100-5*(2-1.2)=96, CF 100-5*(10-1.2)=56, SQ 100 (clamped) → case 80.75
-#   B (2 rounds, credit 0.6): SC 100-5*(3-0.6)=88, AN 100-5*(5-0.6)=78, CF 100-5*(1-0.6)=98 ("1" as
-#      text), SQ 100-5*(2-0.6)=93 (severity missing twice: 1 + 1) → case 89.25
+#   B (2 rounds, credit 0.6): SC 100-5*(3-0.6)=88, AN 100-5*(5-0.6)=78, CF 100-5*(0-0.6)→100 ("1" as
+#      text counts 0, as the reference sums ints only), SQ 100-5*(2-0.6)=93 (severity missing twice:
+#      1 + 1) → case 89.75
 CASES = {
     "Pride and Prejudice-70-0": {
         "simulation": SIM_A,
@@ -60,15 +61,15 @@ def test_coser_layout_recomputed_by_hand():
     assert a.score == pytest.approx(80.75)
     assert a.disagreements == ["Character Fidelity"]  # the case score was stored right, the dimension not
     assert b.scores == pytest.approx({"Storyline Consistency": 88.0, "Anthropomorphism": 78.0,
-                                      "Character Fidelity": 98.0, "Storyline Quality": 93.0,
+                                      "Character Fidelity": 100.0, "Storyline Quality": 93.0,
                                       "bleu": 3.0, "rouge_l": 10.0})
-    assert b.score == pytest.approx(89.25) and b.disagreements == []
+    assert b.score == pytest.approx(89.75) and b.disagreements == []
     assert result.disagreeing_cases == 1 and result.stored_scores == {"avg": 1}
     (row,) = result.report.rows
     agg = row.splits["all"]
     assert agg.dimensions == pytest.approx({"Storyline Consistency": 79.5, "Anthropomorphism": 87.0,
-                                            "Character Fidelity": 77.0, "Storyline Quality": 96.5})
-    assert agg.average == pytest.approx((79.5 + 87 + 77 + 96.5) / 4)
+                                            "Character Fidelity": 78.0, "Storyline Quality": 96.5})
+    assert agg.average == pytest.approx((79.5 + 87 + 78 + 96.5) / 4)
     assert agg.bleu == pytest.approx(4.0) and agg.rouge_l == pytest.approx(11.25)
     assert set(row.splits) == {"all"}  # no domains without a test set
 
@@ -98,7 +99,9 @@ def test_a_test_set_recomputes_ngrams_and_gives_domains(tmp_path):
     (tmp_path / "eval.json").write_text(json.dumps({"scores": {}, "cases": CASES}))
     result = rescore_file(tmp_path / "eval.json", test=tmp_path / "test.json")
     a, b = result.cases
-    assert a.ngram_source == "recomputed" and a.scores["bleu"] == pytest.approx(100.0)
+    # The reference's figures: names on the reference side only (the simulation has two of five).
+    assert a.ngram_source == "recomputed" and 0 < a.scores["bleu"] < 100
+    assert a.scores["sacrebleu"] == pytest.approx(100.0)  # incanon's symmetric figure: names on both sides
     assert a.domain == "in-domain" and b.domain is None and b.ngram_source == "stored"
     assert set(result.report.rows[0].splits) == {"all", "in-domain"}
     assert any("not in the test set" in n for n in result.report.notes)
@@ -138,3 +141,52 @@ def test_cases_of_coser_released_file_agree_with_their_stored_scores():
     (row,) = result.report.rows
     assert row.label == "gpt-4o" and row.splits["all"].average == pytest.approx((70 + 66.25) / 2)
     assert row.splits["all"].bleu is None  # that file keeps no n-gram scores
+
+
+def test_severity_zero_counts_zero_and_no_length_penalty():
+    case = {"simulation": SIM_B, "critique": {
+        "Storyline Consistency": {"flaws": [{"instance": "x", "severity": 0}, {"instance": "y", "severity": 2}],
+                                  "score": 93.0},
+        "Anthropomorphism": flaws(1), "Character Fidelity": flaws(1), "Storyline Quality": flaws(1)}}
+    result = rescore_data({"cases": {"Dracula-3-1": case}}, source="x.json")
+    assert result.cases[0].scores["Storyline Consistency"] == pytest.approx(100 - 5 * (2 - 0.6))
+    assert result.disagreeing_cases == 0
+    flat = rescore_data({"cases": {"Dracula-3-1": case}}, source="x_no_length_penalty.json", length_penalty=False)
+    assert flat.cases[0].scores["Storyline Consistency"] == pytest.approx(90.0)
+    assert any("--no-length-penalty" in n for n in flat.report.notes)
+
+
+REFERENCE_DIALOGUE = [{"character": "Count Dracula", "message": "[Hungry.] Welcome to my house!"},
+                      {"character": "Jonathan Harker", "message": "Count? Is it you?"}]
+
+
+def test_simulation_files_are_scored_against_the_dialogue_they_carry():
+    circumstance = {"book": "Dracula", "scenario": "A castle.", "dialogues": REFERENCE_DIALOGUE, "tag": "ood"}
+    data = [{"book_title": "Dracula", "i_p": 3, "i_c": 1, "circumstance": circumstance,
+             "simulation": SIM_B + [{"role": "NSP", "content": "<END CHAT>"}]}]
+    result = rescore_data(data, source="test_set_model.json")
+    (case,) = result.cases
+    assert result.layout == "coser-simulation" and case.case_id == "Dracula-3-1" and case.ngram_source == "recomputed"
+    assert case.domain == "out-of-domain" and case.scores["Storyline Consistency"] is None
+    assert 0 < case.scores["bleu"] < 100 and case.scores["rouge_score"] is not None
+    with pytest.raises(InputError, match=r"\[0\]\.circumstance\.dialogues"):
+        rescore_data([{**data[0], "circumstance": {"scenario": "s"}}], source="bad.json")
+
+
+def test_recomputed_ngrams_that_replace_stored_ones_are_reported(tmp_path):
+    test = [{"book": "Dracula", "plot": {"i_p": 3, "summary": "s"}, "i_c": 1, "scenario": "A castle.",
+             "dialogues": REFERENCE_DIALOGUE}]
+    path = tmp_path / "test.json"
+    path.write_text(json.dumps(test))
+    case = {**CASES["Dracula-3-1"]}
+    result = rescore_data({"cases": {"Dracula-3-1": case}}, source="e.json", test=path)
+    (rescored,) = result.cases
+    assert rescored.ngram_source == "recomputed" and set(rescored.disagreements) == {"bleu", "rouge_l"}
+    assert result.disagreeing_cases == 1
+    assert any(n.startswith("ROUGE-L recomputed differs from the stored figure in 1 case(s) (mean over them: stored 10.00")
+               for n in result.report.notes)
+
+
+def test_a_file_without_any_scorable_case_is_an_error():
+    with pytest.raises(InputError, match="no case to rescore"):
+        rescore_data({"cases": {"groundtruth": {"x": {"scenario": "s"}}}}, source="gt.json")

@@ -1,5 +1,5 @@
-"""Test-set sampling on hand-computed weights: √plots per character, mean per conversation,
-top half, weighted draws without replacement, seeded; in-domain / out-of-domain by book."""
+"""Test-set sampling as the reference draws it, on hand-computed weights: max(1, √plots) per
+character (unknown speakers 1), mean over speakers, keep max(n, half), numpy draws seeded 42."""
 
 from __future__ import annotations
 
@@ -9,14 +9,17 @@ import pytest
 
 from incanon.bench.coser.formats import BookData
 from incanon.bench.coser.files import load_test_set, write_test_set
+from incanon.bench.coser.files import held_out_books, load_sampling_source
 from incanon.bench.coser.sampling import (
     candidates,
     character_weights,
     conversation_weight,
+    keep_top,
     sample_test_set,
-    top_half,
-    weighted_sample,
+    stable_order,
+    weighted_draws,
 )
+from incanon.errors import InputError
 from incanon.errors import ConfigError
 
 
@@ -31,7 +34,7 @@ def _conv(*speakers: str, listed: tuple[str, ...] = ()) -> dict:
 def _book(title: str = "Book", *, plots_a: int = 4, plots_b: int = 1, plots_c: int = 9) -> BookData:
     """Ten plots, the last one held out with five conversations of known weight.
 
-    Weights: A √4 = 2, B √1 = 1, C √9 = 3, anyone else 0.
+    Weights: A √4 = 2, B √1 = 1, C √9 = 3, anyone unknown 1; D has no plot: max(1, 0) = 1.
     """
     def entries(n: int) -> list[dict]:
         return [{"name": "x", "i_p": i} for i in range(n)]
@@ -40,9 +43,9 @@ def _book(title: str = "Book", *, plots_a: int = 4, plots_b: int = 1, plots_c: i
                 "conversation": [
                     _conv("A", "B"),                        # (2 + 1) / 2 = 1.5
                     _conv("C", "Environment"),              # 3 / 1 = 3 (Environment is no character)
-                    _conv("B", "Stranger"),                 # (1 + 0) / 2 = 0.5
-                    _conv("A", listed=("A", "C")),          # (2 + 3) / 2 = 2.5 (listed side role counts)
-                    _conv("Environment"),                   # nobody speaks: not a candidate
+                    _conv("B", "Stranger"),                 # (1 + 1) / 2 = 1 (unknown speaker: 1)
+                    _conv("A", "D", listed=("A", "C")),     # (2 + 1) / 2 = 1.5 (only speakers count)
+                    _conv("Environment"),                   # nobody speaks: 1
                 ]}
     plots = [{"summary": f"p{i}", "conversation": [_conv("A", "B")]} for i in range(9)] + [held_out]
     return BookData.model_validate({
@@ -51,6 +54,7 @@ def _book(title: str = "Book", *, plots_a: int = 4, plots_b: int = 1, plots_c: i
             "A": {"profile": "A's profile", "plots": entries(plots_a)},
             "B": {"profile": "B's profile", "plots": entries(plots_b)},
             "C": {"profile": "", "plots": entries(plots_c)},
+            "D": {"profile": "D's profile", "plots": []},
         },
     })
 
@@ -58,72 +62,47 @@ def _book(title: str = "Book", *, plots_a: int = 4, plots_b: int = 1, plots_c: i
 def test_character_and_conversation_weights_by_hand():
     book = _book()
     weights = character_weights(book)
-    assert weights == {"A": 2.0, "B": 1.0, "C": 3.0}
+    assert weights == {"A": 2.0, "B": 1.0, "C": 3.0, "D": 1.0}
     convs = book.plots[-1].conversation
-    assert [conversation_weight(c, weights) for c in convs] == [1.5, 3.0, 0.5, 2.5, 0.0]
-    assert math.isclose(conversation_weight(book.plots[0].conversation[0], {"A": math.sqrt(2), "B": 0}),
-                        math.sqrt(2) / 2)
+    assert [conversation_weight(c, weights) for c in convs] == [1.5, 3.0, 1.0, 1.5, 1.0]
 
 
-def test_candidates_are_held_out_conversations_with_a_speaker():
+def test_every_held_out_conversation_is_a_candidate_in_book_order():
     pool = candidates([_book()])
-    assert [c.weight for c in pool] == [1.5, 3.0, 0.5, 2.5]
-    assert {c.i_p for c in pool} == {9} and [c.i_c for c in pool] == [0, 1, 2, 3]
-    assert all(c.domain == "in-domain" for c in pool)
+    assert [c.weight for c in pool] == [1.5, 3.0, 1.0, 1.5, 1.0]
+    assert {c.i_p for c in pool} == {9} and [c.i_c for c in pool] == [0, 1, 2, 3, 4]
 
 
-def test_top_half_rounds_up_and_ranks_by_weight():
+def test_keep_max_of_n_and_half_stable_by_weight():
     pool = candidates([_book()])
-    assert [c.weight for c in top_half(pool)] == [3.0, 2.5]
-    assert [c.weight for c in top_half(pool[:3])] == [3.0, 1.5]
+    assert [(c.weight, c.i_c) for c in keep_top(pool, 1)] == [(3.0, 1), (1.5, 0)]      # half of 5 = 2
+    assert [(c.weight, c.i_c) for c in keep_top(pool, 3)] == [(3.0, 1), (1.5, 0), (1.5, 3)]
 
 
-class _Fixed:
-    """An rng whose random() returns the given values in turn."""
+def test_draws_are_numpy_choice_with_redraws_of_duplicates():
+    import numpy as np
 
-    def __init__(self, *values: float):
-        self.values = list(values)
-
-    def random(self) -> float:
-        return self.values.pop(0)
-
-
-def test_weighted_draws_by_hand():
-    # weights 1, 3, 6 (total 10): 0.05 → target 0.5 < 1 → item 0; then 3, 6 (total 9):
-    # 0.5 → target 4.5 ≥ 3 → item 2; then only item 1 remains.
-    assert weighted_sample([1, 3, 6], 3, _Fixed(0.05, 0.5, 0.99)) == [0, 2, 1]
-    # 0.35 → target 3.5: 1 ≤ 3.5 < 4 → item 1.
-    assert weighted_sample([1, 3, 6], 1, _Fixed(0.35)) == [1]
-    # Zero weights wait until the positive ones are gone, then go uniformly.
-    assert weighted_sample([0, 5, 0], 3, _Fixed(0.9, 0.0, 0.6)) == [1, 0, 2]
-    assert weighted_sample([2, 2], 5, _Fixed(0.1, 0.1)) == [0, 1]
+    weights = [3.0, 1.5, 1.5]
+    rng = np.random.RandomState(42)
+    expected: list[int] = []
+    while len(expected) < 2:
+        pick = int(rng.choice(3, p=np.array(weights) / sum(weights)))
+        if pick not in expected:
+            expected.append(pick)
+    assert weighted_draws(weights, 2, 42) == expected
+    assert sorted(weighted_draws(weights, 5, 42)) == [0, 1, 2]
 
 
-def test_weighted_draws_follow_the_weights_over_many_seeds():
-    import random
-
-    firsts = [weighted_sample([1, 3], 1, random.Random(seed))[0] for seed in range(2000)]
-    share = firsts.count(1) / len(firsts)
-    assert 0.70 < share < 0.80  # 3 / (1 + 3) = 0.75
-
-
-def test_sample_is_seeded_without_replacement_from_the_top_half():
+def test_sample_is_seeded_and_carries_context():
     book = _book()
-    one = sample_test_set([book], 2, seed=7)
-    assert sample_test_set([book], 2, seed=7) == one
-    assert sorted(s.weight for s in one) == [2.5, 3.0]  # exactly the top half
-    assert len({s.id for s in one}) == 2
-    only = sample_test_set([book], 1, seed=1)
-    assert len(only) == 1 and only[0].weight in (2.5, 3.0)
-
-
-def test_samples_carry_context_and_profiles():
-    (sample,) = [s for s in sample_test_set([_book()], 2, seed=0) if s.weight == 2.5]
-    assert sample.book == "Book" and sample.plot.summary == "the end" and sample.plot.i_p == 9
-    assert sample.motivation_of("C") == "C wants"
-    assert sample.character_profiles == {"A": "A's profile"}  # C has an empty profile
-    assert sample.speaking_characters_w_env == ["A"] and sample.major_characters == ["A"]
-    assert sample.domain == "in-domain"
+    one = sample_test_set([book], 2, seed=42)
+    assert sample_test_set([book], 2, seed=42) == one
+    assert sorted(s.weight for s in one) == [1.5, 3.0] and len({s.id for s in one}) == 2
+    (sample,) = [s for s in one if s.weight == 3.0]
+    assert sample.book == "Book" and sample.plot.i_p == 9 and sample.i_c == 1
+    assert sample.speaking_characters_w_env == ["C", "Environment"] and sample.major_characters == ["C"]
+    assert sample.character_profiles == {"C": ""}
+    assert sample.published()["tag"] == "id" and sample.published()["i_p"] == 9
 
 
 def test_in_domain_and_out_of_domain_halves(tmp_path):
@@ -137,5 +116,37 @@ def test_in_domain_and_out_of_domain_halves(tmp_path):
         sample_test_set(books, 4, out_of_domain=["Missing"])
 
 
-def test_asking_for_more_than_the_top_half_returns_the_top_half():
-    assert len(sample_test_set([_book()], 50, seed=0)) == 2
+def test_asking_for_more_than_there_is_returns_everything():
+    assert len(sample_test_set([_book()], 50, seed=0)) == 5
+
+
+def test_held_out_plots_layout_loads_with_domains_and_stored_weights(tmp_path):
+    import json
+
+    plot = {"summary": "s", "key_characters": [], "i_p": 41, "conversation": [
+        {**_conv("A", "B"), "weight": 7.0, "speaking_characters_w_env": ["A", "B"], "major_characters": ["A"]}]}
+    path = tmp_path / "held_out_plots.json"
+    path.write_text(json.dumps({"id": {"Seen": {"character_profiles": {"A": "pa"}, "plots": [plot]}},
+                                "ood": {"Unseen": {"character_profiles": {}, "plots": [plot]}}}))
+    books, domains = load_sampling_source(path)
+    assert [b.title for b in books] == ["Seen", "Unseen"] and domains == {"Seen": "in-domain", "Unseen": "out-of-domain"}
+    samples = sample_test_set(books, 2, domains=domains)
+    assert [(s.book, s.plot.i_p, s.weight, s.domain) for s in samples] == [
+        ("Seen", 41, 7.0, "in-domain"), ("Unseen", 41, 7.0, "out-of-domain")]
+    assert samples[0].character_profiles == {"A": "pa"}
+    with pytest.raises(InputError, match="held_out_plots.json"):
+        load_test_set(path)
+    with pytest.raises(InputError, match="plots"):
+        held_out_books({"id": {"X": {"plots": 3}}}, source="f.json")
+
+
+def test_folder_books_come_in_the_reference_order():
+    # 31-multiplier hash of "<title>.json", as the reference's stable_shuffle.
+    def h(text: str) -> int:
+        value = 0
+        for ch in text:
+            value = (31 * value + ord(ch)) & 0xFFFFFFFF
+        return value
+
+    titles = ["Othello", "King Lear", "Pride and Prejudice", "Dracula"]
+    assert stable_order(titles) == sorted(titles, key=lambda t: h(t + ".json"))

@@ -31,13 +31,13 @@ def test_coerce_severity(raw, expected):
     assert coerce_severity(raw) == expected
 
 
-def test_coerce_flaws_defaults_missing_severity_to_one():
+def test_coerce_flaws_leniently_reads_text_and_defaults_missing_severity_to_one():
     flaws = coerce_flaws([
         {"Instance": "talks like an assistant", "Type": "Self-identity", "Severity": "5"},
         {"instance": "no severity given", "type": "Emotional Depth"},
         "a flaw written as text",
         42,
-    ])
+    ], lenient=True)
     assert [(f.instance, f.type, f.severity, f.defaulted) for f in flaws] == [
         ("talks like an assistant", "Self-identity", 5, False),
         ("no severity given", "Emotional Depth", 1, True),
@@ -78,3 +78,25 @@ def test_dimension_names():
     assert canonical_dimension("storyline-consistency") == "Storyline Consistency"
     assert canonical_dimension(" CHARACTER fidelity ") == "Character Fidelity"
     assert canonical_dimension("Fidelity") is None
+
+
+def test_coerce_flaws_counts_severities_as_the_reference_sums_them():
+    # gca_judging: a missing (or null) severity becomes 1; the sum keeps int values only.
+    flaws = coerce_flaws([
+        {"instance": "a", "severity": 0},
+        {"instance": "b", "severity": "4"},
+        {"instance": "c", "severity": 4.0},
+        {"instance": "d", "severity": None},
+        {"instance": "e"},
+        {"instance": "f", "Severity": 5},
+        {"instance": "g", "severity": 7},
+    ])
+    assert [f.severity for f in flaws] == [0, 0, 0, 1, 1, 1, 7]
+    assert [f.uncounted for f in flaws] == [False, True, True, False, False, False, False]
+    assert [f.defaulted for f in flaws] == [False, False, False, True, True, True, False]
+    assert dimension_score([f.severity for f in flaws], 0) == pytest.approx(50.0)
+
+
+def test_no_length_penalty_drops_the_round_credit():
+    assert dimension_score([3, 2], 10, length_credit=0.0) == pytest.approx(75.0)
+    assert dimension_score([3, 2], 10) == pytest.approx(90.0)

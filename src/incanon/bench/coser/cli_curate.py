@@ -56,28 +56,51 @@ def curate(
     prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates overriding the built-in ones."),
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Only chunk the books: chapters, chunks, calls and tokens, no model call."),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Curate books into CoSER data: plots, conversations, profiles (resumable: run again to continue)."""
     from incanon.bench.coser.curate import CurationConfig, curate_book, read_books
+    from incanon.errors import IncanonError
     from incanon.models import load_chat_model
 
     sources = read_books(list(books), author=author)
     config = CurationConfig(max_tokens=max_tokens, output_tokens=output_tokens, max_attempts=attempts, refine=refine,
                             profiles=profiles, constrained=constrained, store_held_out=store_held_out,
                             concurrency=concurrency, limits=_caps(caps))
+    if dry_run:
+        from incanon.bench.coser.curate_plan import plan_books, print_plan
+
+        plans = plan_books(sources, config, _library(prompts))
+        if as_json:
+            emit_json({"dry_run": True, "books": [p.model_dump() for p in plans], "model": model})
+        else:
+            print_plan(plans)
+        return
     chat = load_chat_model(model, cache=False if no_cache else (cache or True))
     library = _library(prompts)
-    canon = None
-    if store is not None:
-        from incanon.canon import CanonStore
-
-        canon = CanonStore.open(store.expanduser())
+    canon: Any = None  # opened at the first book that succeeds: a run that fails leaves no store behind
+    failures: list[str] = []
 
     async def run() -> list[Any]:
-        return [await curate_book(b, chat, out_dir, config=config, library=library, store=canon,
-                                  progress=lambda msg: err.print(msg, highlight=False), retry_failed=retry_failed)
-                for b in sources]
+        done = []
+        for b in sources:
+            try:
+                report = await curate_book(b, chat, out_dir, config=config, library=library,
+                                           progress=lambda msg: err.print(msg, highlight=False),
+                                           retry_failed=retry_failed)
+                done.append(report)
+                if store is not None:
+                    nonlocal canon
+                    if canon is None:
+                        from incanon.canon import CanonStore
+
+                        canon = CanonStore.open(store.expanduser())
+                    canon.import_world(report.world, replace=True, source=b.source or b.title)
+            except IncanonError as exc:  # one book failing entirely does not stop the others
+                failures.append(str(exc))
+                err.print(f"[red]{exc}[/]", highlight=False)
+        return done
 
     try:
         reports = asyncio.run(run())
@@ -86,16 +109,20 @@ def curate(
             canon.close()
     summaries = [r.summary() for r in reports]
     if as_json:
-        emit_json({"books": summaries, "out": str(out_dir), "store": str(store) if store else None, "model": chat.name})
+        emit_json({"books": summaries, "failed_books": failures, "out": str(out_dir),
+                   "store": str(store) if store else None, "model": chat.name})
+        if failures:
+            raise typer.Exit(1)
         return
     from rich.table import Table
 
     table = Table(title=f"CoSER curation → {out_dir}")
-    for col in ("book", "chunks", "failed", "plots", "held out", "conversations", "characters", "calls", "tokens"):
+    for col in ("book", "chapters", "chunks", "failed", "plots", "held out", "conversations", "characters", "calls",
+                "tokens"):
         table.add_column(col)
     for s in summaries:
         usage = s["usage"]
-        table.add_row(s["title"], str(s["chunks"]), str(len(s["failed_chunks"])), str(s["plots"]),
+        table.add_row(s["title"], str(s["chapters"]), str(s["chunks"]), str(len(s["failed_chunks"])), str(s["plots"]),
                       str(s["held_out_plots"]), str(s["conversations"]), str(s["characters"]),
                       str(usage["calls"]), str(usage["prompt_tokens"] + usage["completion_tokens"]))
     out.print(table)
@@ -103,32 +130,42 @@ def curate(
         if s["failed_chunks"]:
             out.print(f"[yellow]{s['title']}: chunks {s['failed_chunks']} failed every attempt; "
                       "they are listed under failed_chunks in the book file (rerun with --retry-failed)[/]")
+    if failures:
+        err.print(f"[red]{len(failures)} of {len(sources)} book(s) produced nothing[/]")
+        raise typer.Exit(1)
 
 
 def sample(
-    data_dir: Path = typer.Argument(..., help="Folder of per-book CoSER JSON files (curated or published)."),
+    source: Path = typer.Argument(..., help="Folder of per-book CoSER JSON files (curated or released), or the released held_out_plots.json."),
     out_file: Path = typer.Option(..., "--out", help="Test-set JSON file to write."),
-    n: int = typer.Option(200, "--n", help="Number of test conversations (half out-of-domain when --ood is given)."),
-    seed: int = typer.Option(0, "--seed", help="Sampling seed."),
+    n: int = typer.Option(200, "--n", min=1, help="Number of test conversations (half out-of-domain when some books are)."),
+    per_domain: Optional[int] = typer.Option(None, "--per-domain", min=1, help="Draw this many from each domain instead (the reference: 100)."),
+    seed: int = typer.Option(42, "--seed", help="Sampling seed (the reference's: 42)."),
     ood: list[str] = typer.Option([], "--ood", help="Title of a book held out of training (out-of-domain); repeatable."),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Sample a test set: weighted by √plots of the characters, top half, without replacement."""
-    from incanon.bench.coser.files import load_books, write_test_set
+    """Sample a test set as the reference does: weights max(1, √plots), top max(n, half), seeded draws."""
+    from incanon.bench.coser.files import load_sampling_source, write_test_set
     from incanon.bench.coser.sampling import sample_test_set
+    from incanon.errors import InputError
 
-    books = load_books(data_dir)
-    samples = sample_test_set(books, n, seed=seed, out_of_domain=ood)
+    books, domains = load_sampling_source(source)
+    samples = sample_test_set(books, n, seed=seed, out_of_domain=ood, domains=domains, per_domain=per_domain)
+    if not samples:
+        raise InputError("no held-out conversation to draw from (no plots after each book's split index)",
+                         source=str(source))
     write_test_set(samples, out_file)
     counts = {d: sum(s.domain == d for s in samples) for d in ("in-domain", "out-of-domain")}
+    requested = per_domain * (2 if counts["out-of-domain"] else 1) if per_domain else n
     if as_json:
-        emit_json({"out": str(out_file), "samples": len(samples), "requested": n, "seed": seed, **counts,
+        emit_json({"out": str(out_file), "samples": len(samples), "requested": requested, "seed": seed, **counts,
                    "books": len(books)})
         return
     out.print(f"{len(samples)} test conversations ({counts['in-domain']} in-domain, {counts['out-of-domain']} "
-              f"out-of-domain) from {len(books)} books → {out_file}")
-    if len(samples) < n:
-        out.print(f"[yellow]only {len(samples)} of {n}: the top half of the held-out conversations holds no more[/]")
+              f"out-of-domain) from {len(books)} books → {out_file}", highlight=False)
+    if len(samples) < requested:
+        err.print(f"only {len(samples)} of {requested}: the held-out conversations hold no more", style="yellow",
+                  highlight=False)
 
 
 def export_sft(
@@ -161,7 +198,28 @@ def export_sft(
     out.print(f"{count} ShareGPT samples from {len(books)} books → {out_file}")
 
 
+def import_(
+    files: list[Path] = typer.Argument(..., help="Released per-book CoSER JSON files (data/final/*.json) or incanon's curated ones, or folders of them."),
+    store: Path = typer.Option(..., "--store", help="Canon store folder to import into (created if missing)."),
+    author: str = typer.Option("", "--author", help="Author recorded for every imported book."),
+    held_out: bool = typer.Option(False, "--held-out", help="Also import the held-out plots (from split_plot_index on)."),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Put released CoSER books into the canon store, positioned by their chapters."""
+    from incanon.bench.coser.import_book import import_books
+
+    summaries = import_books(files, store, author=author, include_held_out=held_out)
+    if as_json:
+        emit_json({"store": str(store), "books": summaries})
+        return
+    for s in summaries:
+        out.print(f"{s['title']}: {s['scenes']} scenes in {s['chapters']} chapters, {s['characters']} characters "
+                  f"({s['held_out_plots']} held-out plots {'included' if held_out else 'left out'}) → {store}",
+                  highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     app.command("curate")(curate)
+    app.command("import")(import_)
     app.command("sample")(sample)
     app.command("export-sft")(export_sft)

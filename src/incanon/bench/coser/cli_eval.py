@@ -181,19 +181,22 @@ def judge(
 
 
 def rescore(
-    file: Path = typer.Argument(..., help="Evaluation file: CoSER's ({\"scores\", \"cases\"}) or `incanon coser judge --out`."),
+    file: Path = typer.Argument(..., help="Evaluation file (CoSER's {\"scores\", \"cases\"} or `incanon coser judge --out`) or CoSER simulation file (exp/simulation/*.json)."),
     test: Optional[Path] = typer.Option(None, "--test", help="Test set, to recompute BLEU / ROUGE-L and read domains."),
     continue_from: Optional[int] = typer.Option(None, "--continue-from", min=0, help="Messages copied from the original (default: the file's own setting, else 0)."),
+    no_length_penalty: bool = typer.Option(False, "--no-length-penalty", help="Score without the length correction (the released *_no_length_penalty files)."),
     md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Recompute every score from simulations with critiques, without calling a model."""
     from incanon.bench.coser.rescore import rescore_file
 
-    result = rescore_file(file, test=test, continue_from=continue_from)
+    result = rescore_file(file, test=test, continue_from=continue_from, length_penalty=not no_length_penalty)
     if not json_:
-        out.print(f"{len(result.cases)} cases rescored from {file} ({result.layout} layout); "
+        err.print(f"{len(result.cases)} cases rescored from {file} ({result.layout} layout); "
                   f"{result.disagreeing_cases} disagree with the stored scores", highlight=False)
+        for note in result.report.notes:
+            err.print(f"[yellow]{note}[/]", highlight=False)
     _emit(result.report, md, json_, {"source": str(file), "layout": result.layout, "skipped": result.skipped,
                                      "disagreeing_cases": result.disagreeing_cases,
                                      "stored_scores": result.stored_scores,

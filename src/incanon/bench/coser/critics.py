@@ -121,7 +121,9 @@ def parse_critique(text: str, dimension: str) -> tuple[list[Flaw] | None, str | 
     for value in _candidates(text or ""):
         raw = _flaws_from(value, dimension)
         if raw is not None:
-            return coerce_flaws(raw), None
+            # Live critiques are read leniently ("4 (severe)" → 4) and stored as integers, so a
+            # rescore (which counts as the reference: ints only) gives the same scores.
+            return coerce_flaws(raw, lenient=True), None
     if not (text or "").strip():
         return None, "the answer was empty"
     if "{" not in text:
@@ -135,7 +137,7 @@ def salvage_flaws(texts: Sequence[str]) -> list[Flaw]:
     for text in texts:
         objects = [v for v in _candidates(text or "") if isinstance(v, dict)
                    and "severity" in {str(k).lower() for k in v}]
-        flaws = coerce_flaws(objects)
+        flaws = coerce_flaws(objects, lenient=True)
         if len(flaws) > len(best):
             best = flaws
     return best
@@ -189,7 +191,7 @@ class CaseCritique(BaseModel):
 
     def coser_critique(self) -> dict[str, Any]:
         """The critique in CoSER's evaluation-file layout: ``{dimension: {"flaws", "score"}}``."""
-        return {d: {"flaws": [f.model_dump(exclude={"defaulted"}) for f in (c.flaws or [])], "score": c.score}
+        return {d: {"flaws": [f.model_dump(exclude={"defaulted", "uncounted"}) for f in (c.flaws or [])], "score": c.score}
                 for d, c in self.dimensions.items()}
 
 

@@ -298,10 +298,29 @@ class TestSample(Conversation):
     domain: Domain | None = None
     """in-domain (book used for training) or out-of-domain; absent in the published set."""
     weight: float | None = None
-    """Sampling weight (mean √plots of its characters), when sampled here."""
+    """Sampling weight (mean of max(1, √plots) over its speakers)."""
+    i_p: int | None = None
+    """Plot index (the released test set repeats ``plot.i_p`` here)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _tag(cls, data: Any) -> Any:
+        # The released set names the domain ``tag`` ("id" / "ood").
+        if isinstance(data, dict) and "tag" in data and not data.get("domain"):
+            data = dict(data)
+            tag = str(data.pop("tag") or "").strip().lower()
+            data["domain"] = {"id": "in-domain", "in-domain": "in-domain", "ood": "out-of-domain",
+                              "out-of-domain": "out-of-domain"}.get(tag)
+        elif isinstance(data, dict) and "tag" in data:
+            data = {k: v for k, v in data.items() if k != "tag"}
+        return data
 
     @model_validator(mode="after")
     def _derived(self) -> TestSample:
+        if self.i_p is None:
+            self.i_p = self.plot.i_p
+        elif self.plot.i_p is None:
+            self.plot.i_p = self.i_p
         if not self.speaking_characters_w_env:
             self.speaking_characters_w_env = self.speakers
         if not self.major_characters:
@@ -313,6 +332,10 @@ class TestSample(Conversation):
         return f"{self.book}#{self.plot.i_p}-{self.i_c}"
 
     def published(self) -> dict[str, Any]:
+        """The released test-set layout (``i_p`` and ``tag`` next to the conversation) plus
+        incanon's ``domain``."""
         out = super().published()
         out["plot"] = self.plot.model_dump(exclude_none=True)
+        if self.domain is not None:
+            out.setdefault("tag", "id" if self.domain == "in-domain" else "ood")
         return out

@@ -1,6 +1,11 @@
 """BLEU and ROUGE-L of a simulation against the original conversation (CoSER Table 2).
 
-Both sides are rendered the same way, ``Name: message`` per message, with inner thoughts
+``bleu`` and ``rouge_l`` are the reference's figures (``gca_ngrams``: nltk sentence BLEU,
+the ``rouge`` package's ROUGE-L, speaker names on the reference side only), the default
+everywhere. incanon's own symmetric figures stay available next to them as ``sacrebleu`` and
+``rouge_score``; they are described below.
+
+For the symmetric figures both sides are rendered the same way, ``Name: message`` per message, with inner thoughts
 removed from every character message (the Environment's text is kept as is) and the first
 ``continue_from`` messages left out, since those were copied from the original. CoSER's
 evaluator prefixed names on the reference only; here both carry them, so names neither help
@@ -57,10 +62,23 @@ def transcript(messages: Sequence[Mapping[str, Any]], *, thoughts: bool = False,
 
 
 class NgramScores(BaseModel):
-    """BLEU and ROUGE-L (0-100) of one simulation."""
+    """BLEU and ROUGE-L (0-100) of one simulation: the reference's and incanon's."""
 
     bleu: float
+    """CoSER's BLEU (nltk sentence BLEU, as ``calculate_bleu_rouge``)."""
     rouge_l: float
+    """CoSER's ROUGE-L (the ``rouge`` package's F, as ``calculate_bleu_rouge``)."""
+    sacrebleu: float | None = None
+    """incanon's symmetric sentence BLEU (sacrebleu, names on both sides)."""
+    rouge_score: float | None = None
+    """incanon's symmetric ROUGE-L (rouge-score, names on both sides)."""
+    note: str | None = None
+    """Why the reference's figures are 0 where its own code would have raised."""
+
+    def as_scores(self) -> dict[str, float | None]:
+        """The score keys stored per case."""
+        return {"bleu": self.bleu, "rouge_l": self.rouge_l, "sacrebleu": self.sacrebleu,
+                "rouge_score": self.rouge_score}
 
 
 def _is_cjk(text: str) -> bool:
@@ -106,7 +124,12 @@ def rouge_l(hypothesis: str, reference: str) -> float:
 def ngram_scores(simulation: Sequence[Mapping[str, Any]], reference: Sequence[Mapping[str, Any]],
                  continue_from: int = 0) -> NgramScores:
     """BLEU and ROUGE-L of ``simulation`` against ``reference`` after the first
-    ``continue_from`` messages of each, thoughts removed."""
+    ``continue_from`` messages of each, thoughts removed: the reference's figures as ``bleu`` /
+    ``rouge_l``, incanon's symmetric ones as ``sacrebleu`` / ``rouge_score``."""
+    from incanon.bench.coser.gca_ngrams import gca_ngram_scores
+
+    gca = gca_ngram_scores(simulation, reference, continue_from)
     hyp = transcript(simulation, start=continue_from)
     ref = transcript(reference, start=continue_from)
-    return NgramScores(bleu=bleu(hyp, ref), rouge_l=rouge_l(hyp, ref))
+    return NgramScores(bleu=gca.bleu, rouge_l=gca.rouge_l, sacrebleu=bleu(hyp, ref), rouge_score=rouge_l(hyp, ref),
+                       note=gca.note)

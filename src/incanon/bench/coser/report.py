@@ -38,6 +38,17 @@ class ModelRow(BaseModel):
     critic: str | None = None
     splits: dict[str, Aggregate] = Field(default_factory=dict)
     """``all``, and ``in-domain`` / ``out-of-domain`` when cases carry a domain."""
+    status: str | None = None
+    """The run's status (``complete``, ``partial``, ``interrupted``...), or None for a file."""
+    failed: int = 0
+    """Cases whose simulation or critique failed (not in the means)."""
+
+    @property
+    def counts(self) -> str:
+        """``judged / failed / unjudged`` and the status, as shown next to the table."""
+        agg = self.splits.get("all") or Aggregate()
+        text = f"{agg.judged} judged, {self.failed} failed, {agg.cases - agg.judged} unjudged"
+        return f"{text} ({self.status})" if self.status else text
 
 
 def model_row(label: str, cases: Iterable[CaseScores], **info: Any) -> ModelRow:
@@ -73,11 +84,12 @@ class GcaReport(BaseModel):
             if agg is None:
                 continue
             values = [*(agg.dimensions.get(d) for d in DIMENSIONS), agg.average, agg.bleu, agg.rouge_l]
-            out.append({"model": row.label, **dict(zip(COLUMNS, values)), "cases": agg.cases, "judged": agg.judged})
+            out.append({"model": row.label, **dict(zip(COLUMNS, values)), "cases": agg.cases, "judged": agg.judged,
+                        "failed": row.failed, "unjudged": agg.cases - agg.judged, "status": row.status})
         return out
 
     def markdown(self) -> str:
-        head = "| Model | " + " | ".join(COLUMNS) + " | Cases (judged) |"
+        head = "| Model | " + " | ".join(COLUMNS) + " | Judged / failed / unjudged (status) |"
         rule = "|---|" + "---:|" * (len(COLUMNS) + 1)
         titles = {"all": "All cases", "in-domain": "In-domain", "out-of-domain": "Out-of-domain"}
         parts = ["# Given-circumstance acting (CoSER Table 2 layout)", "",
@@ -90,7 +102,8 @@ class GcaReport(BaseModel):
             parts += ["", f"## {titles[split]}", "", head, rule]
             for row in rows:
                 agg = row.splits[split]
-                parts.append(f"| {row.label} | " + " | ".join(_cells(agg)) + f" | {agg.cases} ({agg.judged}) |")
+                counts = row.counts if split == "all" else f"{agg.judged} judged, {agg.cases - agg.judged} unjudged"
+                parts.append(f"| {row.label} | " + " | ".join(_cells(agg)) + f" | {counts} |")
         if self.notes:
             parts += ["", *[f"- {note}" for note in self.notes]]
         return "\n".join(parts) + "\n"
@@ -127,7 +140,8 @@ def report_from_runs(store: RunStore, run_ids: Iterable[str]) -> GcaReport:
                       and r.config.dataset.get("source_run") == run_id]
             if not judged:
                 report.rows.append(model_row(run_label(info.config.models, info.config.params), _cases(store, run_id),
-                                             run_id=run_id, source_run=run_id))
+                                             run_id=run_id, source_run=run_id, status=info.status,
+                                             failed=info.failed))
                 report.notes.append(f"{run_id} has not been judged yet: BLEU and ROUGE-L only "
                                     f"(judge it with: incanon coser judge {run_id} --critic SPEC)")
                 continue
@@ -138,7 +152,8 @@ def report_from_runs(store: RunStore, run_ids: Iterable[str]) -> GcaReport:
             if len(judged) > 1:
                 label += f" (critic {run.config.models.get('critic', '?')})"
             row = model_row(label, _cases(store, run.id), run_id=run.id,
-                            source_run=run.config.dataset.get("source_run"), critic=run.config.models.get("critic"))
+                            source_run=run.config.dataset.get("source_run"), critic=run.config.models.get("critic"),
+                            status=run.status, failed=run.failed)
             report.rows.append(row)
             missing = row.splits["all"].cases - row.splits["all"].judged
             if missing:

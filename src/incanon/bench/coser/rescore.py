@@ -9,11 +9,15 @@ Reads CoSER's evaluation files as its evaluator writes them::
 
 the multi-model variant of its released files (``"cases": {"<model>": {"<case id>": {...}}}``,
 where cases without a critique, such as the ground truth, are skipped), and the files
-``incanon coser judge --out`` writes (the same layout plus an ``incanon`` block). Dimension
-scores are recomputed from the flaws and the simulation's actor rounds; the stored scores are
-compared with them and disagreements counted. BLEU / ROUGE-L are recomputed when the test set
-is given (the files hold no reference dialogue), otherwise the stored values (fractions in
-CoSER's files) are carried over as percentages.
+``incanon coser judge --out`` writes (the same layout plus an ``incanon`` block), and CoSER's
+simulation files (``exp/simulation/*.json``: a list of ``{"book_title", "i_p", "i_c",
+"circumstance", "simulation"}``, no critiques), whose BLEU / ROUGE-L are computed against the
+original dialogue each entry carries. Dimension scores are recomputed from the flaws (severities
+counted as the reference counts them) and the simulation's actor rounds; stored scores are
+compared with them and disagreements counted. BLEU / ROUGE-L are recomputed when the test set is
+given (evaluation files hold no reference dialogue); a recomputed figure that differs from the
+stored one is a disagreement too, named in the notes with both means. Without a test set the
+stored values (fractions in CoSER's files) are carried over as percentages.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ from incanon.bench.coser.files import load_test_set, read_json
 from incanon.bench.coser.metrics import ngram_scores
 from incanon.bench.coser.report import CaseScores, GcaReport, model_row, run_label
 from incanon.bench.coser.scoring import (
-    DIMENSIONS, actor_rounds, aggregate, canonical_dimension, case_score, coerce_flaws, dimension_score,
+    DIMENSIONS, LENGTH_CREDIT, actor_rounds, aggregate, canonical_dimension, case_score, coerce_flaws,
+    dimension_score,
 )
 from incanon.bench.coser.simulation.case import case_domain, case_id, to_domain
 from incanon.errors import InputError
@@ -53,7 +58,9 @@ class RescoredCase(BaseModel):
     disagreements: list[str] = Field(default_factory=list)
     """Keys whose stored score differs from the recomputed one."""
     ngram_source: str = "stored"
-    """``recomputed`` (from the test set) or ``stored``."""
+    """``recomputed`` (from the test set or the simulation file) or ``stored``."""
+    stored_ngram: dict[str, float | None] = Field(default_factory=dict)
+    """BLEU / ROUGE-L the file held (0-100), when it held them."""
 
 
 class RescoreResult(BaseModel):
@@ -73,6 +80,29 @@ class RescoreResult(BaseModel):
 
 def _is_case(value: Any) -> bool:
     return isinstance(value, Mapping) and ("simulation" in value or "critique" in value)
+
+
+def is_simulation_file(data: Any) -> bool:
+    """CoSER's ``exp/simulation/*.json``: a list of entries with a circumstance and a simulation."""
+    return isinstance(data, list) and bool(data) and all(
+        isinstance(e, Mapping) and "simulation" in e and "circumstance" in e for e in data)
+
+
+def simulation_file_cases(data: list[Any], *, source: str) -> dict[str, Any]:
+    """The entries of a simulation file as evaluation-file cases keyed ``<book>-<i_p>-<i_c>``,
+    each with the original dialogue it carries (checked as a test case is)."""
+    from incanon.bench.coser.files import check_case
+
+    cases: dict[str, Any] = {}
+    for i, entry in enumerate(data):
+        circumstance = entry["circumstance"]
+        check_case(circumstance, source=source, prefix=f"[{i}].circumstance")
+        if not isinstance(entry["simulation"], list):
+            raise InputError("'simulation' must be a list of messages", source=source, where=f"[{i}].simulation")
+        key = f"{entry.get('book_title', circumstance.get('book'))}-{entry.get('i_p')}-{entry.get('i_c')}"
+        cases[key] = {"simulation": entry["simulation"], "reference": circumstance["dialogues"],
+                      "domain": circumstance.get("tag")}
+    return cases
 
 
 def iter_cases(data: Any, default_model: str) -> tuple[str, Iterator[tuple[str, str, Mapping[str, Any]]]]:
@@ -103,9 +133,10 @@ def _stored_ngram(critique: Mapping[str, Any], key: str, scale: float) -> float 
 
 
 def rescore_case(model: str, cid: str, case: Mapping[str, Any], *, sample: TestSample | None,
-                 continue_from: int, scale: float = 100.0) -> RescoredCase:
+                 continue_from: int, scale: float = 100.0, length_penalty: bool = True) -> RescoredCase:
     """Recompute one case's scores from its flaws and simulation; stored BLEU / ROUGE-L are
-    multiplied by ``scale`` (CoSER's files and incanon's exports both store fractions)."""
+    multiplied by ``scale`` (CoSER's files and incanon's exports both store fractions).
+    ``length_penalty=False`` scores without the 1.5-points-per-round correction."""
     simulation = [m for m in case.get("simulation") or [] if isinstance(m, Mapping)]
     rounds = actor_rounds(simulation)
     critique = case.get("critique") or {}
@@ -118,26 +149,36 @@ def rescore_case(model: str, cid: str, case: Mapping[str, Any], *, sample: TestS
             scores[dimension] = None
             continue
         flaws = coerce_flaws(entry.get("flaws") or [])
-        scores[dimension] = dimension_score((f.severity for f in flaws), rounds)
+        scores[dimension] = dimension_score((f.severity for f in flaws), rounds,
+                                            length_credit=LENGTH_CREDIT if length_penalty else 0.0)
         if isinstance(entry.get("score"), (int, float)):
             stored[dimension] = float(entry["score"])
     if isinstance(case.get("score"), (int, float)):
         stored["score"] = float(case["score"])
     source = "stored"
-    if sample is not None:
+    stored_ngram = {k: _stored_ngram(critique, k, scale) for k in ("bleu", "rouge_l")}
+    original: list[Any] | None = None
+    if isinstance(case.get("reference"), list):
+        original = list(case["reference"])
+    elif sample is not None:
         original = [{"character": t.character, "message": t.message} for t in sample.dialogues]
+    if original is not None:
         ngram = ngram_scores(simulation, original, continue_from)
-        scores["bleu"], scores["rouge_l"], source = ngram.bleu, ngram.rouge_l, "recomputed"
+        scores.update(ngram.as_scores())
+        source = "recomputed"
     else:
-        scores["bleu"] = _stored_ngram(critique, "bleu", scale)
-        scores["rouge_l"] = _stored_ngram(critique, "rouge_l", scale)
+        scores.update(stored_ngram)
     score = case_score(scores)
     recomputed = {**scores, "score": score}
     disagreements = [k for k, v in stored.items()
                      if recomputed.get(k) is None or abs(float(recomputed[k]) - v) > TOLERANCE]  # type: ignore[arg-type]
+    if source == "recomputed":
+        disagreements += [k for k, v in stored_ngram.items()
+                          if v is not None and abs(float(scores[k]) - v) > TOLERANCE]  # type: ignore[arg-type]
     domain = case_domain(sample) if sample is not None else to_domain(case.get("domain") or case.get("tag"))
     return RescoredCase(model=model, case_id=cid, domain=domain, actor_rounds=rounds, scores=scores, score=score,
-                        stored=stored, disagreements=disagreements, ngram_source=source)
+                        stored=stored, disagreements=disagreements, ngram_source=source,
+                        stored_ngram={k: v for k, v in stored_ngram.items() if v is not None})
 
 
 def _test_index(path: str | Path | None) -> dict[str, TestSample]:
@@ -150,22 +191,45 @@ def _test_index(path: str | Path | None) -> dict[str, TestSample]:
     return index
 
 
+def _ngram_notes(cases: list[RescoredCase]) -> list[str]:
+    """One note per n-gram figure whose recomputed value replaced a different stored one."""
+    notes = []
+    for key, label in (("bleu", "BLEU"), ("rouge_l", "ROUGE-L")):
+        changed = [c for c in cases if key in c.disagreements]
+        if changed:
+            stored = sum(c.stored_ngram[key] for c in changed) / len(changed)
+            new = sum(float(c.scores[key] or 0.0) for c in changed) / len(changed)
+            notes.append(f"{label} recomputed differs from the stored figure in {len(changed)} case(s) "
+                         f"(mean over them: stored {stored:.2f}, recomputed {new:.2f}); the table shows the "
+                         "recomputed figures")
+    return notes
+
+
 def rescore_data(data: Any, *, source: str, test: str | Path | None = None, continue_from: int | None = None,
-                 default_model: str | None = None) -> RescoreResult:
-    """Rescore the parsed content of an evaluation file (see the module doc)."""
-    layout, rows = iter_cases(data, default_model or Path(source).stem)
+                 default_model: str | None = None, length_penalty: bool = True) -> RescoreResult:
+    """Rescore the parsed content of an evaluation or simulation file (see the module doc)."""
+    if is_simulation_file(data):
+        data = {"cases": simulation_file_cases(data, source=source)}
+        layout, rows = "coser-simulation", iter_cases(data, default_model or Path(source).stem)[1]
+    else:
+        layout, rows = iter_cases(data, default_model or Path(source).stem)
     info = data.get("incanon") if isinstance(data.get("incanon"), Mapping) else {}
     k = continue_from if continue_from is not None else int(info.get("continue_from", 0) or 0)
     samples = _test_index(test)
     result = RescoreResult(source=source, layout=layout,
                            stored_scores=dict(data.get("scores") or {}) if isinstance(data.get("scores"), Mapping) else {})
     for model, cid, case in rows:
-        if not isinstance(case, Mapping) or not isinstance(case.get("critique"), Mapping):
+        simulated_only = layout == "coser-simulation"
+        if not isinstance(case, Mapping) or not (simulated_only or isinstance(case.get("critique"), Mapping)):
             reason = "no critique (e.g. ground truth)"
             result.skipped[reason] = result.skipped.get(reason, 0) + 1
             continue
-        rescored = rescore_case(model, cid, case, sample=samples.get(cid), continue_from=k, scale=100.0)
+        rescored = rescore_case(model, cid, case, sample=samples.get(cid), continue_from=k, scale=100.0,
+                                length_penalty=length_penalty)
         result.cases.append(rescored)
+    if not result.cases:
+        raise InputError("no case to rescore: every case lacks a critique" if result.skipped
+                         else "no case to rescore: 'cases' is empty", source=source, where="cases")
     if samples:
         missing = sum(1 for c in result.cases if c.ngram_source == "stored")
         if missing:
@@ -176,18 +240,27 @@ def rescore_data(data: Any, *, source: str, test: str | Path | None = None, cont
         mine = [c for c in result.cases if c.model == model]
         result.report.rows.append(model_row(model, [CaseScores(case_id=c.case_id, domain=c.domain, scores=c.scores)
                                                     for c in mine]))
-    if result.disagreeing_cases:
-        result.report.notes.append(f"{result.disagreeing_cases} case(s) had stored scores that differ from the "
+    result.report.notes.extend(_ngram_notes(result.cases))
+    judged = [c for c in result.cases if any(k_ not in ("bleu", "rouge_l") for k_ in c.disagreements)]
+    if judged:
+        result.report.notes.append(f"{len(judged)} case(s) had stored dimension scores that differ from the "
                                    "recomputed ones (see --json for which)")
+    if layout == "coser-simulation":
+        result.report.notes.append("simulation file: no critiques, BLEU / ROUGE-L only (judge the cases to get "
+                                   "the four dimensions)")
+    if not length_penalty:
+        result.report.notes.append("scored without the length correction (--no-length-penalty)")
     for reason, count in result.skipped.items():
         result.report.notes.append(f"{count} case(s) skipped: {reason}")
     return result
 
 
-def rescore_file(path: str | Path, *, test: str | Path | None = None, continue_from: int | None = None) -> RescoreResult:
-    """Rescore an evaluation file."""
+def rescore_file(path: str | Path, *, test: str | Path | None = None, continue_from: int | None = None,
+                 length_penalty: bool = True) -> RescoreResult:
+    """Rescore an evaluation or simulation file."""
     try:
-        return rescore_data(read_json(path), source=str(path), test=test, continue_from=continue_from)
+        return rescore_data(read_json(path), source=str(path), test=test, continue_from=continue_from,
+                            length_penalty=length_penalty)
     except InputError as exc:
         if exc.source is None:
             raise InputError(str(exc), source=str(path)) from None

@@ -8,6 +8,13 @@ collect more flaws::
 
     score = max(0, min(100, 100 - 5 * (sum(severity) - 0.3 * actor_rounds)))
 
+Severities are counted as CoSER's evaluator counts them: an integer counts as itself (0 counts
+0, nothing is clamped), a flaw without a severity counts 1, and a severity written any other way
+(``"4"``, ``4.0``, ``"severe"``) counts 0, since its sum keeps ``int`` values only. The lenient
+reading (numbers read from text, clamped to 1-10) is available as ``coerce_flaws(...,
+lenient=True)``. ``--no-length-penalty`` (``length_credit=0``) scores without the correction,
+as in the released ``*_no_length_penalty`` files.
+
 ``actor_rounds`` counts the messages of the simulation not spoken by the Environment (original
 messages given with continue-from included, as CoSER's evaluator counts them). A case's score is
 the mean of its four dimensions; a run reports the mean of each dimension over its cases and the
@@ -64,9 +71,22 @@ class Flaw(BaseModel):
     type: str = ""
     """The rubric type (e.g. ``Emotional Depth``)."""
     severity: int = MIN_SEVERITY
-    """1 (minor) to 5 (severe); up to 10 for repetition."""
+    """The points this flaw costs: 1 (minor) to 5 (severe), up to 10 for repetition; as the
+    reference counts a released file's value (0 stays 0, text counts 0)."""
     defaulted: bool = False
-    """True when the critic gave no readable severity and the minimum was assumed."""
+    """True when the critic gave no severity at all (counted as 1, as the reference does)."""
+    uncounted: bool = False
+    """True when a severity was given in a form the reference does not count (text, float)."""
+
+
+def counted_severity(value: Any, *, present: bool = True) -> tuple[int, bool, bool]:
+    """(points, defaulted, uncounted) of a severity as CoSER's evaluator sums it: missing or
+    null → 1; an ``int`` → itself (``True`` is 1, as in Python's sum); anything else → 0."""
+    if not present or value is None:
+        return 1, True, False
+    if isinstance(value, int):
+        return int(value), False, False
+    return 0, False, True
 
 
 def coerce_severity(value: Any) -> int | None:
@@ -86,9 +106,10 @@ def coerce_severity(value: Any) -> int | None:
     return int(min(MAX_SEVERITY, max(MIN_SEVERITY, round(number))))
 
 
-def coerce_flaws(raw: Any) -> list[Flaw]:
-    """Flaws from a critic's (or a released file's) list; entries that are not objects are kept
-    as text with the minimum severity, the way CoSER's evaluator defaults a missing one."""
+def coerce_flaws(raw: Any, *, lenient: bool = False) -> list[Flaw]:
+    """Flaws from a critic's (or a released file's) list, severities counted as CoSER's
+    evaluator counts them (``lenient``: numbers read from text and clamped to 1-10 instead).
+    Entries that are not objects are kept as text counted 1, like a flaw without a severity."""
     if isinstance(raw, Mapping):
         raw = [raw]
     if not isinstance(raw, list):
@@ -97,12 +118,16 @@ def coerce_flaws(raw: Any) -> list[Flaw]:
     for entry in raw:
         if isinstance(entry, Mapping):
             fields = {str(k).strip().lower(): v for k, v in entry.items()}
-            severity = coerce_severity(fields.get("severity"))
+            if lenient:
+                read = coerce_severity(fields.get("severity"))
+                points, defaulted, uncounted = (read, False, False) if read is not None else (MIN_SEVERITY, True, False)
+            else:
+                # The reference reads the exact key ``severity`` (``Severity`` counts as missing).
+                points, defaulted, uncounted = counted_severity(entry.get("severity"), present="severity" in entry)
             flaws.append(Flaw(
                 instance=str(fields.get("instance") or fields.get("comment") or fields.get("description") or ""),
                 type=str(fields.get("type") or fields.get("flaw type") or ""),
-                severity=severity if severity is not None else MIN_SEVERITY,
-                defaulted=severity is None,
+                severity=points, defaulted=defaulted, uncounted=uncounted,
             ))
         elif isinstance(entry, str) and entry.strip():
             flaws.append(Flaw(instance=entry.strip(), severity=MIN_SEVERITY, defaulted=True))

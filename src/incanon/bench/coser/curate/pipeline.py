@@ -95,6 +95,8 @@ class BookReport:
     file: str
     chunks: list[ChunkReport]
     plots: int = 0
+    chapters: int = 0
+    """Chapter headings found in the book (scenes for a play)."""
     held_out_plots: int = 0
     conversations: int = 0
     characters: int = 0
@@ -108,7 +110,8 @@ class BookReport:
 
     def summary(self) -> dict[str, Any]:
         return {
-            "title": self.title, "file": self.file, "chunks": len(self.chunks), "failed_chunks": self.failed_chunks,
+            "title": self.title, "file": self.file, "chapters": self.chapters, "chunks": len(self.chunks),
+            "failed_chunks": self.failed_chunks,
             "resumed_chunks": sum(c.resumed for c in self.chunks), "plots": self.plots,
             "held_out_plots": self.held_out_plots, "conversations": self.conversations,
             "characters": self.characters, "usage": self.stats.dump(), "notes": self.notes,
@@ -299,6 +302,13 @@ class BookCuration:
         failed = [{"index": c.index, "span": self.journal.get(f"chunk:{c.index}")["span"], "errors": c.errors,
                    "raw": self.journal.get(f"chunk:{c.index}").get("raw", "")}
                   for c in chunk_reports if c.status == "failed"]
+        if chunk_reports and len(failed) == len(chunk_reports):
+            from incanon.errors import ModelError
+
+            reason = next((e for c in chunk_reports for e in c.errors), "no readable extraction")
+            raise ModelError(f"{self.book.title}: all {len(chunk_reports)} chunks failed every attempt "
+                             f"(first error: {str(reason)[:200]}); no book file written, nothing imported "
+                             "(the journal keeps the attempts: rerun with --retry-failed)")
         book = build_book(self.book.title, drafts, official, profiles, split,
                           {"failed_chunks": failed} if failed else None)
         path = write_book(book, self.out_dir / f"{self.book.file_title}.json")
@@ -307,6 +317,7 @@ class BookCuration:
                             include_held_out=self.config.store_held_out, source=self.book.source)
         return BookReport(
             title=self.book.title, file=str(path), chunks=chunk_reports, plots=len(book.plots),
+            chapters=sum(1 for h in self.headings if h.kind == "chapter"),
             held_out_plots=len(book.plots) - book.split_index,
             conversations=sum(len(p.conversation) for p in book.plots), characters=len(book.character_datasets),
             stats=self.stats, notes=self.notes, world=world)

@@ -89,7 +89,7 @@ def simulation_task(cast: Cast, config: SimulationConfig) -> Task:
         ngram = ngram_scores(sim.coser_messages(), original, config.continue_from)
         return ItemOutcome(
             outputs={"messages": [m.model_dump(exclude_none=True) for m in sim.messages], "ended_by": sim.ended_by},
-            scores={"bleu": ngram.bleu, "rouge_l": ngram.rouge_l, "rounds": len(sim.messages),
+            scores={**ngram.as_scores(), "rounds": len(sim.messages),
                     "actor_rounds": sim.actor_rounds},
             extra={"decisions": [d.model_dump() for d in sim.decisions], "prompts": sim.prompts,
                    "retrieved": sim.retrieved},
@@ -122,7 +122,7 @@ def judge_items(store: RunStore, source_run: str) -> Iterator[RunItem]:
             "source_run": source_run, "sample": sample.input["sample"], "domain": sample.input.get("domain"),
             "messages": [{"role": m["role"], "content": m["content"]} for m in (sample.outputs or {}).get("messages", [])],
             "continue_from": k,
-            "ngram": {key: (sample.scores or {}).get(key) for key in ("bleu", "rouge_l")},
+            "ngram": {key: (sample.scores or {}).get(key) for key in ("bleu", "rouge_l", "sacrebleu", "rouge_score")},
         })
 
 
