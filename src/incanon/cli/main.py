@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib
 import sys
+from pathlib import Path
+from typing import Optional
 
 import typer
 
@@ -57,8 +59,17 @@ def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    verbose: int = typer.Option(
+        0, "--verbose", "-v", count=True,
+        help="Say more on stderr: -v every retry and slow call, -vv every model call. Waits of seconds "
+             "and long first-time steps are shown without it."),
+    log_file: Optional[Path] = typer.Option(
+        None, "--log-file", help="Also write a detailed log (every call, retry and wait) to this file."),
 ) -> None:
     """Keep role-playing LLM agents in canon, and measure how well they stay there."""
+    from incanon.logs import configure
+
+    configure(verbose, log_file)
 
 
 def _register() -> None:

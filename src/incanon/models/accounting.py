@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Mapping, Sequence
 
+from incanon.logs import SLOW_CALL_S
 from incanon.models.types import ChatModel, Completion, GenerationParams, Message, Usage
 from incanon.models.usage import record_usage
 
@@ -21,6 +23,8 @@ def price_of(prices: PriceTable | None, *names: str) -> tuple[float, float] | No
             if candidate and candidate in prices:
                 return prices[candidate]
     return None
+
+log = logging.getLogger(__name__)
 
 
 class AccountingModel:
@@ -58,9 +62,15 @@ class AccountingModel:
         except BaseException:
             self._record(Usage(calls=1, latency_s=time.perf_counter() - start))
             raise
+        elapsed = time.perf_counter() - start
         if completion.cached:
             self._record(Usage(cached_calls=1))
+            log.debug("%s: answered from the cache", self.name)
             return completion
+        log.log(logging.INFO if elapsed >= SLOW_CALL_S else logging.DEBUG,
+                "%s: %s call, %d prompt + %d completion tokens in %.1fs", self.name,
+                "slow" if elapsed >= SLOW_CALL_S else "one", completion.prompt_tokens,
+                completion.completion_tokens, elapsed)
         price = price_of(self.prices, completion.model, self.name)
         cost = 0.0
         if price is not None:

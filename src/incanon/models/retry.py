@@ -16,10 +16,12 @@ from typing import Awaitable, Callable, Sequence, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from incanon.logs import LONG_WAIT_S, NOTICE
 from incanon.models.faults import RetryableError, RetryExhaustedError
 from incanon.models.types import ChatModel, Completion, GenerationParams, Message
 
 log = logging.getLogger(__name__)
+
 T = TypeVar("T")
 
 
@@ -85,7 +87,8 @@ async def call_with_retry(
             errors.append(exc)
         if attempt < policy.max_attempts:
             wait = policy.delay(attempt, errors[-1], rng)
-            log.info("%s: attempt %d failed (%s); retrying in %.2fs", name, attempt, errors[-1], wait)
+            log.log(NOTICE if wait >= LONG_WAIT_S else logging.INFO,
+                    "%s: attempt %d failed (%s); retrying in %.1fs", name, attempt, errors[-1], wait)
             await sleep(wait)
     raise _exhausted(name, errors) from errors[-1]
 
@@ -109,7 +112,8 @@ def call_with_retry_sync(
             errors.append(exc)
         if attempt < policy.max_attempts:
             wait = policy.delay(attempt, errors[-1], rng)
-            log.info("%s: attempt %d failed (%s); retrying in %.2fs", name, attempt, errors[-1], wait)
+            log.log(NOTICE if wait >= LONG_WAIT_S else logging.INFO,
+                    "%s: attempt %d failed (%s); retrying in %.1fs", name, attempt, errors[-1], wait)
             sleep(wait)
     raise _exhausted(name, errors) from errors[-1]
 

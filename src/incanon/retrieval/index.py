@@ -7,12 +7,15 @@ under the embedder's ``name``; a retriever searches with the same name.
 
 from __future__ import annotations
 
+import logging
+
 from dataclasses import dataclass
 
 import numpy as np
 
 from incanon.canon.store import CanonStore
 from incanon.errors import InputError, NotFoundError
+from incanon.logs import NOTICE
 from incanon.models.types import Embedder
 
 DEFAULT_BATCH = 64
@@ -47,6 +50,9 @@ def embedded_chunk_ids(store: CanonStore, work: str, embedder_name: str) -> set[
         raise
 
 
+log = logging.getLogger(__name__)
+
+
 def index_chunks(
     store: CanonStore, work: str, embedder: Embedder, *, batch_size: int = DEFAULT_BATCH
 ) -> IndexReport:
@@ -59,6 +65,10 @@ def index_chunks(
     chunks = store.chunks(work)
     have = embedded_chunk_ids(store, work, embedder.name)
     todo = [c for c in chunks if c.id not in have]
+    if len(todo) >= 100:
+        # The first retrieval over a work embeds all of it: say so rather than wait in silence.
+        log.log(NOTICE, "embedding %d chunks of %s with %s for retrieval (once; stored in the canon store)",
+                len(todo), work, embedder.name)
     batches = 0
     for start in range(0, len(todo), batch_size):
         batch = todo[start:start + batch_size]
