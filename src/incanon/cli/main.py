@@ -36,6 +36,7 @@ _GROUPS: list[tuple[str, str | None]] = [
     ("report", None),
     ("serve", None),
     ("models", None),
+    ("run", None),
     ("cache", "cache"),
     ("runs", "runs"),
     ("canon", "canon"),

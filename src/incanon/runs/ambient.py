@@ -26,6 +26,8 @@ class RunDefaults:
     shard: Shard | None = None
     max_cost: float | None = None
     prices: Prices | None = None
+    source: dict[str, Any] | None = None
+    """The run-configuration section that started the command (``incanon run``), stored with its runs."""
 
 
 _current: contextvars.ContextVar[RunDefaults] = contextvars.ContextVar(

@@ -22,7 +22,7 @@ from incanon.secrets import redact, strip_secrets
 # user called it (already the id's prefix), which incanon version and template files produced it
 # (upgrading incanon mid-run must not orphan finished work; a changed template is reported on
 # resume instead), and which secret keys were dropped.
-_NOT_IDENTITY = frozenset({"created", "name", "package_version", "templates", "stripped"})
+_NOT_IDENTITY = frozenset({"created", "name", "package_version", "templates", "stripped", "source"})
 
 
 def utcnow() -> datetime:
@@ -70,6 +70,9 @@ class RunConfig(BaseModel):
     """When this configuration was made (not part of the identity)."""
     stripped: list[str] = Field(default_factory=list)
     """Paths of entries removed because they looked like credentials (values never kept)."""
+    source: dict[str, Any] | None = None
+    """The resolved run-configuration section that started the run (``incanon run``); not part
+    of the identity, so a file and the equivalent command line give the same run."""
 
     @model_validator(mode="before")
     @classmethod
@@ -79,7 +82,7 @@ class RunConfig(BaseModel):
             return data
         data = dict(data)
         removed: list[str] = list(data.get("stripped") or [])
-        for field in ("dataset", "models", "params"):
+        for field in ("dataset", "models", "params", "source"):
             if isinstance(data.get(field), Mapping):
                 data[field], gone = strip_secrets(dict(data[field]), field)
                 removed.extend(gone)

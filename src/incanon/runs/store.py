@@ -190,6 +190,11 @@ class RunStore:
                 time.sleep(min(1.0, max(0.05, deadline - time.monotonic())))
 
     def _take(self, config: RunConfig, fresh: bool) -> RunInfo:
+        from incanon.runs.ambient import current_defaults
+
+        source = current_defaults().source
+        if source is not None:
+            config = config.model_copy(update={"source": RunConfig(benchmark="-", source=source).source})
         now = _ts(utcnow())
         with self._tx() as db:
             run_id = config.fresh_run_id() if fresh else config.run_id
@@ -220,6 +225,8 @@ class RunStore:
                 if status == "running" and pid != os.getpid():
                     notes.append(f"took over run {run_id} from process {pid} on {host}, which is gone")
                 merged = stored.with_templates(config.templates)
+                if config.source is not None:
+                    merged = merged.model_copy(update={"source": config.source})
                 db.execute(
                     "UPDATE runs SET status = 'running', updated = ?, config = ?, pid = ?, host = ?"
                     " WHERE id = ?",
