@@ -44,7 +44,7 @@ def test_user_errors_are_one_line_and_exit_2(report_runs, tmp_path):
     runs = str(report_runs["runs_path"])
     (tmp_path / "blocker").write_text("a file where a folder should be")
     for args, expected in (
-        ([report_runs["demo"], "--runs", runs], "--html FILE, --md FILE"),
+        ([report_runs["demo"], "--runs", runs, "--csv", str(tmp_path / "blocker")], "expected a folder"),
         (["no-such-run", "--runs", runs, "--json"], "no-such-run"),
         ([report_runs["demo"], "--runs", str(tmp_path / "none.sqlite"), "--json"], "no run store"),
         ([report_runs["demo"], "--runs", runs, "--html", str(tmp_path / "blocker" / "r.html")], "cannot write"),
@@ -52,3 +52,18 @@ def test_user_errors_are_one_line_and_exit_2(report_runs, tmp_path):
         res = _report(*args, home=tmp_path)
         assert res.returncode == 2, (args, res.stderr)
         assert expected in res.stderr and "Traceback" not in res.stderr
+
+
+def test_every_table_as_csv_and_markdown_on_stdout_by_default(report_runs, tmp_path):
+    import csv
+
+    ids = [report_runs["demo"], *report_runs["timechara"]]
+    res = _report(*ids, "--runs", str(report_runs["runs_path"]), "--csv", str(tmp_path / "tables"), home=tmp_path)
+    assert res.returncode == 0, res.stderr
+    files = sorted(p.name for p in (tmp_path / "tables").iterdir())
+    assert any(name.startswith("timechara-01-") for name in files) and "timechara-" in " ".join(files)
+    table5 = next((tmp_path / "tables").glob("timechara-01-*.csv"))
+    header = next(csv.reader(table5.open()))
+    assert header[:3] == ["Model", "Method", "Future"]
+    plain = _report(*ids, "--runs", str(report_runs["runs_path"]), home=tmp_path)
+    assert plain.returncode == 0 and "| Model | Method | Future |" in plain.stdout and "data:image" not in plain.stdout

@@ -109,3 +109,24 @@ def test_unknown_run_exits_2_with_one_line(filled):
     assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "known runs" in lines[0] and run_id in lines[0]
+
+
+def test_export_csv_and_parquet_are_flat_rows(filled, tmp_path):
+    import csv
+
+    import pyarrow.parquet as pq
+
+    path, run_id = filled
+    res = cli.invoke(app, ["runs", "export", run_id, "--format", "csv", "--runs", str(path)])
+    assert res.exit_code == 0
+    rows = list(csv.DictReader(res.stdout.splitlines()))
+    assert len(rows) == 6 and {"item_id", "status", "usage.prompt_tokens", "scores.acc", "input.x", "outputs.reply"} <= set(rows[0])
+    failed = next(r for r in rows if r["status"] == "error")
+    assert failed["error"] == "ValueError: cannot parse judge reply" and failed["scores.acc"] == ""
+    target = tmp_path / "samples.parquet"
+    res = cli.invoke(app, ["runs", "export", run_id, "--format", "parquet", "--out", str(target), "--runs", str(path)])
+    assert res.exit_code == 0
+    table = pq.read_table(target)
+    assert table.num_rows == 6 and sorted(table.column("input.x").to_pylist()) == list(range(6))
+    bad = cli.invoke(app, ["runs", "export", run_id, "--format", "parquet", "--runs", str(path)])
+    assert bad.exit_code != 0

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -20,23 +21,35 @@ def register(app: typer.Typer) -> None:
         md: Optional[Path] = typer.Option(None, "--md", help="Write the report as markdown (charts embedded as data URIs)."),
         runs: Optional[Path] = typer.Option(None, "--runs", help="Run store file (default: INCANON_HOME/runs.sqlite)."),
         title: Optional[str] = typer.Option(None, "--title", help="Report title (default: names the benchmarks)."),
+        csv_dir: Optional[Path] = typer.Option(None, "--csv", metavar="DIR", help="Also write every table as a CSV file into this folder."),
         no_plots: bool = typer.Option(False, "--no-plots", help="Leave the charts out (tables only)."),
         json_: bool = typer.Option(False, "--json", help=JSON_HELP + " (the report as data)"),
     ) -> None:
-        """Tables in the papers' layouts, charts, run configuration and costs of stored runs; no model is called."""
-        from incanon.errors import ConfigError, IncanonError, NotFoundError
+        """Tables in the papers' layouts, charts, run configuration and costs of stored runs; no model is called.
+
+        Without --html, --md, --csv or --json the report is printed to stdout as markdown (without charts).
+
+        Example: incanon report demo-1207 --html report.html --csv tables/
+        """
+        from incanon.errors import IncanonError, NotFoundError
         from incanon.paths import default_runs_path
         from incanon.report import build_report, write_report
+        from incanon.report.markdown import render_markdown
+        from incanon.report.write import write_tables_csv
         from incanon.runs import RunStore
 
-        if html is None and md is None and not json_:
-            raise ConfigError("say where the report goes: --html FILE, --md FILE (or both), or --json")
         path = (runs or default_runs_path()).expanduser()
         if not path.is_file():
             raise NotFoundError(f"no run store at {path}")
         with RunStore(path, create=False) as store:
             result = build_report(store, run_refs, title=title)
-        written = {}
+        if html is None and md is None and csv_dir is None and not json_:
+            sys.stdout.write(render_markdown(result, plots=False))
+            sys.stdout.flush()
+            return
+        written: dict[str, Any] = {}
+        if csv_dir is not None:
+            written["csv"] = [str(p) for p in write_tables_csv(result, csv_dir)]
         for fmt, target in (("html", html), ("md", md)):
             if target is not None:
                 try:
@@ -52,4 +65,7 @@ def register(app: typer.Typer) -> None:
             for note in section.notes:
                 err.print(f"note: {note}", highlight=False, soft_wrap=True)
         for fmt, target in written.items():
-            out.print(f"report written to {target}", highlight=False, soft_wrap=True)
+            if fmt == "csv":
+                out.print(f"{len(target)} tables written as CSV to {csv_dir}", highlight=False, soft_wrap=True)
+            else:
+                out.print(f"report written to {target}", highlight=False, soft_wrap=True)

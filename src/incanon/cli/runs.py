@@ -15,7 +15,7 @@ from rich.table import Table
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 from incanon.errors import InputError, NotFoundError
 from incanon.paths import default_runs_path
-from incanon.runs.export import export_jsonl, write_jsonl
+from incanon.runs.export import FORMATS, export_samples, write_csv, write_jsonl
 from incanon.runs.records import RunInfo, RunSummary
 from incanon.runs.store import RunStore
 
@@ -166,25 +166,33 @@ def show(
 @app.command("export")
 def export(
     run: str = typer.Argument(..., help="Run id, or a unique prefix of one."),
-    jsonl: bool = typer.Option(True, "--jsonl", help="JSON Lines: one object per sample (the only format so far)."),
+    fmt: str = typer.Option("jsonl", "--format", "-f", help="jsonl (each sample whole), csv or parquet (one flat row per sample: keys, usage.*, scores.*, input.*, outputs.*)."),
+    jsonl: bool = typer.Option(False, "--jsonl", hidden=True, help="Same as --format jsonl (older spelling)."),
     out_file: Optional[Path] = typer.Option(None, "--out", "-o", help="Write here (atomically) instead of stdout."),
     status: Optional[str] = typer.Option(None, "--status", help="Only samples with this status: ok or error."),
     runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
 ) -> None:
-    """Export every sample of a run (input, outputs, scores, usage, timings, error)."""
+    """Export every sample of a run (input, outputs, scores, usage, timings, error).
+
+    Example: incanon runs export demo --format csv --out demo.csv
+    """
     if status not in (None, "ok", "error"):
         raise InputError(f"--status must be ok or error, not {status!r}")
+    if fmt not in FORMATS:
+        raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if fmt == "parquet" and out_file is None:
+        raise InputError("--format parquet needs --out FILE (Parquet is not written to a terminal)")
     with _require(runs) as store:
         run_id = store.resolve(run)
         if out_file is None:
             try:
-                write_jsonl(store, run_id, sys.stdout, status=status)
+                (write_csv if fmt == "csv" else write_jsonl)(store, run_id, sys.stdout, status=status)
                 sys.stdout.flush()
             except BrokenPipeError:
                 # `incanon runs export X | head`: the reader left; that is not an error.
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         else:
-            count = export_jsonl(store, run_id, out_file, status=status)
+            count = export_samples(store, run_id, out_file, fmt=fmt, status=status)
             err.print(f"wrote {count} samples of {run_id} to {out_file}", highlight=False)
 
 

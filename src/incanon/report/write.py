@@ -10,7 +10,7 @@ from incanon.errors import ConfigError
 from incanon.files import write_text_atomic
 from incanon.report.html import render_html
 from incanon.report.markdown import render_markdown
-from incanon.report.model import Report
+from incanon.report.model import Report, Table
 
 Format = Literal["html", "md"]
 
@@ -26,3 +26,46 @@ def write_report(report: Report, path: str | os.PathLike[str], fmt: Format | Non
     if chosen == "md":
         return write_text_atomic(path, render_markdown(report, plots))
     raise ConfigError(f"cannot tell the report format of {path}: name it .html or .md")
+
+
+def _slug(text: str) -> str:
+    return "-".join("".join(ch.lower() if ch.isalnum() else " " for ch in text).split())[:60] or "table"
+
+
+def report_tables(report: Report) -> list[tuple[str, Table]]:
+    """Every table of ``report`` with a file name: ``<benchmark>-<nn>-<heading>.csv``, in order
+    (the paper-layout tables under their headings, then scores by run, then usage and cost)."""
+    named: list[tuple[str, Table]] = []
+    for section in report.sections:
+        heading = section.title
+        found: list[tuple[str, Table]] = []
+        for block in section.blocks:
+            if block.kind == "heading":
+                heading = block.text
+            elif block.kind == "table" and block.table is not None:
+                found.append((block.table.caption or heading, block.table))
+        if section.scores is not None:
+            found.append(("scores by run", section.scores))
+        if section.costs is not None:
+            found.append(("usage and cost", section.costs))
+        for index, (title, table) in enumerate(found, start=1):
+            named.append((f"{_slug(section.benchmark)}-{index:02d}-{_slug(title)}.csv", table))
+    return named
+
+
+def write_tables_csv(report: Report, folder: str | os.PathLike[str]) -> list[Path]:
+    """Write every table of ``report`` as a CSV file in ``folder`` (each atomically); returns the paths."""
+    import csv
+    import io
+
+    target = Path(folder).expanduser()
+    if target.exists() and not target.is_dir():
+        raise ConfigError(f"--csv {target}: expected a folder, found a file")
+    written = []
+    for name, table in report_tables(report):
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(table.columns)
+        writer.writerows(table.rows)
+        written.append(write_text_atomic(target / name, buffer.getvalue()))
+    return written

@@ -42,7 +42,7 @@ from incanon.runs.executor import (
 )
 from incanon.runs.merge import MergeReport, merge_stores
 from incanon.runs.prices import BUILTIN_PRICES, EXAMPLE_PRICES_DATE, Price, Prices, load_prices
-from incanon.runs.export import export_jsonl, sample_json, write_jsonl
+from incanon.runs.export import FORMATS, export_jsonl, export_samples, flat_row, sample_json, write_csv, write_jsonl
 from incanon.runs.progress import RunProgress
 from incanon.runs.records import (
     ItemOutcome,
@@ -105,6 +105,9 @@ __all__ = [
     "canonical_json",
     "describe_error",
     "export_jsonl",
+    "export_samples",
+    "flat_row",
+    "write_csv",
     "input_hash",
     "is_secret_key",
     "mean_sem",
