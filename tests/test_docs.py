@@ -1,7 +1,7 @@
 """The README and every guide run as written.
 
 Every ```console block of README.md and docs/*.md is run, in order, in one scratch folder per
-file (with the repository's ``examples/`` linked in, and an empty ``INCANON_HOME``): each ``$ ``
+file (with the repository's ``examples/`` and ``benchmarks/`` linked in, and an empty ``INCANON_HOME``): each ``$ ``
 line is a command (backslash continuations joined) that must exit 0, and the lines shown under
 it must appear in what it printed (whitespace aside; lines with ``...`` or ``…`` are elisions, and
 progress lines with a rate in ``it/s`` vary from run to run).
@@ -102,7 +102,8 @@ def _run(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedPr
 
 @pytest.mark.parametrize("doc", _params())
 def test_guide_runs_as_written(doc: Path, tmp_path: Path) -> None:
-    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    for shared in ("examples", "benchmarks"):
+        (tmp_path / shared).symlink_to(ROOT / shared)
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "INCANON_HOME": str(tmp_path / "home"), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     env.pop("INCANON_PROMPTS", None)
