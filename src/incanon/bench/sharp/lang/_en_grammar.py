@@ -1,20 +1,18 @@
-"""Just enough English morphology for template claims: articles, plurals, agreement, -ing, -s."""
+"""English morphology for template claims: articles and plurals from ``inflect``, verb forms
+(-s, -ing) from ``lemminflect``; the lexicon keeps only what templates need beyond them."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from incanon.bench.sharp.conceptnet import Concept
 from incanon.bench.sharp.lang import _en_lexicon as lex
 
 _PREPOSITIONS = frozenset("of in on for with from to at by".split())
-_VOWELS = "aeiou"
 
 
-# Letters whose spoken name starts with a vowel sound: "an FBI agent", "an MRI", "a UN report".
-_AN_LETTERS = frozenset("AEFHILMNORSX")
 
 
 def is_acronym(word: str) -> bool:
@@ -29,78 +27,61 @@ def is_name(text: str) -> bool:
     return bool(first) and first[0].isupper() and not is_acronym(first)
 
 
+@lru_cache(maxsize=1)
+def _inflect() -> "inflect.engine":  # noqa: F821 - imported lazily
+    import inflect
+
+    return inflect.engine()
+
+
+def _keep_case(source: str, out: str) -> str:
+    return out[:1].upper() + out[1:] if source[:1].isupper() and out[:1].islower() else out
+
+
 def article(word: str) -> str:
-    """'a' or 'an' for the word that follows, by sound as far as spelling allows."""
-    first = word.split(" ", 1)[0]
-    if is_acronym(first):
-        return "an" if first[0] in _AN_LETTERS else "a"
-    low = word.lower()
-    if low.startswith(lex.AN_BEFORE_CONSONANT):
-        return "an"
-    if low[:1] in _VOWELS and not low.startswith(lex.A_BEFORE_VOWEL):
-        return "an"
-    return "a"
+    """'a' or 'an' for the word that follows, by sound (inflect: "an FBI agent", "a university",
+    "an hour", "an x-ray")."""
+    if not word:
+        return "a"
+    return _inflect().a(word).split(" ", 1)[0].lower()
 
 
 def pluralize(word: str) -> str:
-    """Plural of one noun."""
+    """Plural of one noun (inflect: criteria, analyses, knives, people)."""
     low = word.lower()
-    if low in lex.IRREGULAR_PLURALS:
-        return lex.IRREGULAR_PLURALS[low]
     if low in lex.SAME_PLURAL or low in lex.PLURAL_ONLY:
         return word
-    if low.endswith("man") and low not in lex.MAN_NOT_MEN:
-        return word[:-3] + "men"
-    if low.endswith(("s", "x", "z", "ch", "sh")):
-        return word + "es"
-    if low.endswith("y") and low[-2:-1] not in _VOWELS:
-        return word[:-1] + "ies"
-    return word + "s"
+    return _keep_case(word, _inflect().plural_noun(low) or word)
+
+
+def _verb_form(verb: str, tag: str) -> str:
+    """``verb`` inflected with a Penn tag (``VBZ`` runs, ``VBG`` running) by lemminflect."""
+    import lemminflect
+
+    forms = lemminflect.getInflection(verb.lower(), tag=tag)
+    if not forms:
+        forms = lemminflect.getInflection(verb.lower(), tag=tag, inflect_oov=True)
+    return _keep_case(verb, forms[0]) if forms else verb
 
 
 def third_person(phrase: str) -> str:
     """'study hard' → 'studies hard' (the first word is the verb)."""
     verb, _, rest = phrase.partition(" ")
     low = verb.lower()
-    if low in lex.IRREGULAR_THIRD:
-        out = lex.IRREGULAR_THIRD[low]
-    elif low.endswith(("s", "x", "z", "ch", "sh", "o")):
-        out = verb + "es"
-    elif low.endswith("y") and low[-2:-1] not in _VOWELS:
-        out = verb[:-1] + "ies"
-    else:
-        out = verb + "s"
+    out = lex.IRREGULAR_THIRD[low] if low in lex.IRREGULAR_THIRD else _verb_form(verb, "VBZ")
     return f"{out} {rest}".strip()
 
 
-def _syllables(word: str) -> int:
-    return len(re.findall(r"[aeiouy]+", word.lower()))
-
-
 def gerund(phrase: str) -> str:
-    """'cut bread' → 'cutting bread'; 'make tea' → 'making tea'."""
+    """'cut bread' → 'cutting bread'; 'panic' → 'panicking' (lemminflect)."""
     verb, _, rest = phrase.partition(" ")
     low = verb.lower()
     if low.endswith("ing") and len(low) > 4:
         out = verb
     elif low in lex.IRREGULAR_GERUND:
         out = lex.IRREGULAR_GERUND[low]
-    elif low in ("begin", "forget", "prefer", "regret", "admit", "control"):
-        out = verb + verb[-1] + "ing"
-    elif low.endswith("ie"):
-        out = verb[:-2] + "ying"
-    elif low.endswith("e") and not low.endswith(("ee", "ye", "oe")) and len(low) > 2:
-        out = verb[:-1] + "ing"
-    elif (
-        _syllables(low) == 1
-        and len(low) >= 3
-        and low[-1] not in _VOWELS + "wxy"
-        and low[-2] in _VOWELS
-        and low[-3] not in _VOWELS
-    ):
-        out = verb + verb[-1] + "ing"
     else:
-        out = verb + "ing"
+        out = _verb_form(verb, "VBG")
     return f"{out} {rest}".strip()
 
 

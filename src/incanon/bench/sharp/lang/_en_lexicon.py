@@ -30,20 +30,9 @@ PLURAL_ONLY = frozenset(
     "binoculars tongs pliers headphones stairs".split()
 )
 
-IRREGULAR_PLURALS = {
-    "person": "people", "child": "children", "man": "men", "woman": "women", "mouse": "mice",
-    "tooth": "teeth", "foot": "feet", "goose": "geese", "ox": "oxen", "louse": "lice",
-    "knife": "knives", "leaf": "leaves", "wife": "wives", "shelf": "shelves", "wolf": "wolves",
-    "loaf": "loaves", "half": "halves", "life": "lives", "thief": "thieves", "calf": "calves",
-    "potato": "potatoes", "tomato": "tomatoes", "hero": "heroes", "echo": "echoes",
-    "volcano": "volcanoes", "mosquito": "mosquitoes", "cactus": "cacti", "fungus": "fungi",
-}
-MAN_NOT_MEN = frozenset("human german roman shaman talisman caiman".split())
 SAME_PLURAL = frozenset("sheep fish deer moose series species aircraft salmon trout".split())
 
 # Words spelt with a vowel letter but said with a consonant sound, and the other way round.
-A_BEFORE_VOWEL = ("uni", "use", "usu", "uten", "euro", "eu", "one", "once", "ukulele", "uranium", "ewe")
-AN_BEFORE_CONSONANT = ("hour", "honest", "honor", "honour", "heir")
 
 # Prepositions for "you can find X <prep> Y"; anything else gets "in".
 LOCATION_ON = frozenset(
