@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from incanon.canon.position import Position
 from incanon.canon.world import Chunk
 from incanon.errors import ConfigError, InputError
+from incanon.sentences import split_sentences
 
 DEFAULT_CHUNK_WORDS = 350
 
@@ -42,7 +43,6 @@ _SCENE_RE = re.compile(r"^\s*<!--\s*scene\b(.*?)-->\s*$", re.IGNORECASE)
 _COMMENT_RE = re.compile(r"^\s*<!--.*-->\s*$")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 # A sentence runs to an end mark (and any closing quotes or brackets) followed by a space.
-_SENTENCE = re.compile(r".+?(?:[.!?…][\"”’')\]]*(?=\s)|$)", re.S)
 
 
 @dataclass(frozen=True)
@@ -301,7 +301,7 @@ def split_text(text: str, max_words: int = DEFAULT_CHUNK_WORDS) -> list[str]:
 
 
 def _split_paragraph(paragraph: str, max_words: int) -> list[str]:
-    sentences = [s for s in (m.group(0).strip() for m in _SENTENCE.finditer(paragraph)) if s]
+    sentences = split_sentences(paragraph)
     pieces: list[str] = []
     current: list[str] = []
     size = 0
