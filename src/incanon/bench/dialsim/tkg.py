@@ -22,6 +22,7 @@ from incanon.bench.dialsim.relations import RELATIONS, normalize_relation
 from incanon.bench.dialsim.script import DialScript, DialSession
 from incanon.canon.names import norm
 from incanon.errors import InputError
+from incanon.llmjson import json_values
 from incanon.models.types import ChatModel, GenerationParams, Message
 from incanon.templates import PromptLibrary, default_library, fingerprint
 
@@ -106,22 +107,13 @@ def _dedupe(quads: list[Quad]) -> list[Quad]:
 
 # -- LLM extraction -------------------------------------------------------------------------
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
-
-
 def parse_triples(text: str) -> list[list[str]]:
     """Triples from a model reply: ``{"triples": [...]}``, a bare list, or fenced JSON."""
-    decoder = json.JSONDecoder()
-    for block in [*_FENCE.findall(text), text]:
-        for m in re.finditer(r"[\[{]", block):
-            try:
-                value, _ = decoder.raw_decode(block[m.start():])
-            except json.JSONDecodeError:
-                continue
-            if isinstance(value, dict):
-                value = value.get("triples", value.get("facts"))
-            if isinstance(value, list):
-                return [_triple(v, i) for i, v in enumerate(value)]
+    for value in json_values(text):
+        if isinstance(value, dict):
+            value = value.get("triples", value.get("facts"))
+        if isinstance(value, list):
+            return [_triple(v, i) for i, v in enumerate(value)]
     # A reply cut at the token limit (small models list facts until they run out) still holds
     # complete triples; keep those.
     salvaged = [[h, r, t] for h, r, t in _OBJECT.findall(text)]

@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from incanon.bench.sharp.prompting import prompt_for
+from incanon.llmjson import fenced_blocks
 from incanon.models.types import ChatModel, GenerationParams, Message
 from incanon.templates import PromptLibrary, default_library
 
@@ -57,7 +58,6 @@ _ZH_SYNONYMS: tuple[tuple[str, Stance | None], ...] = (
 # FAVOR", "isn't supportive"): it names what the answer is *not*.
 _NEGATORS = r"(?:not|no|never|n't|without|hardly|nor)"
 _NEGATED = rf"\b{_NEGATORS}\b(?:\W+\w+){{0,2}}?\W+"
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 _KEYED = re.compile(r"""["']?\bstance\b["']?\s*[:=]\s*\**\s*["']?\[?\s*([A-Za-z][A-Za-z ]{0,20})""", re.IGNORECASE)
 _LABEL_WORD = re.compile(r"\b(FAVOU?R|AGAINST|NEUTRAL)\b", re.IGNORECASE)
 LABELS = frozenset(s.value for s in Stance)
@@ -114,7 +114,7 @@ def _objects(text: str) -> list[dict[str, Any]]:
     Python-literal syntax (the paper's template shows single-quoted keys)."""
     found: list[dict[str, Any]] = []
     decoder = json.JSONDecoder()
-    for block in [*_FENCE.findall(text), text]:
+    for block in [*fenced_blocks(text), text]:
         for match in re.finditer(r"\{", block):
             chunk = block[match.start():]
             value: Any = None
