@@ -24,6 +24,13 @@ def _clip(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _embedded_ran(*specs: str) -> bool:
+    """Whether the bundled SmolLM2 played a role (the "tiny model" footer is about it only)."""
+    from incanon.models.spec import parse_spec
+
+    return any(parse_spec(spec).kind == "embedded" for spec in specs)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``demo`` to the root app."""
 
@@ -77,4 +84,5 @@ def register(app: typer.Typer) -> None:
         out.print(f"Spatiotemporal consistency: {acc}")
         out.print(f"Run {result.run_id} is stored in {runs_path}")
         out.print(f"  incanon runs show {result.run_id} --runs {runs_path}")
-        out.print(f"{_NOTE}", style="yellow", highlight=False)
+        if _embedded_ran(model, judge):
+            out.print(_NOTE, style="yellow", highlight=False)

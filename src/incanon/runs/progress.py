@@ -6,6 +6,7 @@ stdout stays clean for ``--json`` documents, so nothing here ever writes there.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 
 from rich.console import Console
@@ -50,12 +51,29 @@ class RunProgress:
         self.total: int | None = None
         self.done = self.ok = self.failed = 0
         self._t0 = self._last_line = time.monotonic()
+        self._stop_beat = threading.Event()
+        self._beat: threading.Thread | None = None
+        self._print_lock = threading.Lock()
+
+    def _heartbeat(self) -> None:
+        while not self._stop_beat.wait(self.every_s / 2):
+            now = time.monotonic()
+            if now - self._last_line >= self.every_s:
+                self._last_line = now
+                with self._print_lock:
+                    self.console.print(self.line(), highlight=False, soft_wrap=True)
 
     def start(self, label: str, total: int | None) -> None:
         """Begin reporting ``total`` samples (None when unknown: no ETA then)."""
         self.total = total
         self._t0 = self._last_line = time.monotonic()
         if not self.live:
+            if self.enabled and self.every_s > 0:
+                # A sample on a small local model can take minutes: say something every few
+                # seconds even when none finished, so a log never goes silent.
+                self._stop_beat.clear()
+                self._beat = threading.Thread(target=self._heartbeat, name="incanon-progress", daemon=True)
+                self._beat.start()
             return
         self._bar = Progress(
             TextColumn("{task.description}", style="bold", markup=False),
@@ -85,15 +103,16 @@ class RunProgress:
             now = time.monotonic()
             if now - self._last_line >= self.every_s:
                 self._last_line = now
-                self.console.print(self.line(), highlight=False, soft_wrap=True)
+                with self._print_lock:
+                    self.console.print(self.line(), highlight=False, soft_wrap=True)
 
     def line(self) -> str:
         """One-line status: done/total, failures, rate, ETA."""
         elapsed = max(time.monotonic() - self._t0, 1e-9)
         rate = self.done / elapsed
         text = f"{self.done}" + (f"/{self.total}" if self.total else "") + f" done, {self.failed} failed"
-        text += f", {rate:,.1f} it/s"
-        if self.total and rate > 0:
+        text += f", {rate:,.1f} it/s" if self.done else f", {elapsed:,.0f}s elapsed, working on the first"
+        if self.total and self.done and rate > 0:
             text += f", ETA {max(self.total - self.done, 0) / rate:,.0f}s"
         return text
 
@@ -106,6 +125,10 @@ class RunProgress:
 
     def stop(self, final: str | None = None) -> None:
         """Remove the bar and print ``final`` (when reporting is enabled)."""
+        self._stop_beat.set()
+        if self._beat is not None:
+            self._beat.join(timeout=2)
+            self._beat = None
         if self._bar is not None:
             if self.total is None and self._task is not None:
                 self._bar.update(self._task, total=self.done)
