@@ -159,7 +159,7 @@ def run(
     memory: str = typer.Option("bm25-session", "--memory", help="Memory strategies, comma-separated: recent, bm25-utterance, bm25-session, bm25-summary, embedding-utterance, embedding-session, embedding-summary, oracle."),
     time_limit: str = typer.Option("6", "--time-limit", help="Seconds per utterance: a memory update, and for a question its update, retrieval and answer together; 0 = no limit. Comma-separated for several."),
     seed: int = typer.Option(0, "--seed", help="Seed of the first run (run i uses seed+i)."),
-    runs: int = typer.Option(1, "--runs", min=1, help="Repetitions, each with its own draw of questions."),
+    repetitions: int = typer.Option(1, "--repetitions", min=1, help="Repetitions, each with its own draw of questions."),
     names: Optional[str] = typer.Option(None, "--names", help="Adversarial names: swap (main characters swap names) or new (fresh names)."),
     answer_format: str = typer.Option("mc", "--format", help="mc (five options), mc-nl (options in words) or open."),
     fast: bool = typer.Option(False, "--fast", help="Measure instead of sleeping: same outcomes, no waiting between utterances."),
@@ -176,7 +176,8 @@ def run(
     sessions: Optional[int] = typer.Option(None, "--sessions", min=1, help="Only the first N sessions of the dialogue (a quick trial)."),
     name: Optional[str] = typer.Option(None, "--name", help="Label prefixed to the run ids."),
     fresh: bool = typer.Option(False, "--fresh", help="Start new runs instead of resuming."),
-    run_store: Optional[Path] = typer.Option(None, "--run-store", help=RUN_STORE_HELP),
+    runs_opt: Optional[str] = typer.Option(None, "--runs", metavar="PATH", help=RUN_STORE_HELP),
+    run_store: Optional[Path] = typer.Option(None, "--run-store", hidden=True, help="Older spelling of --runs."),
     prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates that override the built-in ones."),
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
@@ -186,8 +187,9 @@ def run(
 ) -> None:
     """Simulate: replay the dialogue, ask one question per session, record every outcome; then report.
 
-    The run options act on repetitions (--runs): --shard splits them between machines, --max-cost is
+    The run options act on repetitions (--repetitions): --shard splits them between machines, --max-cost is
     checked after each session, --executor ray runs each repetition whole on a worker."""
+    run_store, runs = _runs_and_repetitions(runs_opt, run_store, repetitions)
     from incanon.bench.dialsim import (
         DialsimReport, RunSetup, SimConfig, StyleTransfer, load_script, memory_method, read_questions, run_setting,
         settings_from_runs)
@@ -355,10 +357,30 @@ class _ProgressBars:
         return update
 
 
+def _runs_and_repetitions(runs_opt: str | None, run_store: Path | None, repetitions: int) -> tuple[Path | None, int]:
+    """``--runs`` names the run store, as in every command. Until the next release the older
+    spellings still work, each with a deprecation line: ``--run-store PATH``, and ``--runs N``
+    (a number that names no file) as the repetition count, now ``--repetitions N``."""
+    if run_store is not None:
+        err.print("note: --run-store is deprecated; use --runs PATH (the run store, as in every command)",
+                  style="yellow")
+    if runs_opt is not None and runs_opt.isdigit() and not Path(runs_opt).exists():
+        err.print(f"note: --runs {runs_opt} as the repetition count is deprecated; use --repetitions {runs_opt} "
+                  f"(--runs now names the run store, as in every command)", style="yellow")
+        if repetitions != 1 and repetitions != int(runs_opt):
+            from incanon.errors import ConfigError
+
+            raise ConfigError(f"--runs {runs_opt} and --repetitions {repetitions} disagree; give --repetitions only")
+        return run_store, max(1, int(runs_opt))
+    store = Path(runs_opt) if runs_opt is not None else run_store
+    return store, repetitions
+
+
 @app.command()
 def report(
     run_refs: list[str] = typer.Argument(..., metavar="RUN...", help="Run ids (or unique prefixes)."),
-    run_store: Optional[Path] = typer.Option(None, "--run-store", help=RUN_STORE_HELP),
+    runs_opt: Optional[Path] = typer.Option(None, "--runs", metavar="PATH", help=RUN_STORE_HELP),
+    run_store: Optional[Path] = typer.Option(None, "--run-store", hidden=True, help="Older spelling of --runs."),
     md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
@@ -366,7 +388,9 @@ def report(
     from incanon.bench.dialsim import DialsimReport, settings_from_runs
     from incanon.cli.runrefs import open_runs, resolve_runs
 
-    runs_db = open_runs(run_store)
+    if run_store is not None:
+        err.print("note: --run-store is deprecated; use --runs (the run store, as in every command)", style="yellow")
+    runs_db = open_runs(runs_opt or run_store)
     ids = resolve_runs(runs_db, run_refs, "dialsim", "DialSim")
     emit_report(DialsimReport(settings=settings_from_runs(runs_db, ids)), md, json_,
                 {"run_store": str(runs_db.path), "runs": ids})

@@ -26,13 +26,13 @@ def test_ingest_questions_run_report_rescore(tmp_path):
     rules = tmp_path / "model.json"
     rules.write_text(json.dumps({"rules": [{"match": "Jory", "response": "(A)"}], "default": "(E)"}))
     out = json.loads(_run("run", "--store", str(store), "--questions", str(questions), "--model", f"scripted:{rules}",
-                          "--memory", "bm25-session,oracle", "--time-limit", "6", "--runs", "2", "--fast",
-                          "--names", "swap", "--run-store", str(runs), "--json").stdout)
+                          "--memory", "bm25-session,oracle", "--time-limit", "6", "--repetitions", "2", "--fast",
+                          "--names", "swap", "--runs", str(runs), "--json").stdout)
     assert [r["memory"] for r in out["runs"]] == ["bm25-session", "oracle"]
     assert all(r["simulated"] == [0, 1] for r in out["runs"])
     assert out["report"]["settings"][0]["questions"] == 20 and "## With a time limit" in out["markdown"]
     run_id = out["runs"][0]["run_id"]
-    report = _run("report", run_id, "--run-store", str(runs), "--md", str(tmp_path / "r.md"))
+    report = _run("report", run_id, "--runs", str(runs), "--md", str(tmp_path / "r.md"))
     assert "By question source and type" in report.stdout and (tmp_path / "r.md").is_file()
     rows = tmp_path / "answers.jsonl"
     rows.write_text('{"answer": "(A)", "gold": "(A)", "type": "cur", "format": "mc"}\n'
@@ -61,7 +61,7 @@ def test_run_shows_one_progress_bar_per_repetition_and_a_failure_count(tmp_path)
     rules = tmp_path / "model.json"
     rules.write_text(json.dumps({"default": "(E)"}))
     result = _run("run", "--store", str(store), "--questions", str(questions), "--model", f"scripted:{rules}",
-                  "--time-limit", "6", "--runs", "2", "--sessions", "3", "--fast", "--run-store", str(runs))
+                  "--time-limit", "6", "--repetitions", "2", "--sessions", "3", "--fast", "--runs", str(runs))
     assert "session-2:" not in result.stderr, "no line per session"
     assert "run 1/2" in result.stderr and "run 2/2" in result.stderr
     assert "6 questions asked, 0 failed" in result.stderr
@@ -77,8 +77,16 @@ def test_a_run_where_every_question_failed_exits_non_zero(tmp_path, monkeypatch,
     rules = tmp_path / "model.json"
     rules.write_text(json.dumps({"rules": [{"match": "^Hello", "response": "hi"}]}))  # every answer raises
     code = cli_exit(["dialsim", "run", "--store", str(store), "--questions", str(questions), "--model",
-                     f"scripted:{rules}", "--sessions", "2", "--fast", "--run-store", str(tmp_path / "runs.sqlite")],
+                     f"scripted:{rules}", "--sessions", "2", "--fast", "--runs", str(tmp_path / "runs.sqlite")],
                     monkeypatch)
     captured = capsys.readouterr()
     assert code == 2 and "every one of the 2 questions failed" in captured.err
     assert "| 2 questions" not in captured.out
+
+
+def test_old_option_spellings_still_work_with_a_deprecation_line(tmp_path):
+    from incanon.cli.dialsim import _runs_and_repetitions
+
+    assert _runs_and_repetitions("3", None, 1) == (None, 3)  # --runs N: the repetition count, as before
+    assert _runs_and_repetitions(None, tmp_path / "r.sqlite", 2) == (tmp_path / "r.sqlite", 2)  # --run-store
+    assert _runs_and_repetitions(str(tmp_path / "r.sqlite"), None, 4) == (tmp_path / "r.sqlite", 4)

@@ -145,7 +145,7 @@ def test_oracle_memory_without_evidence_is_an_error(tmp_path, monkeypatch, capsy
     rules = tmp_path / "m.json"
     rules.write_text('{"default": "(E)"}')
     code = cli_exit(["dialsim", "run", "--store", str(canon), "--questions", str(questions), "--model", f"scripted:{rules}",
-                     "--memory", "oracle", "--fast", "--run-store", str(tmp_path / "runs.sqlite")], monkeypatch)
+                     "--memory", "oracle", "--fast", "--runs", str(tmp_path / "runs.sqlite")], monkeypatch)
     assert code == 2 and "oracle files" in capsys.readouterr().err
     assert not (tmp_path / "runs.sqlite").exists(), "nothing was written"
 

@@ -36,7 +36,7 @@ def files(tmp_path_factory) -> Path:
 def _run(root: Path, runs: Path, *extra: str) -> dict:
     return _cli("run", "--store", str(root / "canon"), "--questions", str(root / "q.jsonl"),
                 "--model", f"scripted:{root / 'model.json'}", "--memory", "bm25-session", "--time-limit", "0",
-                "--runs", "2", "--fast", "--no-cache", "--run-store", str(runs), "--json", *extra)
+                "--repetitions", "2", "--fast", "--no-cache", "--runs", str(runs), "--json", *extra)
 
 
 def _samples(path: Path, run_id: str) -> dict[tuple[str, int], tuple]:
@@ -98,10 +98,10 @@ def test_shards_of_repetitions_merge_into_the_unsharded_run(files, tmp_path):
 
 def test_a_shard_without_repetitions_is_refused_before_anything_is_written(files, tmp_path):
     res = runner.invoke(app, ["dialsim", "run", "--store", str(files / "canon"), "--questions", str(files / "q.jsonl"),
-                              "--model", f"scripted:{files / 'model.json'}", "--runs", "2", "--fast",
-                              "--run-store", str(tmp_path / "runs.sqlite"), "--shard", "3/4"])
+                              "--model", f"scripted:{files / 'model.json'}", "--repetitions", "2", "--fast",
+                              "--runs", str(tmp_path / "runs.sqlite"), "--shard", "3/4"])
     assert isinstance(res.exception, ConfigError)
-    assert "--shard 3/4" in str(res.exception) and "--runs 2" in str(res.exception)
+    assert "--shard 3/4" in str(res.exception) and "--repetitions 2" in str(res.exception)
     assert not (tmp_path / "runs.sqlite").exists()
 
 

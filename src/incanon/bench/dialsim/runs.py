@@ -161,7 +161,7 @@ async def run_setting(
     """Simulate every repetition of ``setup`` not already complete in ``store`` (those of this
     shard, within the budget: see :mod:`incanon.bench.dialsim.scale`)."""
     if setup.runs < 1:
-        raise ConfigError(f"--runs must be at least 1, got {setup.runs}")
+        raise ConfigError(f"--repetitions must be at least 1, got {setup.runs}")
     scale = Scale.current()
     epochs = scale.epochs(setup.runs)
     config = scale.config(run_config(setup))

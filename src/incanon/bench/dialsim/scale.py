@@ -60,7 +60,7 @@ class Scale:
             return list(range(runs))
         mine = [e for e in range(runs) if e % self.shard.count == self.shard.index - 1]
         if not mine:
-            raise ConfigError(f"--shard {self.shard}: DialSim shards repetitions and --runs {runs} gives shard "
+            raise ConfigError(f"--shard {self.shard}: DialSim shards repetitions and --repetitions {runs} gives shard "
                               f"{self.shard.index} none; use at most {runs} shards (or more --runs)")
         return mine
 
