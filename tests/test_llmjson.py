@@ -18,3 +18,10 @@ def test_values_anywhere_fenced_first_and_not_nested_twice():
 def test_a_reply_cut_at_the_token_limit_keeps_its_complete_items():
     result = repair_json('{"triples": [{"head": "Ben", "relation": "job", "tail": "baker"}, {"head": "Ev')
     assert result.truncated and result.value["triples"][0]["tail"] == "baker"
+
+
+def test_what_the_one_pass_repair_cannot_read_falls_back_to_json_repair():
+    # Unquoted keys and a missing comma between objects: beyond the one-pass repair.
+    result = repair_json('[{name: "Ilse", type: "person"} {name: "Dace", type: "person"}]')
+    assert "json-repair" in result.fixes
+    assert [item["name"] for item in result.value] == ["Ilse", "Dace"]
