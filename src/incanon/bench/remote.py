@@ -10,6 +10,7 @@ samples really run elsewhere, so a local run builds nothing twice.
 from __future__ import annotations
 
 import functools
+import importlib
 from pathlib import Path
 from typing import Any, Callable
 
@@ -46,10 +47,20 @@ def runs_elsewhere() -> bool:
     return engine is not None and not isinstance(engine, LocalExecutor)
 
 
-def task_arg(local: Callable[[], Any], factory: Callable[..., Any], *args: Any) -> Any:
+def call_by_path(path: str, *args: Any) -> Any:
+    """Import ``module:function`` and call it with ``args`` (picklable: the path is a string)."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)(*args)
+
+
+def task_arg(local: Callable[[], Any], factory: Callable[..., Any] | str, *args: Any) -> Any:
     """The task to give ``run_items``: ``local()`` when samples run in this process, else
-    ``per_worker(partial(factory, *args))`` (``factory`` module-level, ``args`` picklable)."""
+    ``per_worker(partial(factory, *args))`` (``factory`` module-level, ``args`` picklable).
+    ``factory`` may be named as ``"module:function"``, so a benchmark's evaluation module need
+    not import its worker module (which imports it back)."""
     if runs_elsewhere():
+        if isinstance(factory, str):
+            return per_worker(functools.partial(call_by_path, factory, *args))
         return per_worker(functools.partial(factory, *args))
     return local()
 
@@ -59,4 +70,5 @@ def path_or_none(path: Path | None) -> str | None:
     return str(path.expanduser().resolve()) if path is not None else None
 
 
-__all__ = ["CacheSetting", "cache_setting", "load_models", "path_or_none", "runs_elsewhere", "task_arg"]
+__all__ = ["CacheSetting", "cache_setting", "call_by_path", "load_models", "path_or_none", "runs_elsewhere",
+           "task_arg"]

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from incanon.canon import ddl
+import incanon.canon.ddl as ddl
 from incanon.errors import InputError
 from incanon.sqlitedb import connect as connect_guarded
 from incanon.sqlitedb import require_database

@@ -20,7 +20,10 @@ from types import TracebackType
 import numpy as np
 
 from incanon import paths
-from incanon.canon import exporter, importer, reads, vectors
+import incanon.canon.exporter as exporter
+import incanon.canon.importer as importer
+import incanon.canon.reads as reads
+import incanon.canon.vectors as vectors
 from incanon.canon.names import did_you_mean, listing, norm
 from incanon.canon.position import Position
 from incanon.canon.records import (

@@ -134,14 +134,20 @@ def register_executor(kind: str, factory: Callable[..., Executor]) -> None:
     _FACTORIES[kind] = factory
 
 
-def _ray(**options: Any) -> Executor:
-    from incanon.runs.ray_executor import RayExecutor
+def _lazy(path: str) -> Callable[..., Executor]:
+    # Built-ins named by "module:class" and imported when used (as graphrag's factories do):
+    # the Ray executor module imports this one, and Ray itself is an optional extra.
+    def make(**options: Any) -> Executor:
+        import importlib
 
-    return RayExecutor(**options)
+        module, _, name = path.partition(":")
+        return getattr(importlib.import_module(module), name)(**options)
+
+    return make
 
 
 register_executor(ExecutorKind.LOCAL, lambda **options: LocalExecutor(**options))
-register_executor(ExecutorKind.RAY, _ray)
+register_executor(ExecutorKind.RAY, _lazy("incanon.runs.ray_executor:RayExecutor"))
 
 
 def executor_kinds() -> list[str]:

@@ -19,11 +19,10 @@ import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from incanon.agents.registry import create_agent
 from incanon.bench.dialsim.scale import BudgetReached, Scale
-from incanon.bench.dialsim.worker import WorkerSpec, build_task
 from incanon.bench.dialsim.agents.memory import DEFAULT_CONTEXT_TOKENS, MemoryAgent
 from incanon.bench.dialsim.names import name_map
 from incanon.bench.dialsim.outcomes import SessionRecord
@@ -33,6 +32,7 @@ from incanon.bench.dialsim.scoring import AnswerJudge
 from incanon.bench.dialsim.script import DialScript
 from incanon.bench.dialsim.simulator import SimConfig, Simulator
 from incanon.bench.dialsim.style import StyleTransfer
+from incanon.bench.remote import call_by_path
 from incanon.errors import ConfigError, IncanonError
 from incanon.models.types import ChatModel, Usage
 from incanon.runs import RunConfig, RunItem, RunStore, SampleRecord, input_hash, per_worker
@@ -40,6 +40,12 @@ from incanon.runs.budget import Budget
 from incanon.runs.sample import WorkUnit
 from incanon.runs.config import utcnow
 from incanon.templates import PromptLibrary
+
+if TYPE_CHECKING:  # the worker module imports this one when it rebuilds a repetition
+    from incanon.bench.dialsim.worker import WorkerSpec
+
+#: How a Ray worker rebuilds a repetition (named, not imported: see incanon.bench.remote).
+_WORKER_TASK = "incanon.bench.dialsim.worker:build_task"
 
 BENCHMARK = "dialsim"
 Progress = Callable[[int, int, SessionRecord, int, int], object]
@@ -169,7 +175,7 @@ async def run_setting(
     if scale.remote:
         if setup.worker is None:
             raise ConfigError("this DialSim setting cannot run on other workers: it has no worker spec")
-        remote_task = per_worker(functools.partial(build_task, setup.worker, scale.prices))
+        remote_task = per_worker(functools.partial(call_by_path, _WORKER_TASK, setup.worker, scale.prices))
         assert scale.executor is not None
         await scale.executor.prepare(remote_task)  # before the run exists: a bad cluster leaves no run
     info = store.create_or_resume(config, fresh=setup.fresh)

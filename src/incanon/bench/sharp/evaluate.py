@@ -17,10 +17,11 @@ Calls per backbone item: 1 + 1 (+1).
 
 from __future__ import annotations
 
+
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from incanon.agents.base import Agent, CharacterAt, Turn
 from incanon.agents.persona import character_at
@@ -31,12 +32,17 @@ from incanon.bench.sharp.claims import Claim
 from incanon.bench.sharp.metrics import Mode
 from incanon.bench.sharp.prompting import prompt_for, user_name
 from incanon.bench.sharp.stance import Stance, StanceDetector
-from incanon.bench.sharp.worker import WorkerSpec, build_task
 from incanon.canon.store import CanonStore
 from incanon.errors import ConfigError
 from incanon.models.types import ChatModel, GenerationParams, Message
 from incanon.runs import ItemOutcome, RunConfig, RunItem, RunResult, RunStore, run_items
 from incanon.templates import PromptLibrary, default_library
+
+if TYPE_CHECKING:  # the worker module imports this one when it rebuilds a task
+    from incanon.bench.sharp.worker import WorkerSpec
+
+#: How a Ray worker rebuilds a method's task (named, not imported: see incanon.bench.remote).
+_WORKER_TASK = "incanon.bench.sharp.worker:build_task"
 
 BENCHMARK = "sharp"
 
@@ -215,7 +221,7 @@ async def evaluate(store: CanonStore, cast: Cast, claims: Sequence[Claim], metho
                     **({"answer_params": setup.answer_params.model_dump(mode="json")} if setup.answer_params else {})},
         )
         task = (make_task(agent, store, setup, prompts) if setup.worker is None else
-                task_arg(lambda agent=agent: make_task(agent, store, setup, prompts), build_task, setup.worker,
+                task_arg(lambda agent=agent: make_task(agent, store, setup, prompts), _WORKER_TASK, setup.worker,
                          agent.name))
         results.append(await run_items(
             items, task, store=setup.runs, config=config,

@@ -1,3 +1,2 @@
-"""Built-in report sections, one module per benchmark (imported for their registrations)."""
-
-from incanon.report.sections import coser, demo, dialsim, generic, rolerag, sharp, timechara  # noqa: F401
+"""Built-in report sections, one module per benchmark; ``incanon.report.registry`` imports them
+by name (``BUILTIN_SECTIONS``) when a report is first built."""

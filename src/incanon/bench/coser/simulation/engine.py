@@ -22,7 +22,7 @@ from incanon.agents.registry import create_agent
 from incanon.bench.coser.agents import ActorSetting, GcaActor
 from incanon.bench.coser.formats import ENVIRONMENT, TestSample, remove_thoughts
 from incanon.bench.coser.scoring import actor_rounds
-from incanon.bench.coser.simulation import case as cases
+import incanon.bench.coser.simulation.case as cases
 from incanon.bench.coser.simulation.nsp import Decision, case_rng, decide, parse_prediction
 from incanon.bench.coser.simulation.rag import BookMemory
 from incanon.bench.coser.simulation.roles import EnvironmentRole, SpeakerPredictor
