@@ -187,7 +187,7 @@ def roles(
 def eval_(
     model: str = typer.Option(..., "--model", help="Model under test (spec string)."),
     method: str = typer.Option("zero-shot", "--method", help="Role-play method(s), comma-separated."),
-    detector: str = typer.Option(..., "--detector", help="Stance detector model (spec string)."),
+    detector: str = typer.Option(..., "--judge", "--detector", help="Stance detector, the judging role (spec string); --detector is the paper's word for it."),
     mode: str = typer.Option("factual", "--mode", help=MODE_HELP),
     backbone: Optional[str] = typer.Option(None, "--backbone", help="Backbone model without role-play (snowballing default: --model)."),
     claims_path: Optional[Path] = typer.Option(None, "--claims", help=f"Claims file (default: {SAMPLE_CLAIMS} claims from the shipped sample, seed 0)."),
