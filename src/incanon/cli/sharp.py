@@ -10,7 +10,7 @@ import typer
 
 from incanon.cli.methods import check_methods, split_methods
 from incanon.cli.options import RunOptions, with_run_options
-from incanon.cli.canonrefs import open_canon, pick_work
+from incanon.cli.canonrefs import default_canon, open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.errors import ConfigError, ModelError
 from incanon.runs.estimate import repeated
@@ -33,38 +33,35 @@ def _mode(value: str) -> Any:
 
 
 def _open_canon(store: Optional[Path], *, scratch: bool = False):
-    """The canon store at ``store``, or the sample world in $INCANON_HOME/sharp-canon (with
-    ``scratch``, in a temporary folder removed at exit: a dry run writes nothing of the user's)."""
+    """The canon store at ``store``, else the default canon store (the sample world loaded into
+    it when it holds no work); with ``scratch`` and no ``store``, the sample world in a temporary
+    folder removed at exit (a dry run writes nothing of the user's)."""
     from incanon.canon.store import CanonStore
 
     if store is not None:
         return open_canon(store)
-    from incanon import paths
-    from incanon.sample import sample_world
-
-    import hashlib
-
-    world = sample_world()
     if scratch:
+        from incanon.canon.schema import DB_NAME
+        from incanon.canon.store import default_store_path
+
+        existing = default_store_path()
+        if (existing / DB_NAME).is_file():
+            with CanonStore.open(existing) as probe:
+                has_works = bool(probe.works())
+            if has_works:
+                return CanonStore.open(existing)
         import atexit
         import shutil
         import tempfile
 
+        from incanon.sample import sample_world
+
         folder = Path(tempfile.mkdtemp(prefix="incanon-sharp-"))
         atexit.register(shutil.rmtree, folder, True)
         canon = CanonStore.open(folder)
-        canon.import_world(world, source="incanon sample world")
+        canon.import_world(sample_world(), source="incanon sample world")
         return canon
-    folder = paths.home() / "sharp-canon"
-    canon = CanonStore.open(folder)
-    # Re-import only when the packaged world changed, so vectors of retrieval methods survive.
-    digest = hashlib.sha256(world.model_dump_json().encode()).hexdigest()
-    marker = folder / "sample-world.sha256"
-    current = marker.read_text().strip() if marker.is_file() else ""
-    if world.work.id not in {w.id for w in canon.works()} or current != digest:
-        canon.import_world(world, replace=True, source="incanon sample world")
-        marker.write_text(digest + "\n")
-    return canon
+    return CanonStore.open(default_canon())
 
 
 def _resolver(canon: Any, work: str, relations: Optional[Path], mapping_only: bool):

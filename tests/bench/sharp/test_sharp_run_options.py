@@ -91,7 +91,7 @@ def test_dry_run_without_a_store_writes_nothing_in_incanon_home(root, tmp_path, 
     monkeypatch.setenv("INCANON_HOME", str(home))
     dry = _eval(root, tmp_path / "runs.sqlite", "--dry-run")
     assert dry["estimate"]["items"] > 0
-    assert not (home / "sharp-canon").exists() and not (tmp_path / "runs.sqlite").exists()
+    assert not (home / "canon").exists() and not (tmp_path / "runs.sqlite").exists()
 
 
 @pytest.mark.slow
