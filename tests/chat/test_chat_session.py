@@ -158,3 +158,15 @@ async def test_the_work_is_found_when_the_store_holds_one(canon):
     session = ChatSession(canon, character="Stormwren", at="the night of the flood", model=ScriptedModel(default="x"))
     assert session.work == "lanterns" and str(session.who.position) == "2-3-1"
     assert not session.embedder.loaded  # zero-shot never loads the embedder
+
+
+async def test_a_position_past_the_end_of_the_story_is_an_error(canon):
+    session = _session(canon, ScriptedModel(default="Mm."))
+    last = max(s.position for s in canon.scenes(session.work))
+    past = await handle(session, f"/at {last.book + 5}-1")
+    assert past.kind == "error" and "after the end of the story" in past.message
+    assert str(session.who.position) == "1-3"  # the session stays where it was
+    end_of_last_book = await handle(session, f"/at {last.book}")
+    assert end_of_last_book.kind != "error"  # "the end of book N" is inside the story
+    with pytest.raises(NotFoundError, match="after the end of the story"):
+        _session(canon, ScriptedModel(default="x"), at="99-1")

@@ -96,7 +96,7 @@ class ChatSession:
         self.options = dict(options or {})
         self._agents: dict[str, Agent] = {}
         self._chunks: dict[str, ChunkRecord] | None = None
-        self.who: CharacterAt = character_at(store, self.work, character, at)
+        self.who: CharacterAt = self._within_story(character_at(store, self.work, character, at), at)
         self.agent: Agent = self._agent(method)
         self.transcript = ChatTranscript(
             work=self.work, work_title=self.who.work_title, character=self.who.character, model=self.model_spec,
@@ -134,13 +134,32 @@ class ChatSession:
     def move_to(self, at: str) -> CharacterAt:
         """Move the character to ``at`` (a position or one of their time-point labels): the
         knowledge scope is rebuilt, the conversation kept."""
-        self.who = character_at(self.store, self.work, self.who.character, at)
+        self.who = self._within_story(character_at(self.store, self.work, self.who.character, at), at)
         stop = self._stop(len(self.turns))
         if self.transcript.positions and self.transcript.positions[-1].turn == stop.turn:
             self.transcript.positions[-1] = stop  # two moves without a turn between: keep the last
         else:
             self.transcript.positions.append(stop)
         return self.who
+
+    def _within_story(self, who: CharacterAt, at: str) -> CharacterAt:
+        """``who`` unless its position is past the end of the story at the depth it was given
+        ("9-9" when the story ends in 3-4; "3" stays fine, it means the end of book 3)."""
+        position = who.position
+        if position.axis != "chapter":
+            last_date = max((s.position for s in self.store.scenes(self.work)), default=None)
+            if last_date is not None and position > last_date:
+                raise NotFoundError(f"{at!r} is after the end of the story (its last scene is dated {last_date})")
+            return who
+        last = max((s.position for s in self.store.scenes(self.work)), default=None)
+        if last is None:
+            return who
+        depth = [position.book, position.chapter, position.scene]
+        cut = [last.book, last.chapter, last.scene][: sum(p is not None for p in depth)]
+        given = [p for p in depth if p is not None]
+        if given > cut:
+            raise NotFoundError(f"{at!r} is after the end of the story (its last scene is {last})")
+        return who
 
     def use_method(self, method: str) -> str:
         """Answer with ``method`` from now on."""
