@@ -22,12 +22,13 @@ from typing import Any
 from incanon.agents.base import Agent, CharacterAt, Reply, Turn
 from incanon.agents.persona import character_at
 from incanon.agents.registry import create_agent
+from incanon.canon.position import Position
 from incanon.canon.records import ChunkRecord
 from incanon.canon.store import CanonStore
 from incanon.chat.embedder import LazyEmbedder
 from incanon.chat.evidence import build_evidence
 from incanon.chat.transcript import ChatTranscript, ChatTurn, Evidence, MethodUse, Stop
-from incanon.errors import NotFoundError
+from incanon.errors import IncanonError, NotFoundError
 from incanon.models.types import ChatModel, Embedder, GenerationParams
 from incanon.retrieval import ChunkRetriever
 from incanon.templates import PromptLibrary, default_library
@@ -142,23 +143,33 @@ class ChatSession:
             self.transcript.positions.append(stop)
         return self.who
 
+    def _story_end(self) -> Position | None:
+        """The last position the work's canon knows: its last scene or chunk, or a character's
+        last named time point."""
+        ends = [s.position for s in self.store.scenes(self.work)]
+        ends += [c.position for c in self.store.chunks(self.work) if c.position is not None]
+        ends += [tp.position for c in self.store.characters(self.work) for tp in c.time_points]
+        return max(ends, default=None)
+
     def _within_story(self, who: CharacterAt, at: str) -> CharacterAt:
-        """``who`` unless its position is past the end of the story at the depth it was given
-        ("9-9" when the story ends in 3-4; "3" stays fine, it means the end of book 3)."""
-        position = who.position
-        if position.axis != "chapter":
-            last_date = max((s.position for s in self.store.scenes(self.work)), default=None)
-            if last_date is not None and position > last_date:
-                raise NotFoundError(f"{at!r} is after the end of the story (its last scene is dated {last_date})")
+        """``who`` unless ``at`` is a position past the end of the story at the depth it was
+        written ("9-9" when the story ends in 3-4; "3" is fine, the end of book 3). Named time
+        points are the character's own and always inside."""
+        try:
+            Position.parse(at)
+        except (ValueError, IncanonError):
+            return who  # a time-point label
+        position, last = who.position, self._story_end()
+        if last is None or position.axis != last.axis:
             return who
-        last = max((s.position for s in self.store.scenes(self.work)), default=None)
-        if last is None:
+        if position.axis == "date":
+            if position > last:
+                raise NotFoundError(f"{at!r} is after the end of the story (its last position is {last})")
             return who
-        depth = [position.book, position.chapter, position.scene]
-        cut = [last.book, last.chapter, last.scene][: sum(p is not None for p in depth)]
-        given = [p for p in depth if p is not None]
-        if given > cut:
-            raise NotFoundError(f"{at!r} is after the end of the story (its last scene is {last})")
+        given = [p for p in (position.book, position.chapter, position.scene) if p is not None]
+        cut = [last.book, last.chapter, last.scene][: len(given)]
+        if given > [p for p in cut if p is not None]:
+            raise NotFoundError(f"{at!r} is after the end of the story (its last position is {last})")
         return who
 
     def use_method(self, method: str) -> str:
