@@ -35,7 +35,10 @@ def stats(
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Entries and bytes in the cache, per model identity (which weights or server answered)."""
+    """Entries and bytes in the cache, per model identity (which weights or server answered).
+
+    Example: incanon cache stats --json
+    """
     target = _target(cache)
     if target.exists():
         result = ResponseCache(target).stats()
@@ -63,7 +66,10 @@ def clear(
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Delete cached responses and vectors: all of them, or one model's."""
+    """Delete cached responses and vectors: all of them, or one model's.
+
+    Example: incanon cache clear --model scripted:agent
+    """
     target = _target(cache)
     removed = ResponseCache(target).clear(model) if target.is_file() else 0
     if json_:

@@ -47,7 +47,10 @@ def import_cmd(
     replace: bool = typer.Option(False, "--replace", help="Overwrite a work of the same id (drops its vectors)."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Import a world file (all of it, or nothing if any reference is wrong)."""
+    """Import a world file (all of it, or nothing if any reference is wrong).
+
+    Example: incanon canon import examples/world.json --store canon/
+    """
     world = load_world_file(file)
     with CanonStore.open(_store_dir(store)) as canon:
         work = canon.import_world(world, replace=replace, source=str(file))
@@ -65,7 +68,10 @@ def export_cmd(
     out_file: Path = typer.Option(..., "--out", help="World JSON file to write ('-' for stdout)."),
     store: Optional[Path] = typer.Option(None, "--store", help=STORE_HELP),
 ) -> None:
-    """Export a work as a world file (written atomically: a temporary file, then a rename)."""
+    """Export a work as a world file (written atomically: a temporary file, then a rename).
+
+    Example: incanon canon export lanterns --store canon/ --out world.json
+    """
     with _open_existing(store) as canon:
         world = canon.export_world(work)
     if str(out_file) == "-":
@@ -89,7 +95,10 @@ def show_cmd(
     store: Optional[Path] = typer.Option(None, "--store", help=STORE_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """List the store's works, or show one work's characters, aliases, time points and counts."""
+    """List the store's works, or show one work's characters, aliases, time points and counts.
+
+    Example: incanon canon show lanterns --store canon/
+    """
     with _open_existing(store) as canon:
         if work is None:
             rows = [{**w.to_dict(), "counts": canon.counts(w.id)} for w in canon.works()]
@@ -133,6 +142,8 @@ def scope_cmd(
 
     Lists the scenes so far (seen or missed), the facts the character knows and the relations
     true at that point; counts what stays hidden.
+
+    Example: incanon canon scope --work lanterns --character Stormwren --at "end of book 1"
     """
     with _open_existing(store) as canon:
         scope = canon.scope(work, character, at, witnessed_only=witnessed_only)

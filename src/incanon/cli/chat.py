@@ -127,7 +127,10 @@ def register(app: typer.Typer) -> None:
         no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
         json_: bool = typer.Option(False, "--json", help=JSON_HELP + " (the transcript, when the chat ends)"),
     ) -> None:
-        """Chat with a character at a point in the story. Lines are read from stdin; /help lists the commands."""
+        """Chat with a character at a point in the story. Lines are read from stdin; /help lists the commands.
+
+        Example: incanon chat --character Stormwren --at "end of book 1" --method rag-cutoff --model ollama/llama3.1
+        """
         from incanon.chat import ChatSession
         from incanon.models import load_chat_model
 

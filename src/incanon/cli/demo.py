@@ -46,7 +46,10 @@ def register(app: typer.Typer) -> None:
         fresh: bool = typer.Option(False, "--fresh", help="Start a new run instead of resuming the last identical one."),
         json_: bool = typer.Option(False, "--json", help=JSON_HELP),
     ) -> None:
-        """Interview a sample-world character at two points of the story, offline, and judge the answers."""
+        """Interview a sample-world character at two points of the story, offline, and judge the answers.
+
+        Example: incanon demo --model ollama/llama3.1 --judge openai/gpt-4o-mini
+        """
         from incanon.demo import demo_rows, run_demo
         from incanon.models import load_chat_model
 

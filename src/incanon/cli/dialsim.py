@@ -62,7 +62,10 @@ def ingest(
     """Put a dialogue into the canon store as dated sessions.
 
     With --published, the authors' oracle files beside the script (<show>_oracle_tkg.*,
-    <show>_oracle_fan.*) give each question its evidence sessions (for --memory oracle)."""
+    <show>_oracle_fan.*) give each question its evidence sessions (for --memory oracle).
+
+    Example: incanon dialsim ingest examples/dialsim/bakery.txt --store bakery-canon
+    """
     import shutil
 
     from incanon.bench.dialsim.pipeline import ingest as do_ingest, prepare_ingest
@@ -118,7 +121,10 @@ def questions(
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Build every session's candidate questions (TKG, fan quiz, published) with answerability."""
+    """Build every session's candidate questions (TKG, fan quiz, published) with answerability.
+
+    Example: incanon dialsim questions --store bakery-canon --out q.jsonl --helper scripted:examples/dialsim/extract.json --main Ana
+    """
     from incanon.bench.dialsim import StyleTransfer, build_questions, write_questions
     from incanon.bench.dialsim.files import DialsimFiles
 
@@ -188,7 +194,10 @@ def run(
     """Simulate: replay the dialogue, ask one question per session, record every outcome; then report.
 
     The run options act on repetitions (--repetitions): --shard splits them between machines, --max-cost is
-    checked after each session, --executor ray runs each repetition whole on a worker."""
+    checked after each session, --executor ray runs each repetition whole on a worker.
+
+    Example: incanon dialsim run --store bakery-canon --questions q.jsonl --model ollama/llama3.1 --memory bm25-session --time-limit 6
+    """
     run_store, runs = _runs_and_repetitions(runs_opt, run_store, repetitions)
     from incanon.bench.dialsim import (
         DialsimReport, RunSetup, SimConfig, StyleTransfer, load_script, memory_method, read_questions, run_setting,
@@ -384,7 +393,10 @@ def report(
     md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Tables 3-4 of the paper for stored runs: accuracy ± std, per question type, answer times."""
+    """Tables 3-4 of the paper for stored runs: accuracy ± std, per question type, answer times.
+
+    Example: incanon dialsim report dialsim-b783 --runs runs.sqlite --md report.md
+    """
     from incanon.bench.dialsim import DialsimReport, settings_from_runs
     from incanon.cli.runrefs import open_runs, resolve_runs
 
@@ -410,7 +422,10 @@ def rescore(
 ) -> None:
     """Recompute the score and calibrated score (overall, by source and type) from a log.
 
-    Verdicts the log records are used as the reference computed them; --rejudge judges again."""
+    Verdicts the log records are used as the reference computed them; --rejudge judges again.
+
+    Example: incanon dialsim rescore examples/dialsim/entire_log-bakery-mc.json
+    """
     from incanon.bench.dialsim import AnswerJudge, read_log
     from incanon.bench.dialsim import rescore as do_rescore
     from incanon.bench.dialsim.formats import check_format

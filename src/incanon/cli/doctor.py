@@ -19,7 +19,10 @@ def register(app: typer.Typer) -> None:
         quick: bool = typer.Option(False, "--quick", help="Skip the test generation on the embedded model."),
         json_: bool = typer.Option(False, "--json", help=JSON_HELP),
     ) -> None:
-        """Check what is installed and reachable, with a concrete fix for each problem."""
+        """Check what is installed and reachable, with a concrete fix for each problem.
+
+        Example: incanon doctor --endpoint http://127.0.0.1:8000/v1
+        """
         from incanon.doctor import run_checks
 
         checks = run_checks(endpoint, generate=not quick)

@@ -58,7 +58,10 @@ def list_runs(
     runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """List runs, newest first: status and how many samples are done, failed, planned."""
+    """List runs, newest first: status and how many samples are done, failed, planned.
+
+    Example: incanon runs list --runs runs.sqlite
+    """
     store = _open(runs)
     infos = store.runs() if store is not None else []
     if json_:
@@ -152,7 +155,10 @@ def show(
     runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Show a run: its configuration, score means ± SEM, usage totals and errors by type."""
+    """Show a run: its configuration, score means ± SEM, usage totals and errors by type.
+
+    Example: incanon runs show timechara-9de --json
+    """
     with _require(runs) as store:
         info = store.get_run(store.resolve(run))
         summary = store.summary(info.id)
@@ -208,6 +214,8 @@ def merge(
     An item in two stores is kept once when its input is the same (and reported), else an error.
 
     Running the command again without --shard on OUT_STORE fills in missing shards.
+
+    Example: incanon runs merge merged.sqlite shard1.sqlite shard2.sqlite
     """
     from incanon.runs.merge import merge_stores
 

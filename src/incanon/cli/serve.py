@@ -44,7 +44,10 @@ def register(app: typer.Typer) -> None:
         token_env: Optional[str] = typer.Option(None, "--token-env", metavar="NAME", help="Require 'Authorization: Bearer <token>' on the OpenAI-compatible /v1 endpoints, the token read from this environment variable."),
         client_concurrency: int = typer.Option(4, "--client-concurrency", min=1, help="Requests one client may have in flight on /v1 (more get 429)."),
     ) -> None:
-        """Serve the web app: chat with a character at a point on the story's timeline, and browse runs."""
+        """Serve the web app: chat with a character at a point on the story's timeline, and browse runs.
+
+        Example: incanon serve --model ollama/llama3.1 --token-env INCANON_TOKEN
+        """
         from incanon.errors import NotFoundError
         from incanon.serve.config import ServeConfig
         from incanon.serve.server import REMOTE_WARNING, is_loopback

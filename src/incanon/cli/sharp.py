@@ -108,7 +108,10 @@ def claims(
     strict_balance: bool = typer.Option(False, "--strict-balance", help="When edges run short, drop claims to the largest set with the asked --ratio."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Build factual and counterfactual claims from a ConceptNet-format file."""
+    """Build factual and counterfactual claims from a ConceptNet-format file.
+
+    Example: incanon sharp claims --conceptnet examples/sharp/conceptnet_zh_en.csv --lang zh -n 24 --out zh.jsonl
+    """
     from incanon.bench.sharp import BuildReport, build_claims, get_language, read_assertions, sample_assertions_path, write_claims_jsonl
     from incanon.errors import InputError
 
@@ -160,7 +163,10 @@ def roles(
     include_unknown: bool = typer.Option(False, "--include-unknown", help="Also keep partners of unknown affection."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Show the main character, its partner roles, their interaction counts and affection levels."""
+    """Show the main character, its partner roles, their interaction counts and affection levels.
+
+    Example: incanon sharp roles --store zh-canon --relations examples/sharp/relations_zh.json
+    """
     from incanon.bench.sharp import select_cast
 
     canon = _open_canon(store)
@@ -214,7 +220,10 @@ def eval_(
     *,
     run_options: RunOptions,
 ) -> None:
-    """Evaluate role-play methods on SHARP: one resumable run per method, then the report."""
+    """Evaluate role-play methods on SHARP: one resumable run per method, then the report.
+
+    Example: incanon sharp eval --model scripted:examples/sharp/agent.json --judge scripted:examples/sharp/detector.json --mode factual
+    """
     from incanon.bench.remote import cache_setting, path_or_none
     from incanon.bench.sharp.worker import WorkerSpec
     from incanon.bench.sharp import (SharpSetup, answers_from_runs, build_claims, build_report, evaluate,
@@ -307,7 +316,10 @@ def report(
     meta: Optional[list[str]] = typer.Option(None, "--meta", help="KEY=VALUE for Table 4's model columns, filling what the runs did not record; repeatable."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """The Table 4 report (with Table 5 and the correlations) of stored SHARP runs; no model is called."""
+    """The Table 4 report (with Table 5 and the correlations) of stored SHARP runs; no model is called.
+
+    Example: incanon sharp report sharp-0a7a sharp-e193 --runs runs.sqlite --mode factual --md report.md
+    """
     from incanon.bench.sharp import answers_from_runs, build_report, run_mode, write_judged_jsonl
     from incanon.cli.runrefs import open_runs, resolve_runs
 
@@ -347,7 +359,10 @@ def rescore(
     md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Recompute every metric and table from judged answers, without calling a model."""
+    """Recompute every metric and table from judged answers, without calling a model.
+
+    Example: incanon sharp rescore judged.jsonl --mode snowballing --json
+    """
     from incanon.bench.sharp import build_report, read_judged_jsonl
     from incanon.bench.sharp.report import Counts
 
