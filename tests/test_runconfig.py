@@ -82,3 +82,12 @@ def test_a_config_runs_as_its_command_line_and_the_run_stores_its_source(tmp_pat
                  "--runs", "zh-runs.sqlite", "--no-cache", "--meta", "data=multi-roles", "--meta", "roles=all-in-one",
                  "--meta", "training=sft", "--meta", "inference=zero-shot", cwd=tmp_path)
     assert again.returncode == 0 and f"run {run_id}: finished, ran 0 (0 failed)" in again.stderr
+
+
+def test_every_shipped_example_config_resolves_to_valid_command_lines():
+    configs = sorted((REPO / "examples").glob("*/run.toml"))
+    assert configs, "examples/<benchmark>/run.toml"
+    for config in configs:
+        res = _cli("run", str(config), "--show", cwd=REPO)
+        assert res.returncode == 0, (config, res.stderr)
+        assert all(row["command"].startswith("incanon ") for row in json.loads(res.stdout))
