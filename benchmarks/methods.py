@@ -31,7 +31,7 @@ from incanon.models import GenerationParams, ScriptedModel, load_chat_model, loa
 from incanon.retrieval import ChunkRetriever
 from incanon.sample import SAMPLE_WORK_ID, sample_world
 
-METHODS = ["zero-shot", "zero-shot-cot", "few-shot", "self-refine", "rag", "rag-cutoff",
+METHODS = ["zero-shot", "zero-shot-cot", "guided-cot", "few-shot", "self-refine", "rag", "rag-cutoff",
            "narrative-experts", "narrative-experts-rag-cutoff"]
 TYPES = ["future", "past-absence", "past-presence", "past-only"]
 GOOD = "Spatiotemporal: fine.\nSpatiotemporal score: 3\nPersonality: fits.\nPersonality score: 2\nTotal: 5"

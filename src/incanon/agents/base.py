@@ -44,6 +44,16 @@ class CharacterAt(BaseModel):
     """The character's situation at that moment."""
     scope: Any = None
     """The ``KnowledgeScope`` for (character, position), for methods that retrieve canon."""
+    levels: list[str] = Field(default_factory=list)
+    """What each number of a story position means, when the work has its own depth, e.g.
+    ``["volume", "book", "chapter"]`` (The Lord of the Rings) or ``["book", "chapter"]``.
+    Experts then ask for and compare positions at exactly that depth. Empty: the canon's
+    ``book-chapter[-scene]`` axis."""
+    series: str = ""
+    """The published series slug (``harry_potter``...) when the character comes from a published
+    row; few-shot methods use it to find the authors' examples."""
+    period: str = ""
+    """The time point as the item wrote it (``2nd-year / on Halloween``), for example lookups."""
 
     @property
     def when(self) -> str:
@@ -109,6 +119,11 @@ class Agent(ABC):
         self.prompts = prompts or default_library()
         self.params = params or GenerationParams(max_tokens=256)
         self.options = options
+
+    def uses_scope(self) -> bool:
+        """True when the method reads the canon through the character's knowledge scope
+        (retrieval, in-canon examples), so it cannot run for a character without one."""
+        return False
 
     @abstractmethod
     async def respond(self, who: CharacterAt, dialogue: Sequence[Turn]) -> Reply:

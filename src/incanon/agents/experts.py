@@ -17,7 +17,7 @@ from typing import Any, Literal, Sequence
 
 from incanon.agents.base import Agent, CallRecord, CharacterAt
 from incanon.agents.support import call_fitting, passage_view, position_format
-from incanon.agents.verdicts import is_later, parse_period, parse_presence, parse_relative
+from incanon.agents.verdicts import is_later, parse_levels, parse_period, parse_presence, parse_relative
 from incanon.canon.position import Position
 from incanon.models.types import GenerationParams, Message
 from incanon.retrieval import RetrievedChunk
@@ -49,6 +49,14 @@ class TemporalVerdict:
                 "claimed": self.claimed, "basis": self.basis, "disagrees": self.disagrees}
 
 
+def _written(who: CharacterAt) -> str:
+    """The character's position as the expert prompt shows it (with level names if any)."""
+    if not who.levels:
+        return str(who.position)
+    parts = str(who.position).split("-")
+    return " - ".join(f"{level} {part}" for level, part in zip(who.levels, parts))
+
+
 def expert_params(agent: Agent) -> GenerationParams:
     """The agent's generation settings with room for the experts' reasoning."""
     tokens = int(agent.options.get("expert_max_tokens", max(agent.params.max_tokens, EXPERT_MAX_TOKENS)))
@@ -70,11 +78,25 @@ def drop_echo(output: str, prompt: str) -> str:
     return "\n".join(line for line in output.splitlines() if line.strip() not in seen)
 
 
+def level_format(who: CharacterAt) -> str:
+    """How an expert should write a position at the work's own depth (``volume L - book M -
+    chapter N``), or the canon axis' format when the work has no levels."""
+    if not who.levels:
+        return position_format(who.position.axis)
+    letters = "LMN"[-len(who.levels):] if len(who.levels) <= 3 else "N" * len(who.levels)
+    return " - ".join(f"{level} {letter}" for level, letter in zip(who.levels, letters)) + \
+        " (Arabic numbers)"
+
+
 def decide_temporal(output: str, who: CharacterAt, prompt: str = "") -> TemporalVerdict:
     """Turn the temporal expert's text into a verdict (see the module docstring); lines
-    copied from ``prompt`` are ignored."""
+    copied from ``prompt`` are ignored. A work with its own depth (``who.levels``) is read at
+    exactly that depth, as the authors do: a period with another number of parts is no period."""
     output = drop_echo(output, prompt) if prompt else output
-    period = parse_period(output, who.position.axis, dict(_books(who)))
+    if who.levels:
+        period = parse_levels(output, len(who.levels))
+    else:
+        period = parse_period(output, who.position.axis, dict(_books(who)))
     claimed = parse_relative(output)
     if period is not None:
         return TemporalVerdict("future" if is_later(period, who.position) else "past", period, claimed, "period")
@@ -91,8 +113,8 @@ async def temporal_expert(
     def prompt(kept: Sequence[RetrievedChunk]) -> str:
         return agent.prompts.render(
             "expert_temporal", work_title=who.work_title, author=who.author, books=_books(who),
-            character=who.character, when=who.when, position=str(who.position),
-            position_format=position_format(who.position.axis), question=question,
+            character=who.character, when=who.when, position=_written(who),
+            position_format=level_format(who), question=question,
             passages=passage_view(kept),
         )
 

@@ -82,3 +82,6 @@ class NarrativeExpertsRAGCutoffAgent(NarrativeExpertsAgent):
 
     retrieves = True
     requires = ("store|retriever",)
+
+    def uses_scope(self) -> bool:
+        return True

@@ -112,6 +112,50 @@ def parse_period(text: str, axis: Axis, books: Mapping[str, str] | None = None) 
     return _scan(text, axis, books)
 
 
+_LEVEL_WORD = r"(?:volume|vol\.?|book|part|chapter|chap\.?|ch\.?)"
+
+
+def parse_levels(text: str, depth: int) -> Position | None:
+    """A period at exactly ``depth`` levels (``volume 1 - book 1 - chapter 11`` → ``1-1-11``).
+
+    As the authors' ``extract_and_format_number``: the numbers of the final non-empty line,
+    used only when there are exactly ``depth`` of them. When the final line has none (or too
+    many), a labelled ``Position:`` line, then the last ``L - M - N`` group written with level
+    words or dashes anywhere, from the end. Roman volume numbers are read too.
+    """
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+
+    def numbers_of(line: str) -> list[int]:
+        out = []
+        for token in re.findall(rf"\b{_LEVEL_WORD}\s*([ivx]+|\d+)\b|(\d+)", line, re.I):
+            value = _number(token[0] or token[1])
+            if value is not None:
+                out.append(value)
+        return out
+
+    def build(values: list[int]) -> Position | None:
+        try:
+            return Position.chapter_pos(*values) if len(values) == depth and 2 <= depth <= 3 else None
+        except InputError:
+            return None
+
+    candidates = lines[-1:] + [m.group(1) for m in reversed(list(_LABELLED.finditer(text)))]
+    for line in candidates:
+        found = build(numbers_of(line))
+        if found is not None:
+            return found
+    group = rf"(?:{_LEVEL_WORD}\s*)?([ivx]+|\d+)"
+    pattern = re.compile(r"\W{0,4}".join([rf"\b{group}"] * depth) + r"(?!\s*-\s*\d)", re.I)
+    for line in reversed(lines):
+        for m in reversed(list(pattern.finditer(line))):
+            values = [_number(g) for g in m.groups()]
+            if all(v is not None for v in values):
+                found = build([v for v in values if v is not None])
+                if found is not None:
+                    return found
+    return None
+
+
 def is_later(period: Position, at: Position) -> bool:
     """True when ``period`` lies strictly after the character's position ``at``.
 

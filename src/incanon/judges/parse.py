@@ -1,10 +1,13 @@
 """Robust score parsing for LLM judges.
 
-Judges are asked to reason first and end with ``Score: N``. Real outputs wander: markdown bold,
-"score = 1/1", "[[6]]", number words, the score repeated, reasoning after the score, or no score
-at all. The parser reads from the end (the final verdict wins over scores quoted in the
-reasoning), accepts only values in the allowed range, and returns ``None`` rather than a string
-or a guess when nothing parses; the judge then makes one repair call.
+Judges are asked to reason first and give the score on the final line (TimeChara's prompts:
+"print the score on its own line ... repeat just the selected score again by itself on a new
+line"; incanon's: end with ``Score: N``). The authors' ``extract_score`` reads the last line
+only, so the **final line decides**: a "score of 0" quoted in the reasoning never beats a bare
+``1`` at the end. Real outputs wander: markdown bold, "score = 1/1", "[[6]]", number words, or
+no score on the last line at all; only then is the rest of the text read (the last labelled
+score wins). Only values in the allowed range count, and ``None`` (never a string or a guess)
+comes back when nothing parses; the judge then makes one repair call.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ _LABELLED = re.compile(
 )
 _BRACKETED = re.compile(r"\[\[\s*" + _NUM + r"\s*\]\]", re.IGNORECASE)
 _BARE = re.compile(r"^\W*" + _NUM + r"(?:\s*/\s*\d+)?\W*$", re.IGNORECASE)
+# A number standing alone on the final line ("I give it a 1."), not the "/7" of "6/7".
+_TOKEN = re.compile(r"(?<![\w./])(\d+(?:\.\d+)?)(?![\w]|\.\d)(?!\s*/\s*\d)")
 
 
 def _to_number(token: str) -> float:
@@ -35,8 +40,8 @@ def parse_score(text: str, allowed: Iterable[int] | tuple[float, float]) -> int 
     """Return the judge's final score, or ``None`` if no allowed score can be read.
 
     ``allowed`` is a set of integers (e.g. ``{0, 1}``) or an inclusive ``(low, high)`` range.
-    Looks at labelled scores anywhere (last one wins), then ``[[N]]``, then a last line that is
-    only a number.
+    The final non-empty line decides when it holds an allowed score; otherwise labelled scores
+    anywhere (last one wins), then ``[[N]]``, then one of the last lines that is only a number.
     """
     if isinstance(allowed, tuple) and len(allowed) == 2 and not isinstance(allowed, set):
         low, high = allowed
@@ -45,13 +50,34 @@ def parse_score(text: str, allowed: Iterable[int] | tuple[float, float]) -> int 
         values = {float(v) for v in allowed}
         ok = lambda v: v in values  # noqa: E731
 
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    if lines:
+        final = _from_line(lines[-1], ok)
+        if final is not None:
+            return final
     for pattern in (_LABELLED, _BRACKETED):
         hits = [_to_number(m.group(1)) for m in pattern.finditer(text)]
         hits = [h for h in hits if ok(h)]
         if hits:
             return int(hits[-1])
-    for line in reversed([ln for ln in text.strip().splitlines() if ln.strip()][-3:]):
+    for line in reversed(lines[-3:]):
         m = _BARE.match(line)
         if m and ok(_to_number(m.group(1))):
             return int(_to_number(m.group(1)))
     return None
+
+
+def _from_line(line: str, ok) -> int | None:  # noqa: ANN001 - a predicate on floats
+    """The score written on one line: labelled, ``[[N]]``, the line alone, or the last number
+    standing alone on it (the authors' rule)."""
+    for pattern in (_LABELLED, _BRACKETED):
+        hits = [_to_number(m.group(1)) for m in pattern.finditer(line)]
+        hits = [h for h in hits if ok(h)]
+        if hits:
+            return int(hits[-1])
+    m = _BARE.match(line)
+    if m and ok(_to_number(m.group(1))):
+        return int(_to_number(m.group(1)))
+    hits = [float(t) for t in _TOKEN.findall(line)]
+    hits = [h for h in hits if ok(h)]
+    return int(hits[-1]) if hits else None

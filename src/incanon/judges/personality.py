@@ -7,6 +7,7 @@ and the answer, but not what the character may know (that is the spatiotemporal 
 from __future__ import annotations
 
 from incanon.judges.base import Judgement, LLMJudge
+from incanon.judges.spatiotemporal import JUDGE_PARAMS
 from incanon.models.types import ChatModel, GenerationParams
 from incanon.templates import PromptLibrary
 
@@ -25,7 +26,8 @@ class PersonalityJudge:
         prompts: PromptLibrary | None = None,
         params: GenerationParams | None = None,
     ) -> None:
-        self._judge = LLMJudge(model, self.template, PERSONALITY_RANGE, prompts=prompts, params=params)
+        self._judge = LLMJudge(model, self.template, PERSONALITY_RANGE, prompts=prompts,
+                               params=params or JUDGE_PARAMS)
 
     async def judge(
         self, *, character: str, question: str, answer: str, personality: str, when: str = ""

@@ -29,7 +29,8 @@ def spatiotemporal_label(data_type: DataType, character: str, when: str, event: 
     if data_type == "past-presence":
         return (
             f"Past, present: by {when}, {character} was there when this happened: {event} "
-            f"{character} should recall it as a witness without contradicting it."
+            f"{character} should recall it as a witness without contradicting it, and must not "
+            f"claim to have missed it or to know nothing of it."
         )
     return (
         f"Past: by {when}, {character} can know this: {event} "
@@ -37,12 +38,17 @@ def spatiotemporal_label(data_type: DataType, character: str, when: str, event: 
     )
 
 
+JUDGE_PARAMS = GenerationParams(temperature=0.0, top_p=0.95, max_tokens=1024, seed=0)
+"""The paper's judge settings (Appendix G.1; the authors' ``call_openai_api`` defaults)."""
+
+
 class SpatiotemporalJudge:
     """Scores an answer 1 (consistent with the label) or 0 (inconsistent)."""
 
     def __init__(self, model: ChatModel, prompts: PromptLibrary | None = None,
                  params: GenerationParams | None = None) -> None:
-        self._judge = LLMJudge(model, "judge_spatiotemporal", {0, 1}, prompts=prompts, params=params)
+        self._judge = LLMJudge(model, "judge_spatiotemporal", {0, 1}, prompts=prompts,
+                               params=params or JUDGE_PARAMS)
 
     async def judge(
         self, *, character: str, when: str, question: str, answer: str, label: str

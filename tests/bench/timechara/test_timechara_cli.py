@@ -120,15 +120,26 @@ def test_published_items_without_a_store(work, tmp_path):
     root, _ = work
     data = tmp_path / "published.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in published_rows()))
-    res = _cli("eval", "--dataset", str(data), "--model", f"scripted:{root / 'agent.json'}",
-               "--judge", f"scripted:{root / 'judge.json'}", "--method", "zero-shot,narrative-experts",
-               "--runs", str(tmp_path / "runs.sqlite"), "--json", home=tmp_path)
+    base = ["eval", "--dataset", str(data), "--model", f"scripted:{root / 'agent.json'}",
+            "--judge", f"scripted:{root / 'judge.json'}", "--method", "zero-shot,narrative-experts",
+            "--runs", str(tmp_path / "runs.sqlite"), "--json"]
+    missing = _cli(*base, home=tmp_path)  # a personality judge without a personality: refused
+    assert missing.returncode == 2 and "no personality text for Harry Potter" in missing.stderr
+    assert not (tmp_path / "runs.sqlite").exists() or "timechara-" not in missing.stdout
+    folder = tmp_path / "personality"
+    folder.mkdir()
+    for slug in ("harry_potter", "hermione_granger"):  # the authors' file names
+        (folder / f"{slug}_personality.txt").write_text(f"{slug} is brave.\n")
+    partial = _cli(*base, "--personalities", str(folder), home=tmp_path)
+    assert partial.returncode == 2 and "Ronald Weasley" in partial.stderr
+    (folder / "ronald_weasley_personality.txt").write_text("Loyal and funny.\n")
+    res = _cli(*base, "--personalities", str(folder), home=tmp_path)
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     assert [r["ok"] for r in doc["runs"]] == [5, 5]
     for method in ("rag-cutoff", "few-shot", "rag"):
         bad = _cli("eval", "--dataset", str(data), "--model", f"scripted:{root / 'agent.json'}",
-                   "--judge", f"scripted:{root / 'judge.json'}", "--method", method,
+                   "--judge", f"scripted:{root / 'judge.json'}", "--method", method, "--personalities", str(folder),
                    "--runs", str(tmp_path / "runs.sqlite"), home=tmp_path)
         assert bad.returncode == 2 and "Traceback" not in bad.stderr
         assert "--store" in bad.stderr and method in bad.stderr

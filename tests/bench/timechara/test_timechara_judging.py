@@ -60,10 +60,17 @@ async def test_future_items_use_the_temporal_score_alone():
 def test_published_time_points_are_placed_by_the_papers_table():
     assert period_position("harry_potter", "Harry Potter", "2nd-year / on Halloween") == Position.parse("2-8")
     assert period_position("harry_potter", "Harry Potter", "7th-year") == Position.parse("7-36")
-    assert period_position("the_lord_of_the_rings", "Frodo Baggins", "end of Volume1") == Position.parse("1-2-10")
-    assert period_position("Twilight", "Jacob Black", "at Christmas, 2006") == Position.parse("4-34")
+    # The other series write "<book>" (the end of that book) or "<book> / <named moment>".
+    assert period_position("the_lord_of_the_rings", "Frodo Baggins", "1") == Position.parse("1-2-10")
+    assert period_position("the_lord_of_the_rings", "Frodo Baggins",
+                           "1 / at the moment when Frodo was stabbed by one of the Ringwraiths") == Position.parse("1-1-11")
+    assert period_position("Twilight", "Jacob Black", "4 / at Christmas, 2006") == Position.parse("4-34")
     assert period_position("hunger_games", "Gale Hawthorne",
-                           "at the first conversation about the bombing of district 12 with Katniss") == Position.parse("3-1")
+                           "3 / at the first conversation about the bombing of district 12 with Katniss") == Position.parse("3-1")
+    # No Halloween after the 4th year: the start of the book, as the authors' code falls back.
+    assert period_position("harry_potter", "Ronald Weasley", "5th-year / on Halloween") == Position.parse("5-0")
+    # A named moment of another character, or an unknown one, is not placed.
+    assert period_position("twilight", "Bella Swan", "4 / at Christmas, 2006") is None
     assert period_position("my_series", "X", "chapter 2-5") == Position.parse("2-5")
     assert period_position("my_series", "X", "after the storm") is None
 
@@ -71,7 +78,7 @@ def test_published_time_points_are_placed_by_the_papers_table():
 def test_resolver_builds_characters_from_rows_and_from_the_canon(store):
     row_item = TimeCharaItem.model_validate(published_row())
     who = CharacterResolver(personalities={"hermione granger": "Bookish."})(row_item)
-    assert who.work_title == "Harry Potter" and who.author == "J. K. Rowling" and who.scope is None
+    assert who.work_title == "Harry Potter" and who.author == "J.K. Rowling" and who.scope is None
     assert who.position == Position.parse("2-8") and "Halloween" in who.when and "Chamber of Secrets" in who.when
     assert who.personality == "Bookish."
     unknown = TimeCharaItem.model_validate(published_row(series="mine", character_period="after the storm"))

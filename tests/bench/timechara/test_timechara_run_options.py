@@ -38,13 +38,14 @@ def files(tmp_path_factory) -> Path:
         row["question"] = row["question"].rstrip("?") + f" (#{k})?"
         rows.append(row)
     (root / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    for name, data in (("agent", AGENT), ("judge", JUDGE), ("prices", PRICES)):
+    personalities = {"Harry Potter": "Brave.", "Hermione Granger": "Bookish.", "Ronald Weasley": "Loyal."}
+    for name, data in (("agent", AGENT), ("judge", JUDGE), ("prices", PRICES), ("personalities", personalities)):
         (root / f"{name}.json").write_text(json.dumps(data))
     return root
 
 
 def _eval(root: Path, runs: Path, *extra: str) -> dict:
-    res = cli.invoke(app, ["timechara", "eval", "--dataset", str(root / "data.jsonl"),
+    res = cli.invoke(app, ["timechara", "eval", "--dataset", str(root / "data.jsonl"), "--personalities", str(root / "personalities.json"),
                            "--model", f"scripted:{root / 'agent.json'}", "--judge", f"scripted:{root / 'judge.json'}",
                            "--runs", str(runs), "--no-cache", "--json", *extra])
     assert res.exit_code == 0, res.output
@@ -76,20 +77,20 @@ def test_dry_run_estimates_the_calls_the_run_makes_and_writes_nothing(files, tmp
 
 
 def test_dry_run_table_and_unknown_method(files, tmp_path):
-    res = cli.invoke(app, ["timechara", "eval", "--dataset", str(files / "data.jsonl"), "--model", "scripted:x",
+    res = cli.invoke(app, ["timechara", "eval", "--dataset", str(files / "data.jsonl"), "--personalities", str(files / "personalities.json"), "--model", "scripted:x",
                            "--judge", "scripted:y", "--runs", str(tmp_path / "r.sqlite"), "--dry-run",
                            "--method", "zero-shot,self-refine", "--limit", "5"])
     assert res.exit_code == 0, res.output
     assert "agent: self-refine" in res.stdout and "judge: personality" in res.stdout
     assert "5 items, 5 samples to run" in res.output
-    doc = json.loads(cli.invoke(app, ["timechara", "eval", "--dataset", str(files / "data.jsonl"), "--model", "scripted:x",
+    doc = json.loads(cli.invoke(app, ["timechara", "eval", "--dataset", str(files / "data.jsonl"), "--personalities", str(files / "personalities.json"), "--model", "scripted:x",
                                       "--judge", "scripted:y", "--dry-run", "--json", "--method", "zero-shot,self-refine",
                                       "--limit", "5"]).stdout)
     rows = {r["label"]: r for r in doc["estimate"]["rows"]}
     # Each method's run judges its own answers: personality once per item per method.
     assert rows["judge: personality"]["calls"] == 10 and "× 2 runs" in rows["judge: personality"]["note"]
     assert (rows["agent: self-refine"]["calls_min"], rows["agent: self-refine"]["calls_max"]) == (10, 35)
-    bad = cli.invoke(app, ["timechara", "eval", "--dataset", str(files / "data.jsonl"), "--model", "scripted:x",
+    bad = cli.invoke(app, ["timechara", "eval", "--dataset", str(files / "data.jsonl"), "--personalities", str(files / "personalities.json"), "--model", "scripted:x",
                            "--judge", "scripted:y", "--dry-run", "--method", "zero-shot,no-such-method"])
     assert bad.exit_code != 0 and "no-such-method" in str(bad.exception)
 
@@ -144,7 +145,7 @@ def test_bad_run_options_are_one_line_errors_and_write_nothing(files, tmp_path, 
     (tmp_path / "bad.json").write_text("{not json")
     extra = [str(tmp_path / "bad.json") if e == "BAD" else e for e in extra]
     env = dict(os.environ, INCANON_HOME=str(tmp_path / "home"))
-    res = subprocess.run([sys.executable, "-m", "incanon", "timechara", "eval", "--dataset", str(files / "data.jsonl"),
+    res = subprocess.run([sys.executable, "-m", "incanon", "timechara", "eval", "--dataset", str(files / "data.jsonl"), "--personalities", str(files / "personalities.json"),
                           "--model", f"scripted:{files / 'agent.json'}", "--judge", f"scripted:{files / 'judge.json'}",
                           "--runs", str(tmp_path / "runs.sqlite"), *extra],
                          capture_output=True, text=True, env=env, timeout=120)

@@ -104,7 +104,8 @@ class Assigner:
             character = rng.choice(pool)
             return character, rng.choice(points[character.name])
 
-        for character in with_past:  # every main character: was I there?
+        # No participant list at all: presence/absence cannot be decided, so none is asked.
+        for character in with_past if ev.scene.participants else []:  # every main character: was I there?
             point = rng.choice(past[character.name])
             data_type = "past-presence" if was_present(character, ev.scene) else "past-absence"
             out.append(self._item(ev, character, point, question_generation="fact_structured",

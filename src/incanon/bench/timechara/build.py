@@ -13,6 +13,7 @@ and drops only what depends on it; the build goes on.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -84,6 +85,11 @@ class BuildReport(BaseModel):
     """Items whose gold response still contradicted a label after every attempt."""
     participant_mismatches: dict[str, list[str]] = Field(default_factory=dict)
     """Scene id → names the helper listed that the canon does not (data types use the canon)."""
+    participants_from_helper: dict[str, list[str]] = Field(default_factory=dict)
+    """Scene id → participants the helper extracted for a scene the canon gave none (the paper's
+    participant step); written back to the canon store and used for data types."""
+    no_participants: list[str] = Field(default_factory=list)
+    """Scenes with no participant list at all: no presence/absence item is made from them."""
 
 
 @dataclass
@@ -121,6 +127,36 @@ def main_characters(store: CanonStore, work: str, names: list[str] | None) -> li
     if not chosen:
         raise NotFoundError(f"no character of work {work!r} has time points; add some to build items")
     return chosen
+
+
+def _canonical(names: list[str], characters: list[CharacterRecord]) -> list[str]:
+    """The helper's names, with main characters written as the canon names them (by name,
+    alias, or a full name that contains the canon name)."""
+    out: list[str] = []
+    for name in (n.strip() for n in names if n and n.strip()):
+        low = name.lower()
+        for c in characters:
+            forms = {c.name.lower(), *(a.lower() for a in c.aliases)}
+            if low in forms or any(f in low.split() or low.startswith(f + " ") for f in forms):
+                name = c.name
+                break
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def _store_participants(store: CanonStore, work: str, found: dict[str, list[str]]) -> None:
+    """Write extracted participant lists into the canon store (one transaction). The store only
+    holds characters it knows, so other names stay in the items' participant lists only."""
+    world = store.export_world(work)
+    known = {c.name for c in world.characters}
+    scenes = []
+    for s in world.scenes:
+        if s.id in found:
+            kept = [n for n in found[s.id] if n in known]
+            s = s.model_copy(update={"participants": kept, "speakers": [x for x in s.speakers if x in kept]})
+        scenes.append(s)
+    store.import_world(world.model_copy(update={"scenes": scenes}), replace=True)
 
 
 async def build_items(
@@ -177,6 +213,14 @@ async def build_items(
         unknown = [p for p in event.participants if p.lower() not in in_canon]
         if unknown and scene.participants:
             report.participant_mismatches[scene.id] = unknown
+        if not scene.participants:
+            # A scene without annotations (a raw book): the helper's list, as in the paper.
+            named = _canonical(event.participants, characters)
+            if named:
+                report.participants_from_helper[scene.id] = named
+                scene = dataclasses.replace(scene, participants=tuple(named))
+            else:
+                report.no_participants.append(scene.id)
         summary = event.event_summary
         freeform = fake = fake_qa = None
         if options.freeform:
@@ -193,6 +237,9 @@ async def build_items(
 
     events = [ev for ev in await asyncio.gather(*(one_scene(s) for s in scenes)) if ev is not None]
     report.scenes_used = len(events)
+    report.no_participants.sort()
+    if report.participants_from_helper:
+        _store_participants(store, work, report.participants_from_helper)
     assigner = Assigner(work, info.title, characters, seed=options.seed)
     drafts = [item for ev in events for item in assigner.items(ev)]
     points = {(c.name, str(tp.position)): tp for c in characters for tp in c.time_points}

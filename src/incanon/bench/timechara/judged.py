@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from incanon.bench.timechara.items import DATA_TYPES, QUESTION_GENERATIONS, SPATIAL_TYPES
 from incanon.bench.timechara.validate import RowProblem, raise_problems
@@ -45,6 +45,14 @@ class JudgedRow(BaseModel):
     personality_score: float | None = None
     series: str = ""
     hallucination_type: str | None = None
+    id: str = ""
+    """The item id (the row index for published files)."""
+    expert_temporal: str | None = None
+    """Narrative experts: the temporal expert's verdict (``past`` / ``future``), if it ran."""
+    expert_spatial: str | None = None
+    """Narrative experts: the spatial expert's verdict (``present`` / ``absent``), if it ran."""
+    gap: int | None = None
+    """Question's book (volume) minus the character's, for the temporal-gap analysis."""
 
     @property
     def spatiotemporal(self) -> float | None:
@@ -98,9 +106,13 @@ def check_judged(raw: Any) -> tuple[JudgedRow | None, list[tuple[str, str]]]:
         problems.append(("hallucination_type", f"{hall!r} is not a known type"))
     if problems:
         return None, problems
+    gap = raw.get("gap")
     return JudgedRow(
         model=raw["model"], method=raw["method"], data_type=data_type, question_generation=qg,
-        series=str(raw.get("series") or ""), hallucination_type=hall, **values,
+        series=str(raw.get("series") or ""), hallucination_type=hall, id=str(raw.get("id") or ""),
+        expert_temporal=raw.get("expert_temporal") if raw.get("expert_temporal") in ("past", "future") else None,
+        expert_spatial=raw.get("expert_spatial") if raw.get("expert_spatial") in ("present", "absent") else None,
+        gap=gap if isinstance(gap, int) and not isinstance(gap, bool) and abs(gap) < 10_000 else None, **values,
     ), []
 
 
@@ -135,18 +147,69 @@ def write_judged_jsonl(rows: Iterable[JudgedRow], path: str | Path) -> int:
                               (json.dumps(row.model_dump(mode="json"), ensure_ascii=False) for row in rows))
 
 
+def _gap(outputs: dict[str, Any]) -> int | None:
+    q, c = outputs.get("question_position"), outputs.get("character_position")
+    try:
+        return int(str(q).split("-")[0]) - int(str(c).split("-")[0]) if q and c else None
+    except ValueError:
+        return None
+
+
 def rows_from_runs(store: RunStore, run_ids: Iterable[str]) -> Iterator[JudgedRow]:
-    """The judged rows of finished samples of TimeChara runs (failed samples are left out)."""
+    """The judged rows of finished samples of TimeChara runs (failed samples are left out:
+    :func:`run_summaries` counts and names them)."""
     for run_id in run_ids:
         info = store.get_run(run_id)
         model = info.config.models.get("agent", "?")
         method = info.config.methods[0] if info.config.methods else "?"
         for sample in store.samples(run_id, status="ok"):
             x, scores, outputs = sample.input, sample.scores or {}, sample.outputs or {}
+            details = (sample.extra or {}).get("details") or {}
+            temporal = details.get("temporal") if isinstance(details.get("temporal"), dict) else {}
             yield JudgedRow(
-                model=model, method=method, data_type=x.get("data_type", ""),
+                model=model, method=method, data_type=x.get("data_type", ""), id=sample.item_id,
                 question_generation=x.get("question_generation", ""), series=str(x.get("series", "")),
                 temporal_score=scores.get("temporal"), spatial_score=scores.get("spatial"),
                 personality_score=scores.get("personality"),
                 hallucination_type=outputs.get("hallucination_type"),
+                expert_temporal=temporal.get("status"), expert_spatial=details.get("spatial"),
+                gap=_gap(outputs),
             )
+
+
+class RunSummary(BaseModel):
+    """What happened to every item of one run: the counts shown next to the table."""
+
+    run_id: str
+    model: str
+    method: str
+    status: str
+    """The run's status (``finished``, ``partial``, ``running``...)."""
+    total: int | None = None
+    """Items planned."""
+    judged: int = 0
+    """Items answered and given a spatiotemporal score."""
+    failed: int = 0
+    """Items that raised an error (no answer or no judgement)."""
+    unjudged: int = 0
+    """Items answered whose judge gave no readable score even after the repair call."""
+    failed_ids: list[str] = Field(default_factory=list)
+    first_error: str | None = None
+
+
+def run_summaries(store: RunStore, run_ids: Iterable[str]) -> list[RunSummary]:
+    """Per run: status, judged / failed / unjudged counts and the ids of failed items."""
+    out = []
+    for run_id in run_ids:
+        info = store.get_run(run_id)
+        failed = list(store.samples(run_id, status="error"))
+        unjudged = sum(1 for s in store.samples(run_id, status="ok")
+                       if spatiotemporal_score(s.input.get("data_type", ""), (s.scores or {}).get("temporal"),
+                                               (s.scores or {}).get("spatial")) is None)
+        out.append(RunSummary(
+            run_id=run_id, model=info.config.models.get("agent", "?"),
+            method=info.config.methods[0] if info.config.methods else "?", status=info.status,
+            total=info.total, judged=info.ok - unjudged, failed=len(failed), unjudged=unjudged,
+            failed_ids=[s.item_id for s in failed], first_error=failed[0].error if failed else None,
+        ))
+    return out

@@ -90,12 +90,15 @@ def _split_files(folder: Path, split: str | None) -> list[Path]:
     """The data files of one split of a ``datasets`` folder, in order."""
     dict_file = folder / "dataset_dict.json"
     if dict_file.is_file():
-        splits = json.loads(dict_file.read_text(encoding="utf-8")).get("splits") or sorted(
+        meta = read_json(dict_file, "datasets split list")
+        splits = (meta.get("splits") if isinstance(meta, dict) else None) or sorted(
             p.name for p in folder.iterdir() if p.is_dir())
         return _split_files(folder / _pick_split(list(splits), split, str(folder)), None)
     state = folder / "state.json"
     if state.is_file():
-        names = [f["filename"] for f in json.loads(state.read_text(encoding="utf-8")).get("_data_files", [])]
+        meta = read_json(state, "datasets state file")
+        files = meta.get("_data_files", []) if isinstance(meta, dict) else []
+        names = [f["filename"] for f in files if isinstance(f, dict) and isinstance(f.get("filename"), str)]
         if names:
             return [folder / name for name in names]
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in _DATA_SUFFIXES

@@ -1,192 +1,209 @@
 """The published TimeChara set: its four series and where each character time point falls.
 
-Published rows name a character's time point in words (``2nd-year / on Halloween``, ``end of
-Volume1``); the paper's Appendix F places each of the 219 on its series' axis (``2-8``,
-``1-2-10``). That table is here as data, so a row can be turned into a ``CharacterAt`` without a
-canon store, and the narrative experts can compare a question's period with the character's.
+Published rows name a character's time point in words: ``2nd-year / on Halloween`` or
+``2nd-year`` (Harry Potter: a school year, and a day of it or the end of the year), ``1 / at
+Bilbo Baggins's Farewell party`` or ``3`` (the other series: a book, and a named moment of it or
+the end of the book). The positions of all 219 time points are data, in
+``incanon/data/timechara/periods.json`` (its ``about`` field gives the source: the paper's
+Appendix F and the authors' ``utils.py``). The Lord of the Rings is placed at its own depth,
+volume-book-chapter (``1-2-10``); the other series at book-chapter (``2-8``).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 
 from incanon.canon.position import Position
+from incanon.errors import InputError
+
+END_OF_BOOK = "at the end of the scene"
+"""The day the published set names when a period has no named moment (the end of that book)."""
 
 
 @dataclass(frozen=True)
 class Series:
     """One published series."""
 
+    slug: str
     title: str
     author: str
     books: dict[int, str]
-    periods: dict[str, dict[str, str]] = field(default_factory=dict)
-    """character → normalized time-point label → position."""
+    levels: tuple[str, ...]
+    """What each number of a position means: ``("book", "chapter")`` or
+    ``("volume", "book", "chapter")``."""
+    pronouns: dict[str, str] = field(default_factory=dict)
+    """Character → ``he`` / ``she`` (the published prompts use them)."""
+    days: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Harry Potter: normalized day → position in each school year."""
+    book_ends: dict[int, str] = field(default_factory=dict)
+    moments: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Character → normalized named moment → position."""
 
 
-def _norm(text: str) -> str:
+@dataclass(frozen=True)
+class Period:
+    """A published ``character_period`` read: the book (school year), the day, the position."""
+
+    series: Series
+    character: str
+    book: int
+    year: str
+    """The part before ``/`` as written (``2nd-year``, ``1``)."""
+    day: str
+    """The named moment, or ``at the end of the scene``."""
+    position: Position
+
+    @property
+    def is_end(self) -> bool:
+        """True for a period without a named moment (the end of the book / school year)."""
+        return self.day == END_OF_BOOK
+
+    @property
+    def book_title(self) -> str:
+        """The title of the book the character stands in."""
+        return self.series.books.get(self.book, f"book {self.book}")
+
+    @property
+    def pronoun(self) -> str:
+        """``he`` or ``she`` (``they`` for a character the table does not know)."""
+        return self.series.pronouns.get(self.character, "they")
+
+    def moment(self) -> str:
+        """The moment as the published prompts put it, e.g. ``on Halloween during his
+        2nd-year in Harry Potter and the Chamber of Secrets``."""
+        hp = self.series.slug == "harry_potter"
+        if self.is_end:
+            last = hp and self.book == max(self.series.books)
+            return f"at the end of the scene in {self.book_title}" + ("" if not hp or last else f" as a {self.year} student")
+        if hp:
+            possessive = {"he": "his", "she": "her"}.get(self.pronoun, "their")
+            return f"{self.day} during {possessive} {self.year} in {self.book_title}"
+        return f"{self.day} in {self.book_title}"
+
+    def judge_name(self) -> str:
+        """How the authors' judges name the character (``day_character`` of evaluate.py)."""
+        hp = self.series.slug == "harry_potter"
+        day = f"at the end of the scene in {self.book_title}" if self.is_end else self.day
+        if hp and not (self.is_end and self.book == max(self.series.books)):
+            return f"{self.year} {self.character} {day}"
+        return f"{self.character} {day}"
+
+
+def norm(text: str) -> str:
+    """A key for named moments: lower case, letters and digits only."""
     return re.sub(r"[^a-z0-9]+", "", text.lower())
 
 
-def _periods(common: dict[str, str], **per_character: dict[str, str]) -> dict[str, dict[str, str]]:
-    return {name: {_norm(k): v for k, v in {**common, **own}.items()} for name, own in per_character.items()}
+@lru_cache(maxsize=1)
+def _data() -> dict:
+    text = resources.files("incanon.data").joinpath("timechara/periods.json").read_text(encoding="utf-8")
+    return json.loads(text)
 
 
-_ENDS_LOTR = {"end of volume 1": "1-2-10", "end of volume 2": "2-4-10", "end of volume 3": "3-6-9"}
-_FRODO_SAM = {
-    "at Bilbo Baggins's Farewell party": "1-1-1",
-    "at the moment when Frodo was stabbed by one of the Ringwraiths": "1-1-11",
-    "at the moment when The Fellowship loses Gandalf in Moria": "1-2-5",
-    "at the moment when encountering Gollum and decides to spare his life": "2-4-1",
-    "at the moment of encountering the Black Gate of Mordor": "2-4-3",
-    "at the moment when Frodo captured by Faramir": "2-4-5",
-    "at the moment when captured by Faramir": "2-4-5",
-    "at Shelob's lair": "2-4-9",
-    "at the event when captured by Orcs at the Tower of Cirith Ungol": "3-6-1",
-    "at the moment when rescued from Mount Doom by the eagles": "3-6-4",
-}
-_WEST = {  # Gandalf, Aragorn and Legolas share most moments
-    "at the moment when the Fellowship was formed at the council of Elrond": "1-2-3",
-    "at the moment when The Fellowship loses Gandalf in Moria": "1-2-5",
-    "at the moment when Gandalf the white met Aragorn, Legolas, and Gimli at Fangorn Forest after the fall at Moria": "2-3-5",
-    "at the Battle of the Pelennor Fields": "3-5-6",
-    "during the Battle of the Pelennor Fields": "3-5-6",
-    "at the coronation of King Elessar(Aragorn)": "3-6-5",
-}
-_TWILIGHT = {f"end of book {n}": p for n, p in ((1, "1-25"), (2, "2-25"), (3, "3-27"), (4, "4-39"))} | {
-    "on Bella's 18th birthday": "2-1", "at Volterra": "2-20", "at Bella and Edward's Wedding": "4-3",
-    "at the moment when Renesmee was born": "4-18",
-    "at the moment when Bella first confirm Edward's true nature as a vampire": "1-9",
-    "at the moment when Bella first visited the Cullens": "1-15",
-    "at the moment when Jacob crawled into the sleeping bag beside Bella at the campsite, chosen for Bella's hiding place": "3-22",
-}
-_HUNGER = {f"end of book {n}": p for n, p in ((1, "1-27"), (2, "2-27"), (3, "3-28"))} | {
-    "at the moment when Katniss volunteered to take her sister's place as the female tribute": "1-2",
-    "at the start of the 74th Hunger Games": "1-11",
-    "at the moment when Katniss found wounded Peeta hidden under a layer of mud": "1-19",
-    "at the announcement of the Quarter Quell": "2-12",
-    "at the moment when Katniss first witnessed a heavy fog during the Quarter Quell": "2-20",
-    "at the moment when Peeta suddenly warned of an impending attack on District 13": "3-9",
-    "at the moment when the squad 451 was attacked by the mutts in the tunnels": "3-22",
-}
+@lru_cache(maxsize=1)
+def _series() -> dict[str, Series]:
+    data = _data()
+    aliases = {norm(k): norm(v) for k, v in data.get("aliases", {}).items() if k != "why"}
+    out: dict[str, Series] = {}
+    for slug, s in data["series"].items():
+        moments = {name: {norm(k): v for k, v in days.items()} for name, days in s.get("moments", {}).items()}
+        for days in moments.values():
+            for alias, target in aliases.items():
+                if target in days and alias not in days:
+                    days[alias] = days[target]
+        out[slug] = Series(
+            slug=slug, title=s["title"], author=s["author"], books={int(k): v for k, v in s["books"].items()},
+            levels=tuple(s["levels"]), pronouns=dict(s.get("characters", {})),
+            days={norm(k): tuple(v) for k, v in s.get("school_year_days", {}).items()},
+            book_ends={int(k): v for k, v in s.get("book_ends", {}).items()}, moments=moments,
+        )
+    return out
 
-SERIES: dict[str, Series] = {
-    "harry_potter": Series("Harry Potter", "J. K. Rowling", {
-        1: "Harry Potter and the Philosopher's Stone", 2: "Harry Potter and the Chamber of Secrets",
-        3: "Harry Potter and the Prisoner of Azkaban", 4: "Harry Potter and the Goblet of Fire",
-        5: "Harry Potter and the Order of the Phoenix", 6: "Harry Potter and the Half-Blood Prince",
-        7: "Harry Potter and the Deathly Hallows"}),
-    "the_lord_of_the_rings": Series("The Lord of the Rings", "J. R. R. Tolkien", {
-        1: "The Fellowship of the Ring", 2: "The Two Towers", 3: "The Return of the King"},
-        _periods(_ENDS_LOTR, **{
-            "Frodo Baggins": _FRODO_SAM, "Samwise Gamgee": _FRODO_SAM,
-            "Gandalf": _WEST | {
-                "at Bilbo Baggins's Farewell party": "1-1-1",
-                "at the moment when arriving at Isengard after the battle of Helm's Deep": "2-3-8",
-                "at the moment when Gandalf met Saruman at Isengard": "2-3-10",
-                "at the moment when Gandalf arrived at Minas Tirith with Pippin": "3-5-1"},
-            "Aragorn": _WEST | {
-                "at the moment when Aragorn first met Frodo and his companions": "1-1-9",
-                "at the moment when Aragorn arrived at Isengard after the battle of Helm's Deep": "2-3-8",
-                "at the moment when Aragorn met Saruman at Isengard": "2-3-10",
-                "at the moment when Aragorn arrived at the paths of the dead": "3-5-2"},
-            "Legolas": _WEST | {
-                "at the moment of leaving Lothlórien": "1-2-8",
-                "at the moment when Leoglas met Gandalf the white at Fangorn Forest after Gandalf's fall at Moria": "2-3-5",
-                "at the moment when Legolas met Gandalf the white at Fangorn Forest after Gandalf's fall at Moria": "2-3-5",
-                "at the moment when Legolas arrived at Isengard after the battle of Helm's Deep": "2-3-8",
-                "at the moment when Legolas met Saruman at Isengard": "2-3-10",
-                "at the moment when Legolas arrived at the paths of the dead with Aragorn": "3-5-2"},
-        })),
-    "twilight": Series("Twilight", "Stephenie Meyer", {1: "Twilight", 2: "New Moon", 3: "Eclipse", 4: "Breaking Dawn"},
-        _periods(_TWILIGHT, **{
-            "Bella Swan": {
-                "at the moment when Bella moved from Phoenix to Forks": "1-1",
-                "at the moment when Bella jumps off the cliff into the ocean": "2-15",
-                "at the moment when Bella was grounded by her father": "3-1",
-                "at the moment when Bella learns about the history of the Quileute tribe and the Cullens": "3-11",
-                "at the moment when Bella receives an engagement ring from Edward": "3-20",
-                "at the moment when Bella forges passports and IDs for Renesmee and Jacob from J. Jenks": "4-33"},
-            "Edward Cullen": {
-                "at the moment when Edward saves Bella from a Van": "1-3",
-                "at the moment when Edward tells Bella that he and the Cullens are leaving Forks": "2-3",
-                "at the moment when Edward rewarded Alice for watching Bella by giving her the canary yellow Porsche from Italy": "3-6",
-                "at Bella's graduation ceremony": "3-16",
-                "at the moment when Esme has renovated a cottage on the property for Bella, Edward, and now Renesmee": "4-24"},
-            "Jacob Black": {
-                "at the beach at La Push, when Jacob met Bella and her friends": "1-6",
-                "on March 10, 2005": "1-11",
-                "on March 13, 2005 when Bella found Jacob before watching a baseball game with Edward": "1-17",
-                "at the moment when Jacob and Bella worked together on repairing two old motorcycles": "2-6",
-                "at the moment when Bella first discovers Jacob's werewolf identity": "2-10",
-                "at the moment when Jacob pulled out Bella from drowning": "2-16",
-                "on May 31, 2006 when Bella found Jacob on his motorcycle at the school": "3-16",
-                "at Bella's graduation ceremony": "3-7",
-                "at Christmas, 2006": "4-34"},
-        })),
-    "hunger_games": Series("The Hunger Games", "Suzanne Collins", {1: "The Hunger Games", 2: "Catching Fire", 3: "Mockingjay"},
-        _periods(_HUNGER, **{
-            "Katniss Everdeen": {"at the first conversation about the bombing of district 12 with Gale": "3-1"},
-            "Peeta Mellark": {"at the moment when Peeta was sent as new member of squad 451 by president Coin": "3-18"},
-            "Gale Hawthorne": {
-                "at the moment when Katniss delivered the animals she caught before the Victory Tour": "2-1",
-                "at the first conversation about the bombing of district 12 with Katniss": "3-1"},
-        })),
-}
 
-# Harry Potter: the same four moments of every school year (Appendix F), book n = year n.
-_HP_DAYS: dict[str, tuple[str, ...]] = {
-    "on the 1st of september": ("1-6", "2-5", "3-5", "4-11", "5-10", "6-7", "7-12"),
-    "on halloween": ("1-10", "2-8", "3-8", "4-16"),
-    "on christmas": ("1-12", "2-12", "3-11", "4-23", "5-23", "6-16", "7-19"),
-    "at the end of the scene": ("1-17", "2-18", "3-22", "4-37", "5-38", "6-30", "7-36"),
-}
+SERIES: dict[str, Series] = _series()
+"""Slug → series, for the four published series."""
+
 _NUMBERS = re.compile(r"\d+")
 
 
 def series_info(series: str) -> Series | None:
     """The published series ``series`` (slug or title, any case), or None."""
-    key = _norm(series)
+    key = norm(series)
     for slug, info in SERIES.items():
-        if key in (_norm(slug), _norm(info.title)):
+        if key in (norm(slug), norm(info.title)):
             return info
     return None
 
 
-def period_position(series: str, character: str, period: str) -> Position | None:
-    """Where a published time point falls on its series' axis; None if it cannot be placed."""
+def read_period(series: str, character: str, period: str) -> Period:
+    """Place a published time point; ``InputError`` says why one cannot be placed."""
     info = series_info(series)
-    if info is not None and info.title == "Harry Potter":
-        year, _, day = period.partition("/")
-        digits = _NUMBERS.findall(year)
-        positions = _HP_DAYS.get(day.strip().lower() or "at the end of the scene")
-        if digits and positions and 1 <= int(digits[0]) <= len(positions):
-            return Position.parse(positions[int(digits[0]) - 1])
-    if info is not None:
-        found = info.periods.get(character, {}).get(_norm(period))
-        if found:
-            return Position.parse(found)
+    if info is None:
+        raise InputError(f"{series!r} is not one of the published series ({', '.join(SERIES)})")
+    head, _, tail = period.partition("/")
+    if "/" in tail:
+        raise InputError(f"time point {period!r} has more than one '/'")
+    digits = _NUMBERS.findall(head)
+    if not digits:
+        raise InputError(f"time point {period!r} does not start with a book or school year")
+    book = int(digits[0])
+    if book not in info.books:
+        raise InputError(f"{info.title} has no book {book} (time point {period!r})")
+    day = tail.strip() or END_OF_BOOK
+    if info.days:  # Harry Potter: the same days every school year
+        per_year = info.days.get(norm(day))
+        if per_year is None:
+            raise InputError(f"{day!r} is not one of the Harry Potter days "
+                             f"({', '.join(sorted(info.days))})")
+        # No Halloween after the 4th year: the authors' code falls back to the start of the book.
+        text = per_year[book - 1] if book <= len(per_year) else f"{book}-0"
+        return Period(info, character, book, head.strip(), day, Position.parse(text))
+    if not tail.strip():
+        return Period(info, character, book, head.strip(), day, Position.parse(info.book_ends[book]))
+    known = info.moments.get(character)
+    if known is None:
+        raise InputError(f"{character!r} is not a published character of {info.title} "
+                         f"({', '.join(sorted(info.moments))})")
+    found = known.get(norm(day))
+    if found is None:
+        raise InputError(f"{day!r} is not one of {character}'s time points in {info.title}")
+    return Period(info, character, book, head.strip(), day, Position.parse(found))
+
+
+def period_position(series: str, character: str, period: str) -> Position | None:
+    """Where a published time point falls on its series' axis; None if it cannot be placed.
+    (A plain ``b-c`` or ``b-c-s`` period of another work is read as that position.)"""
+    try:
+        return read_period(series, character, period).position
+    except InputError:
+        pass
     numbers = _NUMBERS.findall(period)
     if 2 <= len(numbers) <= 3 and re.search(r"\d+\s*-\s*\d+", period):
         return Position.parse("-".join(numbers))
     return None
 
 
-def question_position(question_period: str) -> Position | None:
-    """``Book1-chapter2`` / ``1-2`` / ``1-2-10`` → a position; None when there is none."""
+def question_position(question_period: str, depth: int = 3) -> Position | None:
+    """``Book1-chapter2`` / ``1-2`` / ``Volume1-Book2-chapter5`` → a position (its first
+    ``depth`` numbers); None when there is none."""
     numbers = _NUMBERS.findall(question_period or "")
-    return Position.parse("-".join(numbers[:3])) if numbers else None
+    return Position.parse("-".join(numbers[:depth])) if numbers else None
 
 
-def time_label(series: str, period: str, position: Position | None) -> str:
-    """How a role-play prompt names the moment, e.g. ``on Halloween of the 2nd year (Harry
-    Potter and the Chamber of Secrets)``."""
+def levels_of(series: str) -> tuple[str, ...]:
+    """The position levels of a published series (``("book", "chapter")`` for other works)."""
     info = series_info(series)
-    book = info.books.get(position.book or 0) if info is not None and position is not None else None
-    if info is not None and info.title == "Harry Potter":
-        year, _, day = (p.strip() for p in period.partition("/"))
-        text = f"{day or 'at the end'} of the {year.replace('-', ' ')} at Hogwarts"
-    else:
-        text = period
-    return f"{text} ({book})" if book else text
+    return info.levels if info is not None else ("book", "chapter")
+
+
+def time_label(series: str, period: str, position: Position | None, character: str = "") -> str:
+    """How a role-play prompt names the moment (the published prompts' phrase when the period
+    can be read, else the period as written)."""
+    try:
+        return read_period(series, character, period).moment()
+    except InputError:
+        return period

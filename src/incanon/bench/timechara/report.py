@@ -15,8 +15,16 @@ from typing import Callable, Iterable
 
 from pydantic import BaseModel, Field
 
+from incanon.bench.timechara.analyses import (
+    ExpertAccuracy,
+    GapRow,
+    SeriesRow,
+    expert_accuracy,
+    series_table,
+    temporal_gaps,
+)
 from incanon.bench.timechara.items import DATA_TYPES
-from incanon.bench.timechara.judged import JudgedRow
+from incanon.bench.timechara.judged import JudgedRow, RunSummary
 from incanon.judges.hallucination import HallucinationType
 
 METHOD_ORDER = ("zero-shot", "zero-shot-cot", "few-shot", "self-refine", "rag", "rag-cutoff",
@@ -91,6 +99,19 @@ class TimeCharaReport(BaseModel):
     rows: list[TableRow]
     breakdowns: list[Breakdown] = Field(default_factory=list)
     hallucinations: list[HallucinationCounts] = Field(default_factory=list)
+    runs: list[RunSummary] = Field(default_factory=list)
+    """Per run: status and judged / failed / unjudged counts with the failed ids (from runs)."""
+    experts: list[ExpertAccuracy] = Field(default_factory=list)
+    gaps: list[GapRow] = Field(default_factory=list)
+    series: list[SeriesRow] = Field(default_factory=list)
+    reference: dict[str, Stat] = Field(default_factory=dict)
+    """Run id → reference-based metric ×100 (AlignScore's column), when one was asked for."""
+    reference_metric: str = ""
+
+    @property
+    def failed(self) -> int:
+        """Items that failed in the runs behind the report."""
+        return sum(r.failed for r in self.runs)
 
     def markdown(self) -> str:
         """The report as markdown tables."""
@@ -142,13 +163,14 @@ def _hallucinations(rows: list[JudgedRow]) -> list[HallucinationCounts]:
     return out
 
 
-def build_report(judged: Iterable[JudgedRow]) -> TimeCharaReport:
-    """The full report from judged rows."""
+def build_report(judged: Iterable[JudgedRow], runs: Iterable[RunSummary] = ()) -> TimeCharaReport:
+    """The full report from judged rows (and, from a run store, what happened to each run)."""
     rows = list(judged)
     main = [table_row(mo, me, [r for r in rows if r.model == mo and r.method == me]) for mo, me in _order(rows)]
     breakdowns = [
-        _grouped(rows, "series", lambda r: r.series or "-"),
         _grouped(rows, "question format", lambda r: "structured" if r.question_generation == "fact_structured" else "free-form"),
         _grouped(rows, "fact vs fake", lambda r: "fake" if r.question_generation == "fake_freeform" else "fact"),
     ]
-    return TimeCharaReport(items=len(rows), rows=main, breakdowns=breakdowns, hallucinations=_hallucinations(rows))
+    return TimeCharaReport(items=len(rows), rows=main, breakdowns=breakdowns, hallucinations=_hallucinations(rows),
+                           runs=list(runs), experts=expert_accuracy(rows), gaps=temporal_gaps(rows),
+                           series=series_table(rows))

