@@ -12,7 +12,7 @@ import typer
 from rich import box
 from rich.table import Table
 
-from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.cli.output import JSON_HELP, clip, emit_json, err, out
 from incanon.errors import InputError, NotFoundError
 from incanon.paths import default_runs_path
 from incanon.runs.export import FORMATS, export_samples, write_csv, write_jsonl
@@ -42,12 +42,22 @@ def _require(path: Optional[Path]) -> RunStore:
 
 
 def _when(info: RunInfo) -> str:
-    return info.created.astimezone().strftime("%Y-%m-%d %H:%M")
+    return info.created.astimezone().strftime("%m-%d %H:%M")
+
+
+def _model(info: RunInfo) -> str:
+    """The model under test: the ``agent`` / ``model`` role, else the first one named."""
+    models = info.config.models
+    for role in ("agent", "model", "actor"):
+        if role in models:
+            return str(models[role])
+    return str(next(iter(models.values()), ""))
 
 
 def _row(info: RunInfo) -> dict[str, Any]:
     return {
-        "id": info.id, "benchmark": info.benchmark, "status": info.status, "done": info.done,
+        "id": info.id, "benchmark": info.benchmark, "model": _model(info),
+        "method": ",".join(info.config.methods), "status": info.status, "done": info.done,
         "ok": info.ok, "failed": info.failed, "total": info.total,
         "created": info.created.isoformat(), "updated": info.updated.isoformat(),
     }
@@ -58,7 +68,8 @@ def list_runs(
     runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """List runs, newest first: status and how many samples are done, failed, planned.
+    """List runs, newest first: benchmark, model, method, status and how many samples are done,
+    failed, planned.
 
     Example: incanon runs list --runs runs.sqlite
     """
@@ -74,14 +85,17 @@ def list_runs(
     table = Table(title="runs", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     # Ids and dates are copied into other commands: never wrap them.
     table.add_column("id", no_wrap=True)
-    table.add_column("benchmark", overflow="fold", min_width=9)
-    table.add_column("status", overflow="fold", min_width=11)
-    table.add_column("done/failed/total", justify="right", no_wrap=True)
-    table.add_column("created", no_wrap=True)
+    table.add_column("model", overflow="fold", min_width=12)
+    table.add_column("method", overflow="fold", min_width=9)
+    table.add_column("status", overflow="fold", min_width=8)
+    table.add_column("ok/failed/total", justify="right", no_wrap=True)
+    table.add_column("created", overflow="ellipsis")
     for i in infos:
         failed = f"{i.failed}" if i.failed else "0"
         total = "?" if i.total is None else str(i.total)
-        table.add_row(i.id, i.benchmark, i.status, f"{i.done}/{failed}/{total}", _when(i))
+        # The benchmark starts every run id (timechara-..., sharp-...): the id column says it.
+        table.add_row(i.id, clip(_model(i), 40), ",".join(i.config.methods), i.status,
+                      f"{i.done}/{failed}/{total}", _when(i))
     out.print(table)
 
 
