@@ -170,3 +170,10 @@ async def test_a_position_past_the_end_of_the_story_is_an_error(canon):
     assert end_of_last_book.kind != "error"  # "the end of book N" is inside the story
     with pytest.raises(NotFoundError, match="after the end of the story"):
         _session(canon, ScriptedModel(default="x"), at="99-1")
+
+
+async def test_help_lists_the_methods_with_what_each_does(canon):
+    session = _session(canon, ScriptedModel(default="Mm."))
+    shown = await handle(session, "/help")
+    assert shown.kind == "help" and {"zero-shot", "zero-shot-cot", "rag-cutoff", "narrative-experts"} <= set(shown.data["methods"])
+    assert shown.data["method"] == "zero-shot"

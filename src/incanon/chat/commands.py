@@ -74,7 +74,10 @@ async def handle(session: ChatSession, line: str, *, save_path: Path | None = No
         if command in ("/quit", "/exit", "/q"):
             return Outcome("quit")
         if command in ("/help", "/?"):
-            return Outcome("help", data={"commands": COMMANDS})
+            from incanon.agents.registry import agent_descriptions
+
+            return Outcome("help", data={"commands": COMMANDS, "methods": agent_descriptions(),
+                                         "method": session.method})
         if command == "/why":
             return Outcome("why", evidence=session.why(), scope=session.scope())
         if command == "/at":

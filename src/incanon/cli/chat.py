@@ -74,6 +74,11 @@ def _render(outcome, session, printer: _Printer) -> bool:
     elif kind == "help":
         for text in help_lines(COMMANDS):
             printer.line(text)
+        methods = (outcome.data or {}).get("methods", {})
+        if methods:
+            printer.line(f"methods (/method NAME; now {outcome.data.get('method')}):", "bold")
+            for name, about in methods.items():
+                printer.line(f"  {name:<30} {about}")
     elif kind == "moved":
         printer.line(outcome.message, "cyan")
         for text in scope_lines(outcome.scope)[1:]:
@@ -116,7 +121,7 @@ def register(app: typer.Typer) -> None:
     def chat(
         character: str = typer.Option(..., "--character", "-c", help="Character to talk to (name or alias)."),
         at: str = typer.Option(..., "--at", help="Where in the story they stand: a position (2-4) or one of their time-point labels."),
-        method: str = typer.Option("zero-shot", "--method", "-m", help="Role-play method (see `incanon chat --help`; /method switches)."),
+        method: str = typer.Option("zero-shot", "--method", "-m", help="Role-play method: zero-shot, zero-shot-cot, guided-cot, few-shot, self-refine, rag, rag-cutoff, narrative-experts, narrative-experts-rag-cutoff, and the benchmarks' own (/help in the chat lists them all with what each does; /method switches)."),
         store: Optional[Path] = typer.Option(None, "--store", help="Canon store folder (default: INCANON_CANON, else INCANON_HOME/canon; the sample world is loaded into it when it holds no work)."),
         work: Optional[str] = typer.Option(None, "--work", help="Work id (needed only when the store holds several)."),
         model: str = typer.Option("embedded", "--model", help="Model that plays the character (spec string)."),
