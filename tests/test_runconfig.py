@@ -56,7 +56,7 @@ def test_bad_files_are_one_line_errors(tmp_path, text, error, match):
 def test_an_unknown_option_names_the_section_and_the_options(tmp_path):
     path = _write(tmp_path, "[[eval]]\nbenchmark = 'sharp'\nmodle = 'embedded'\n")
     res = _cli("run", str(path), "--show", cwd=tmp_path)
-    assert res.returncode == 2 and "eval[0].modle" in res.stderr and "detector" in res.stderr
+    assert res.returncode == 2 and "eval[0].modle" in res.stderr and "judge" in res.stderr
 
 
 def test_a_config_runs_as_its_command_line_and_the_run_stores_its_source(tmp_path):
