@@ -181,3 +181,8 @@ def scope_cmd(
     for r in data["relations"]:
         rels.add_row(r["source"], r["type"], r["target"], r["valid_from"] or "start")
     out.print(rels)
+
+
+from incanon.cli.card import app as card_app  # noqa: E402  (the sub-app mounts after this group's commands)
+
+app.add_typer(card_app, name="card")

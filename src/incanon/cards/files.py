@@ -1,0 +1,95 @@
+"""Read and write card files: ``.json`` (the card as JSON) or ``.png`` (an image with a ``chara`` chunk).
+
+A file is recognized by its content, not its name: PNG bytes are read as a PNG card, anything
+else as JSON. Writes are atomic (a temporary file in the same folder, then a rename).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from incanon.cards.model import CardV2, parse_card
+from incanon.cards.png import SIGNATURE, placeholder_png, read_chara, write_chara
+from incanon.errors import InputError, NotFoundError
+from incanon.files import write_text_atomic
+from incanon.reading import decode_text, parse_json
+
+#: Card files larger than this are refused before being read (real cards are kilobytes to a few MB).
+MAX_CARD_BYTES = 64 * 1024 * 1024
+
+
+def _read_bytes(path: Path, what: str) -> bytes:
+    if path.is_dir():
+        raise InputError(f"{what} is a directory, expected a file", source=str(path))
+    if not path.exists():
+        raise NotFoundError(f"{what} {path} does not exist")
+    if path.stat().st_size > MAX_CARD_BYTES:
+        raise InputError(f"{what} is larger than {MAX_CARD_BYTES // (1024 * 1024)} MB", source=str(path))
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {what}: {exc.strerror}", source=str(path)) from None
+
+
+def read_card(path: str | os.PathLike[str]) -> tuple[CardV2, int]:
+    """The card in ``path`` (JSON or PNG) as ``(CardV2, version)``; every problem is one
+    ``InputError`` naming the file and the field."""
+    source = Path(path).expanduser()
+    raw = _read_bytes(source, "card file")
+    if raw.startswith(SIGNATURE):
+        text, where = read_chara(raw, str(source)), "chara"
+    else:
+        if not raw.strip():
+            raise InputError("card file is empty", source=str(source))
+        text, where = decode_text(raw, str(source), "card file"), None
+    doc = parse_json(text, str(source), where)
+    return parse_card(doc, str(source))
+
+
+def _write_bytes_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def card_format(path: str | os.PathLike[str]) -> str:
+    """``json`` or ``png`` from the file name; anything else is an ``InputError``."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".json", ".png"):
+        raise InputError(f"a card file ends in .json or .png, not {suffix or 'nothing'!r}", source=str(path))
+    return suffix[1:]
+
+
+def write_card(card: CardV2, path: str | os.PathLike[str], image: str | os.PathLike[str] | None = None) -> Path:
+    """Write ``card`` to ``path`` (``.json``, or ``.png`` on ``image``'s PNG bytes or a plain
+    placeholder); returns the path written."""
+    target = Path(path).expanduser()
+    fmt = card_format(target)
+    if fmt == "json":
+        if image is not None:
+            raise InputError("--image applies to a .png card only", source=str(target))
+        write_text_atomic(target, json.dumps(card.model_dump(mode="json", exclude_none=True),
+                                             ensure_ascii=False, indent=2) + "\n")
+        return target
+    if image is not None:
+        picture = Path(image).expanduser()
+        base = _read_bytes(picture, "image")
+        if not base.startswith(SIGNATURE):
+            raise InputError("the card image must be a PNG file", source=str(picture))
+        source = str(picture)
+    else:
+        base, source = placeholder_png(), "placeholder image"
+    _write_bytes_atomic(target, write_chara(base, card.to_json(), source))
+    return target

@@ -1,0 +1,233 @@
+"""Add a character from a V2 (or V1) card to a work of the canon store.
+
+What goes where:
+
+* ``name`` → the character; ``description`` → its profile, and the description of a time point
+  ``card`` at the import position; ``personality`` → its personality;
+* ``mes_example`` → one scene per ``<START>`` block, the front end's user speaking as the
+  character ``{{user}}``; ``alternate_greetings`` then ``first_mes`` → one scene each, the last
+  (``first_mes``) carrying ``scenario`` as its summary;
+* each enabled lorebook entry → an entity named by its ``name`` (else its first key) with the
+  other keys as aliases, and one fact holding its content, known to the character. An entry
+  named like the character itself gives a fact about the character.
+
+Everything is placed at one story position: ``--at``, else the very start of the axis (a card has
+no story time). ``{{char}}`` / ``<BOT>`` in texts become the character's name. The work is written
+in one transaction: a card that is wrong anywhere writes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, get_args
+
+from incanon.canon.names import norm
+from incanon.canon.position import Axis, Position
+from incanon.canon.store import CanonStore
+from incanon.canon.world import Character, Entity, EntityType, Fact, Scene, TimePoint, Utterance, WorkInfo, World
+from incanon.cards.build import EXTENSION
+from incanon.cards.model import CardV2
+from incanon.cards.names import CARD_SCENE_PREFIX, USER_NAME
+from incanon.errors import InputError
+
+#: Where a card's facts and scenes go when no position is given: before anything in the story.
+AXIS_START = {Axis.CHAPTER: "0", Axis.DATE: "0001-01-01"}
+#: The time-point label of an imported character.
+CARD_POINT = "card"
+
+_CHAR = re.compile(r"\{\{char\}\}|<bot>", re.IGNORECASE)
+_USER = re.compile(r"\{\{user\}\}|<user>", re.IGNORECASE)
+_ENTITY_TYPES = set(get_args(EntityType))
+
+
+@dataclass
+class ImportSummary:
+    """What an import added, and what it left out (said on stderr by the CLI)."""
+
+    work: str
+    character: str
+    at: str
+    created_work: bool
+    facts: int = 0
+    entities: int = 0
+    scenes: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able summary."""
+        return dict(self.__dict__)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.casefold()).strip("-") or "card"
+
+
+def parse_examples(text: str, name: str) -> list[list[tuple[str, str]]]:
+    """``mes_example`` as blocks of (speaker, line): ``{{user}}``/``<USER>`` lines are the user's,
+    ``{{char}}``/``<BOT>``/``NAME:`` lines the character's; other lines continue the last one."""
+    blocks: list[list[tuple[str, str]]] = []
+    speaker_re = re.compile(rf"^\s*(\{{\{{user\}}\}}|<user>|\{{\{{char\}}\}}|<bot>|{re.escape(name)})\s*:\s?(.*)$",
+                            re.IGNORECASE)
+    current: list[tuple[str, str]] = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if line.strip().casefold() == "<start>":
+            if current:
+                blocks.append(current)
+            current = []
+            continue
+        m = speaker_re.match(line)
+        if m:
+            who = USER_NAME if _USER.fullmatch(m.group(1)) else name
+            current.append((who, m.group(2)))
+        elif current and line.strip():
+            who, said = current[-1]
+            current[-1] = (who, f"{said}\n{line}")
+    if current:
+        blocks.append(current)
+    return [[(who, said.strip()) for who, said in block if said.strip()] for block in blocks if block]
+
+
+class _Names:
+    """Every name already used in the world, so the card's additions never collide with one."""
+
+    def __init__(self, world: World):
+        self.owner: dict[str, tuple[str, str]] = {}  # norm → (kind, canonical name)
+        for c in world.characters:
+            for n in [c.name, *c.aliases]:
+                self.owner.setdefault(norm(n), ("character", c.name))
+        for e in world.entities:
+            for n in [e.name, *e.aliases]:
+                self.owner.setdefault(norm(n), ("entity", e.name))
+
+    def take(self, name: str, kind: str, owner: str) -> bool:
+        if norm(name) in self.owner:
+            return False
+        self.owner[norm(name)] = (kind, owner)
+        return True
+
+
+def _base_world(store: CanonStore, card: CardV2, work: str, merge: bool) -> tuple[World, bool]:
+    if work in {w.id for w in store.works()}:
+        if not merge:
+            raise InputError(
+                f"work {work!r} is already in the store; add --merge to add the character to it "
+                "(the work is re-imported: its embeddings and knowledge graph must be rebuilt)")
+        return store.export_world(work), False
+    meta = card.data.extensions.get(EXTENSION)
+    title = meta.get("work_title") if isinstance(meta, dict) else None
+    info = WorkInfo(id=work, title=title if isinstance(title, str) and title.strip() else card.data.name)
+    return World(work=info), True
+
+
+def import_card(store: CanonStore, card: CardV2, *, work: str, at: str | None = None,
+                merge: bool = False, source: str | None = None) -> ImportSummary:
+    """Add the card's character (and its lorebook) to ``work``, creating the work if needed."""
+    world, created = _base_world(store, card, work, merge)
+    axis = world.work.axis
+    pos = Position.parse(at if at is not None else AXIS_START[axis])
+    if pos.axis is not axis:
+        raise InputError(f"--at {at!r} is not a position on work {work!r}'s {axis} axis")
+    where = str(pos)
+    d = card.data
+    name = d.name.strip()
+    names = _Names(world)
+    if norm(name) in names.owner:
+        kind, owner = names.owner[norm(name)]
+        raise InputError(f"work {work!r} already has a {kind} named {owner!r}; nothing was imported",
+                         source=source, where="data.name")
+    names.take(name, "character", name)
+    fill = lambda text: _CHAR.sub(name, text)  # noqa: E731
+    summary = ImportSummary(work=work, character=name, at=where, created_work=created)
+
+    world.characters.append(Character(
+        name=name, profile=fill(d.description), personality=fill(d.personality), first_position=where,
+        time_points=[TimePoint(label=CARD_POINT, position=where, description=fill(d.description))],
+    ))
+    tag = _slug(name)
+    scene_ids = {s.id for s in world.scenes}
+
+    def add_scene(suffix: str, lines: list[tuple[str, str]], summary_text: str = "") -> None:
+        sid, n = f"{CARD_SCENE_PREFIX}{tag}-{suffix}", 2
+        while sid in scene_ids:
+            sid, n = f"{CARD_SCENE_PREFIX}{tag}-{suffix}-{n}", n + 1
+        scene_ids.add(sid)
+        people = list(dict.fromkeys(who for who, _ in lines)) or [name]
+        world.scenes.append(Scene(id=sid, position=where, title=f"{name}: {suffix}", summary=summary_text,
+                                  participants=people, speakers=[w for w in people if any(w == x for x, _ in lines)],
+                                  messages=[Utterance(speaker=who, speech=fill(said)) for who, said in lines]))
+        summary.scenes += 1
+
+    examples = parse_examples(d.mes_example, name)
+    if any(who == USER_NAME for block in examples for who, _ in block) and not any(
+            c.name == USER_NAME for c in world.characters):
+        if norm(USER_NAME) in names.owner:
+            raise InputError(f"work {work!r} has an entity named {USER_NAME!r}", source=source)
+        names.take(USER_NAME, "character", USER_NAME)
+        world.characters.append(Character(name=USER_NAME, first_position=where,
+                                          profile="The front end's user, in example dialogue of imported cards."))
+    for i, block in enumerate(examples, 1):
+        add_scene(f"example-{i}", block)
+    for i, greeting in enumerate(d.alternate_greetings, 1):
+        if greeting.strip():
+            add_scene(f"greeting-{i + 1}", [(name, greeting)])
+    if d.first_mes.strip() or d.scenario.strip():
+        add_scene("greeting", [(name, d.first_mes)] if d.first_mes.strip() else [], fill(d.scenario))
+
+    _add_book(world, card, names, name, where, tag, fill, summary, source)
+    store.import_world(world, replace=not created, source=source)
+    ignored = [f for f in ("system_prompt", "post_history_instructions", "creator_notes") if getattr(d, f).strip()]
+    if ignored:
+        summary.notes.append(f"not imported (no place in the canon store): {', '.join(ignored)}")
+    return summary
+
+
+def _add_book(world: World, card: CardV2, names: _Names, name: str, where: str, tag: str, fill: Any,
+              summary: ImportSummary, source: str | None) -> None:
+    book = card.data.character_book
+    if book is None:
+        return
+    entities = {e.name: e for e in world.entities}
+    skipped = {"disabled": 0, "empty": 0, "aliases": 0}
+    fact_ids = {f.id for f in world.facts}
+    for i, entry in enumerate(book.entries):
+        keys = [k.strip() for k in entry.keys if k.strip()]
+        label = (entry.name or "").strip() or (keys[0] if keys else "")
+        if not entry.enabled:
+            skipped["disabled"] += 1
+            continue
+        if not label or not entry.content.strip():
+            skipped["empty"] += 1
+            continue
+        kind, subject = names.owner.get(norm(label), ("", ""))
+        if not subject:
+            meta = entry.extensions.get(EXTENSION)
+            etype = meta.get("type") if isinstance(meta, dict) else None
+            entity = Entity(name=label, type=etype if etype in _ENTITY_TYPES else "concept", position=where)
+            names.take(label, "entity", label)
+            world.entities.append(entity)
+            entities[label] = entity
+            subject, kind = label, "entity"
+            summary.entities += 1
+        if kind == "entity" and subject in entities:
+            for key in keys:
+                if norm(key) == norm(subject):
+                    continue
+                if names.take(key, "entity", subject):
+                    entities[subject].aliases.append(key)
+                elif names.owner[norm(key)] != ("entity", subject):
+                    skipped["aliases"] += 1
+        fid, n = f"card-{tag}-{i}", 2
+        while fid in fact_ids:
+            fid, n = f"card-{tag}-{i}-{n}", n + 1
+        fact_ids.add(fid)
+        world.facts.append(Fact(id=fid, subject=subject, text=fill(entry.content.strip()), position=where,
+                                known_by=[name]))
+        summary.facts += 1
+    if skipped["disabled"]:
+        summary.notes.append(f"skipped {skipped['disabled']} disabled lorebook entries")
+    if skipped["empty"]:
+        summary.notes.append(f"skipped {skipped['empty']} lorebook entries with no name, key or content")
+    if skipped["aliases"]:
+        summary.notes.append(f"left out {skipped['aliases']} lorebook keys already naming something else")
+

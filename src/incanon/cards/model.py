@@ -1,0 +1,161 @@
+"""The Character Card V2 model (``chara_card_v2``, spec version ``2.0``) and its V1 ancestor.
+
+The spec (github malfoyslastname/character-card-spec-v2) nests the six V1 fields (name,
+description, personality, scenario, first_mes, mes_example) in ``data`` and adds creator notes,
+prompts, greetings, tags, a lorebook (``character_book``) and ``extensions``. Two rules of the
+spec shape this module: unknown keys must never be destroyed (every model keeps extras), and
+``extensions`` defaults to ``{}`` on the card, the book and each entry.
+
+``parse_card`` reads either version from decoded JSON and turns every way a card can be wrong
+into one ``InputError`` naming the file and the field (``data.character_book.entries[2].keys``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from incanon.errors import InputError
+
+SPEC = "chara_card_v2"
+SPEC_VERSION = "2.0"
+#: The V1 fields: a V1 card is exactly these at the top level (all strings, "" by default).
+V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
+
+
+def _blank_if_null(value: Any) -> Any:
+    # Cards in the wild carry ``null`` for an empty text field; the spec's default is "".
+    return "" if value is None else value
+
+
+class _Open(BaseModel):
+    # extra="allow": the spec forbids destroying keys an editor does not know.
+    model_config = ConfigDict(extra="allow")
+
+
+class BookEntry(_Open):
+    """One lorebook entry: inserted into the prompt when one of its keys appears in the chat."""
+
+    keys: list[str]
+    """Words that trigger the entry (matched case-insensitively unless ``case_sensitive``)."""
+    content: str
+    """The text inserted into the prompt."""
+    extensions: dict[str, Any] = Field(default_factory=dict)
+    """Application data; incanon keeps its own under ``incanon``."""
+    enabled: bool = True
+    """A disabled entry is never inserted."""
+    insertion_order: float = 0
+    """Lower values are inserted higher in the prompt."""
+    case_sensitive: bool | None = None
+    name: str | None = None
+    """Not used in prompts; incanon writes the entry's first key."""
+    priority: float | None = None
+    id: int | str | None = None
+    comment: str | None = None
+    selective: bool | None = None
+    secondary_keys: list[str] | None = None
+    constant: bool | None = None
+    position: str | None = None
+    """``before_char`` or ``after_char`` (the character definitions)."""
+
+    _null = field_validator("content", mode="before")(_blank_if_null)
+
+
+class CharacterBook(_Open):
+    """A character-specific lorebook."""
+
+    name: str | None = None
+    description: str | None = None
+    scan_depth: int | None = None
+    token_budget: int | None = None
+    recursive_scanning: bool | None = None
+    extensions: dict[str, Any] = Field(default_factory=dict)
+    entries: list[BookEntry] = Field(default_factory=list)
+
+
+class CardData(_Open):
+    """The ``data`` object of a V2 card."""
+
+    name: str
+    description: str = ""
+    personality: str = ""
+    scenario: str = ""
+    first_mes: str = ""
+    mes_example: str = ""
+    creator_notes: str = ""
+    system_prompt: str = ""
+    post_history_instructions: str = ""
+    alternate_greetings: list[str] = Field(default_factory=list)
+    character_book: CharacterBook | None = None
+    tags: list[str] = Field(default_factory=list)
+    creator: str = ""
+    character_version: str = ""
+    extensions: dict[str, Any] = Field(default_factory=dict)
+
+    _null = field_validator(
+        "description", "personality", "scenario", "first_mes", "mes_example", "creator_notes",
+        "system_prompt", "post_history_instructions", "creator", "character_version", mode="before",
+    )(_blank_if_null)
+
+    @field_validator("name")
+    @classmethod
+    def _named(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the character name is empty")
+        return value
+
+
+class CardV2(_Open):
+    """A whole Character Card V2."""
+
+    spec: Literal["chara_card_v2"] = SPEC
+    spec_version: Literal["2.0"] = SPEC_VERSION
+    data: CardData
+
+    def to_json(self) -> str:
+        """The card as compact JSON (as front ends store it), unknown keys kept."""
+        return self.model_dump_json(exclude_none=True)
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or "card"
+
+
+def _validate(model: type[BaseModel], data: Any, source: str, prefix: tuple[str, ...] = ()) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = _where((*prefix, *first["loc"]))
+        message = first["msg"].removeprefix("Value error, ")
+        raise InputError(f"not a valid character card: {message}", source=source, where=where) from None
+
+
+def parse_card(doc: Any, source: str) -> tuple[CardV2, int]:
+    """A decoded card JSON document as ``(CardV2, version)``, version 2 or 1 (a V1 card is
+    lifted into V2's ``data``). Raises ``InputError`` naming ``source`` and the bad field."""
+    if not isinstance(doc, dict):
+        raise InputError(f"not a character card: expected a JSON object, found {type(doc).__name__}", source=source)
+    if "spec" not in doc:
+        if "name" not in doc:
+            raise InputError("not a character card: no 'spec' (V2) and no 'name' (V1) field", source=source)
+        fields = {k: doc[k] for k in V1_FIELDS if k in doc}
+        return CardV2(data=_validate(CardData, fields, source)), 1
+    spec, version = doc.get("spec"), doc.get("spec_version", SPEC_VERSION)
+    if spec == "chara_card_v3":
+        raise InputError("a Character Card V3 (chara_card_v3); incanon reads V2 and V1 cards",
+                         source=source, where="spec")
+    if spec != SPEC:
+        raise InputError(f"unknown card spec {str(spec)[:60]!r}; expected {SPEC!r}", source=source, where="spec")
+    if version != SPEC_VERSION:
+        raise InputError(f"unsupported spec_version {str(version)[:20]!r}; expected {SPEC_VERSION!r}",
+                         source=source, where="spec_version")
+    if not isinstance(doc.get("data"), dict):
+        raise InputError("a V2 card needs a 'data' object", source=source, where="data")
+    # The top level may repeat the V1 fields (SillyTavern writes both); ``data`` is the card.
+    data = _validate(CardData, doc["data"], source, ("data",))
+    return CardV2(data=data), 2
