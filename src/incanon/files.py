@@ -13,20 +13,21 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import IO, Any
 
 from incanon.reading import iter_jsonl_objects  # noqa: F401  (re-exported for older imports)
 
 
 @contextmanager
-def atomic_writer(path: str | os.PathLike[str]) -> Iterator[TextIO]:
-    """A text stream (UTF-8, ``\\n`` line ends) whose content replaces ``path`` when the block
-    ends without an error. Missing parent folders are created."""
+def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[IO[Any]]:
+    """A stream (UTF-8 text with ``\\n`` line ends, or bytes with ``binary``) whose content
+    replaces ``path`` when the block ends without an error. Missing parent folders are created."""
     target = Path(path).expanduser()
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
+        stream_cm = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        with stream_cm as stream:
             yield stream
             stream.flush()
             os.fsync(stream.fileno())
@@ -36,6 +37,13 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[TextIO]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Replace ``path`` with ``data`` atomically; returns the path written."""
+    with atomic_writer(path, binary=True) as stream:
+        stream.write(data)
+    return Path(path).expanduser()
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from incanon.cards.model import CardV2, parse_card
 from incanon.cards.png import SIGNATURE, placeholder_png, read_chara, write_chara
 from incanon.errors import InputError, NotFoundError
-from incanon.files import write_text_atomic
+from incanon.files import write_bytes_atomic, write_text_atomic
 from incanon.reading import decode_text, parse_json
 
 #: Card files larger than this are refused before being read (real cards are kilobytes to a few MB).
@@ -49,21 +48,6 @@ def read_card(path: str | os.PathLike[str]) -> tuple[CardV2, int]:
     return parse_card(doc, str(source))
 
 
-def _write_bytes_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def card_format(path: str | os.PathLike[str]) -> str:
     """``json`` or ``png`` from the file name; anything else is an ``InputError``."""
     suffix = Path(path).suffix.lower()
@@ -91,5 +75,5 @@ def write_card(card: CardV2, path: str | os.PathLike[str], image: str | os.PathL
         source = str(picture)
     else:
         base, source = placeholder_png(), "placeholder image"
-    _write_bytes_atomic(target, write_chara(base, card.to_json(), source))
+    write_bytes_atomic(target, write_chara(base, card.to_json(), source))
     return target

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
@@ -125,13 +123,6 @@ def _export_parquet(store: RunStore, run_id: str, target: Path, *, status: str |
             # Mixed kinds in one column (a score that is sometimes text): keep it as text.
             arrays[column] = pa.array([None if v is None else str(v) for v in values], type=pa.string())
     table = pa.table(arrays) if arrays else pa.table({"run_id": pa.array([], type=pa.string())})
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_writer(target, binary=True) as stream:
+        pq.write_table(table, stream)
     return len(rows)
