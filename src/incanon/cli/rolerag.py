@@ -116,9 +116,21 @@ def eval_(
                   "skipped": r.skipped, "usage": r.usage.model_dump()} for r, m in zip(results, methods)]
     if not json_:
         for r, m in zip(results, methods):
-            err.print(f"[dim]{m}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), "
-                      f"{r.skipped} already done, ${r.usage.cost:.4f}[/]")
-    emit_report(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json, "questions": len(items)})
+            err.print(f"{m}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), "
+                      f"{r.skipped} already done, ${r.usage.cost:.4f}", style="dim", highlight=False)
+    extra = {"run_store": str(run_store.path), "runs": runs_json, "questions": len(items)}
+    failed = sum(c.failed for c in report.runs)
+    if report.judged == 0:
+        # Nothing judged: say why, keep the run summary for --json readers, exit non-zero.
+        why = (f"no answer was judged: {failed} of {len(report.runs) and sum(c.failed + c.unjudged + c.judged for c in report.runs)}"
+               " questions failed, the rest got no rating (see the runs above; `incanon runs show RUN` lists errors)")
+        if json_:
+            emit_json({**extra, "report": report.model_dump(mode="json"), "error": why})
+        err.print(f"error: {why}", highlight=False, markup=False)
+        raise typer.Exit(1)
+    emit_report(report, None, json_, extra)
+    if failed and not json_:
+        err.print(f"{failed} questions failed (left out of the means); {report.judged} judged", highlight=False)
 
 
 @app.command()

@@ -25,6 +25,10 @@ from incanon.models.types import ChatModel, Completion, Embedder, GenerationPara
 from incanon.templates import PromptLibrary, default_library
 
 
+#: Notes that make an extracted chunk worth a line in the build report.
+_WARNINGS = ("reply cut", "reply was cut off", "not one of", "unreadable")
+
+
 class CountingModel:
     """Counts the calls and tokens that pass through (cache hits included: they are calls
     the pipeline made, whatever they cost)."""
@@ -94,6 +98,16 @@ class BuildReport:
     def failed(self) -> list[ChunkIssue]:
         return [i for i in self.issues if i.status == "failed"]
 
+    @property
+    def warned(self) -> list[ChunkIssue]:
+        """Chunks extracted with a warning: a reply cut at the token limit, impossible types."""
+        return [i for i in self.issues if i.status == "warning"]
+
+    @property
+    def nothing_extracted(self) -> bool:
+        """Every chunk this build extracted failed or yielded nothing (and it extracted some)."""
+        return self.chunks_extracted > 0 and len(self.empty) + len(self.failed) == self.chunks_extracted
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["integration"]["normalization"] = self.integration.normalization.to_dict()
@@ -123,10 +137,12 @@ class GraphBuilder:
     def close(self) -> None:
         self.db.close()
 
-    async def add(self, chunks: Sequence[SourceChunk], *, retry_empty: bool = False) -> BuildReport:
-        """Register ``chunks`` (unchanged ones are skipped), extract what is pending, integrate."""
+    async def add(self, chunks: Sequence[SourceChunk], *, retry_empty: bool = False,
+                  documents: Sequence[str] = ()) -> BuildReport:
+        """Register ``chunks`` (unchanged ones are skipped), extract what is pending, integrate.
+        ``documents``: sources given whole, whose chunks missing from ``chunks`` are removed."""
         report = BuildReport(work=self.db.work.id, chunks_given=len(chunks))
-        new, changed = self.db.register_chunks(chunks)
+        new, changed = self.db.register_chunks(chunks, documents)
         report.chunks_new, report.chunks_changed = len(new), len(changed)
         if changed:
             await self._rebuild_derived()
@@ -138,10 +154,20 @@ class GraphBuilder:
         self._remember(report)
         return report
 
+    async def integrate(self) -> BuildReport:
+        """Integrate what is extracted but not yet in the graph (after a deletion), calling no
+        extraction."""
+        report = BuildReport(work=self.db.work.id)
+        self.model.reset()
+        report.integration = await Integrator(self.db, self.model, self.embedder, self.config, self.prompts).run()
+        report.integration_cost = PhaseCost(*self.model.reset())
+        report.graph = self.db.counts()
+        return report
+
     async def _extract(self, report: BuildReport, retry_empty: bool) -> None:
         statuses = ["pending", "failed"] + (["empty"] if retry_empty else [])
         todo = self.db.chunk_rows(statuses)
-        extractor = ChunkExtractor(self.model, self.config, self.prompts)
+        extractor = ChunkExtractor(self.model, self.config, self.prompts, axis=str(self.db.work.axis))
         gate = asyncio.Semaphore(self.config.concurrency)
         self.model.reset()
 
@@ -154,6 +180,9 @@ class GraphBuilder:
             report.chunks_extracted += 1
             if result.status != "extracted":
                 report.issues.append(ChunkIssue(chunk.id, result.status, chunk.tokens, "; ".join(result.notes)))
+            elif any(_WARN in n for n in result.notes for _WARN in _WARNINGS):
+                warned = [n for n in dict.fromkeys(result.notes) if any(w in n for w in _WARNINGS)]
+                report.issues.append(ChunkIssue(chunk.id, "warning", chunk.tokens, "; ".join(warned)))
 
         await asyncio.gather(*(one(c.row_id) for c in todo))
         report.issues.sort(key=lambda i: i.chunk)

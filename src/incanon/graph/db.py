@@ -1,4 +1,4 @@
-"""The graph's tables in the canon store (schema version 3), for one work.
+"""The graph's tables in the canon store (schema versions 3-4), for one work.
 
 ``GraphDB`` holds its own SQLite connection to the store's database (WAL lets it sit beside
 the ``CanonStore`` connection) and does every read and write of the graph tables, so the rest
@@ -93,11 +93,20 @@ class GraphDB:
         self.set_meta("generation", self.generation() + 1)
 
     # -- chunks ----------------------------------------------------------------------------
-    def register_chunks(self, chunks: Sequence[SourceChunk]) -> tuple[list[str], list[str]]:
-        """Record chunks to extract; returns (new ids, ids whose text changed and were reset).
-        A changed chunk loses its old extraction, so the next integration redoes it."""
+    def register_chunks(self, chunks: Sequence[SourceChunk], documents: Iterable[str] = ()
+                        ) -> tuple[list[str], list[str]]:
+        """Record chunks to extract; returns (new ids, ids whose text changed or vanished).
+        A changed chunk loses its old extraction, so the next integration redoes it; a chunk of
+        one of ``documents`` (given whole) that the new cut no longer has is removed."""
         new, changed = [], []
         with self.tx():
+            given = {c.id for c in chunks}
+            for doc in set(documents):
+                for row in self.conn.execute("SELECT id, ext_id FROM graph_chunks WHERE work_id = ? AND source = ?",
+                                             (self.wid, doc)).fetchall():
+                    if row["ext_id"] not in given:
+                        self.conn.execute("DELETE FROM graph_chunks WHERE id = ?", (row["id"],))
+                        changed.append(row["ext_id"])
             for c in chunks:
                 row = self.conn.execute("SELECT id, digest FROM graph_chunks WHERE work_id = ? AND ext_id = ?",
                                         (self.wid, c.id)).fetchone()
@@ -139,12 +148,13 @@ class GraphDB:
         """Store one chunk's raw extraction and status (one transaction: resumable per chunk)."""
         with self.tx():
             self.conn.execute("DELETE FROM graph_raw WHERE chunk_id = ?", (row_id,))
-            rows = [(row_id, i, "entity", e.name, e.type, e.description, 0.0)
+            rows = [(row_id, i, "entity", e.name, e.type, e.description, 0.0, e.valid_from, e.valid_to)
                     for i, e in enumerate(extraction.entities)]
             base = len(rows)
-            rows += [(row_id, base + i, "relation", r.source, r.target, r.description, r.strength)
-                     for i, r in enumerate(extraction.relations)]
-            self.conn.executemany("INSERT INTO graph_raw VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            rows += [(row_id, base + i, "relation", r.source, r.target, r.description, r.strength, r.valid_from,
+                      r.valid_to) for i, r in enumerate(extraction.relations)]
+            self.conn.executemany("INSERT INTO graph_raw (chunk_id, ord, kind, a, b, description, strength, valid_from,"
+                                  " valid_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
             self.conn.execute(
                 "UPDATE graph_chunks SET status = ?, entities = ?, relations = ?, calls = calls + ?, note = ?"
                 " WHERE id = ?",
@@ -199,16 +209,20 @@ class GraphDB:
         self.conn.execute("INSERT OR IGNORE INTO graph_aliases (node_id, work_id, norm, type, alias) VALUES (?, ?, ?, ?, ?)",
                           (node_id, self.wid, key, type_, alias))
 
-    def add_node_mention(self, node_id: int, chunk_id: int, ord_: int, surface: str, description: str) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO graph_node_mentions VALUES (?, ?, ?, ?, ?)",
-                          (node_id, chunk_id, ord_, surface, description))
+    def add_node_mention(self, node_id: int, chunk_id: int, ord_: int, surface: str, description: str,
+                         from_key: int | None = None, to_key: int | None = None, time_note: str = "") -> None:
+        """One mention; ``from_key``/``to_key``: the event time the text gives (None: the chunk's)."""
+        self.conn.execute("INSERT OR REPLACE INTO graph_node_mentions (node_id, chunk_id, ord, surface, description,"
+                          " from_key, to_key, time_note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                          (node_id, chunk_id, ord_, surface, description, from_key, to_key, time_note))
 
     def node_mentions(self, node_id: int) -> list[sqlite3.Row]:
-        """A node's mentions in story order, with their chunk's id and position."""
+        """A node's mentions in story order (event time, else chunk position), with their chunk's
+        id and position (``at``: the mention's effective time key, None for background)."""
         return self.conn.execute(
-            "SELECT m.*, c.ext_id, c.pos_key, c.source, c.scene FROM graph_node_mentions m"
-            " JOIN graph_chunks c ON c.id = m.chunk_id WHERE m.node_id = ?"
-            " ORDER BY COALESCE(c.pos_key, -1), c.id, m.ord", (node_id,)).fetchall()
+            "SELECT m.*, c.ext_id, c.pos_key, c.source, c.scene, COALESCE(m.from_key, c.pos_key) AS at"
+            " FROM graph_node_mentions m JOIN graph_chunks c ON c.id = m.chunk_id WHERE m.node_id = ?"
+            " ORDER BY COALESCE(m.from_key, c.pos_key, -1), c.id, m.ord", (node_id,)).fetchall()
 
     def merge_nodes(self, keep: int, gone: int) -> None:
         """Fold node ``gone`` into ``keep``: aliases, mentions and edges move; duplicate edges merge."""
@@ -239,9 +253,11 @@ class GraphDB:
                                      (self.wid, lo, hi)).lastrowid or 0)
 
     def add_edge_mention(self, edge_id: int, chunk_id: int, ord_: int, source: str, target: str,
-                         description: str, strength: float) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO graph_edge_mentions VALUES (?, ?, ?, ?, ?, ?, ?)",
-                          (edge_id, chunk_id, ord_, source, target, description, strength))
+                         description: str, strength: float, from_key: int | None = None,
+                         to_key: int | None = None, time_note: str = "") -> None:
+        self.conn.execute("INSERT OR REPLACE INTO graph_edge_mentions (edge_id, chunk_id, ord, source, target,"
+                          " description, strength, from_key, to_key, time_note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                          (edge_id, chunk_id, ord_, source, target, description, strength, from_key, to_key, time_note))
 
     def edge(self, edge_id: int) -> EdgeRow:
         r = self.conn.execute("SELECT id, a_id, b_id, description, weight, summarized FROM graph_edges WHERE id = ?",
@@ -255,8 +271,9 @@ class GraphDB:
 
     def edge_mentions(self, edge_id: int) -> list[sqlite3.Row]:
         return self.conn.execute(
-            "SELECT m.*, c.ext_id, c.pos_key FROM graph_edge_mentions m JOIN graph_chunks c ON c.id = m.chunk_id"
-            " WHERE m.edge_id = ? ORDER BY COALESCE(c.pos_key, -1), c.id, m.ord", (edge_id,)).fetchall()
+            "SELECT m.*, c.ext_id, c.pos_key, COALESCE(m.from_key, c.pos_key) AS at FROM graph_edge_mentions m"
+            " JOIN graph_chunks c ON c.id = m.chunk_id"
+            " WHERE m.edge_id = ? ORDER BY COALESCE(m.from_key, c.pos_key, -1), c.id, m.ord", (edge_id,)).fetchall()
 
     def set_edge(self, edge_id: int, description: str, weight: float, summarized: bool) -> None:
         self.conn.execute("UPDATE graph_edges SET description = ?, weight = ?, summarized = ? WHERE id = ?",

@@ -42,10 +42,14 @@ class ChunkResult:
 class ChunkExtractor:
     """Extracts one chunk at a time with ``model``."""
 
-    def __init__(self, model: ChatModel, config: GraphConfig | None = None, prompts: PromptLibrary | None = None):
+    def __init__(self, model: ChatModel, config: GraphConfig | None = None, prompts: PromptLibrary | None = None,
+                 axis: str = "chapter"):
         self.model = model
         self.config = config or GraphConfig()
         self.prompts = prompts or default_library()
+        # The work's time axis, told to the model so the "when" of a biography is a calendar date.
+        self.axis_hint = ("calendar dates: write a year, a date or a range of years, or an age"
+                          if axis == "date" else "")
         types = self.config.entity_types
         self.params = GenerationParams(max_tokens=self.config.extract_max_tokens,
                                        response_format=extraction_schema(types, self.config.description_chars))
@@ -77,7 +81,7 @@ class ChunkExtractor:
         types = list(self.config.entity_types)
         result = ChunkResult(chunk, Extraction(), "failed")
         messages = [Message(role="user", content=self.prompts.render(
-            "graph_extract", text=chunk.text, entity_types=types))]
+            "graph_extract", text=chunk.text, entity_types=types, axis_hint=self.axis_hint))]
         reply: str | None = None
         for attempt in range(1, self.config.max_attempts + 1):
             try:

@@ -15,13 +15,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from incanon.canon.names import norm
-from incanon.graph.chunking import count_tokens
 from incanon.graph.config import GraphConfig
-from incanon.graph.db import ChunkRow, GraphDB
+from incanon.graph.db import GraphDB
 from incanon.graph.names import fold
 from incanon.graph.normalize import Form, NormalizationStats, Normalizer
+from incanon.graph.timing import resolve
+from incanon.graph.majority import majority_types
 from incanon.models.types import ChatModel, Embedder, GenerationParams, Message
 from incanon.templates import PromptLibrary
+from incanon.tokens import count_tokens
 
 
 @dataclass
@@ -35,6 +37,11 @@ class IntegrationReport:
     relations_dropped: int = 0
     summaries: int = 0
     embedded: int = 0
+    chunks_embedded: int = 0
+    retyped: int = 0
+    """Names extracted under several types, merged under their majority type."""
+    dated: int = 0
+    """Mentions whose text gave a usable time (event time instead of the chunk's position)."""
     normalization: NormalizationStats = field(default_factory=NormalizationStats)
 
 
@@ -73,7 +80,12 @@ class Integrator:
     async def run(self) -> IntegrationReport:
         report = IntegrationReport()
         chunks = self.db.chunk_rows(["extracted"])
-        raws = {c.row_id: self.db.raw(c.row_id) for c in chunks}
+        raws = {c.row_id: [dict(r) for r in self.db.raw(c.row_id)] for c in chunks}
+        deleted = {x[0] for x in self.db.meta("deleted_entities", []) or []}
+        for c in chunks:  # entities deleted by the user stay deleted
+            raws[c.row_id] = [r for r in raws[c.row_id] if r["kind"] != "entity" or fold(r["a"]) not in deleted]
+        if self.config.merge_types:
+            report.retyped = majority_types(self.db, [r for rows in raws.values() for r in rows if r["kind"] == "entity"])
         forms: dict[tuple[str, str], Form] = {}
         for rows in raws.values():
             for r in rows:
@@ -110,7 +122,8 @@ class Integrator:
                     if r["kind"] == "entity":
                         local.setdefault(norm(r["a"]), r["b"])
                         node = resolver.table[(r["b"], norm(r["a"]))]
-                        self.db.add_node_mention(node, c.row_id, r["ord"], r["a"], r["description"])
+                        self.db.add_node_mention(node, c.row_id, r["ord"], r["a"], r["description"],
+                                                 *self._times(r, report))
                         touched_nodes.add(node)
                 for r in raws[c.row_id]:
                     if r["kind"] != "relation":
@@ -125,7 +138,8 @@ class Integrator:
                         continue
                     edge = self.db.edge_id(a, b, create=True)
                     assert edge is not None
-                    self.db.add_edge_mention(edge, c.row_id, r["ord"], r["a"], r["b"], r["description"], r["strength"])
+                    self.db.add_edge_mention(edge, c.row_id, r["ord"], r["a"], r["b"], r["description"], r["strength"],
+                                             *self._times(r, report))
                     touched_edges.add(edge)
                 self.db.conn.execute("UPDATE graph_chunks SET status = 'integrated' WHERE id = ?", (c.row_id,))
             self.db.bump()
@@ -135,7 +149,25 @@ class Integrator:
         report.summaries += await self._describe_edges(touched_edges, batch)
         report.edges_touched = len(touched_edges)
         report.embedded = self.embed_nodes()
+        report.chunks_embedded = self.embed_chunks()
         return report
+
+    def _times(self, raw: dict, report: IntegrationReport) -> tuple[int | None, int | None, str]:
+        """(valid-from key, valid-to key, note) of one raw entity or relation (see ``timing``)."""
+        axis, born = self.db.work.axis, self.config.born_date
+        start = resolve(raw.get("valid_from", ""), axis, born=born)
+        stop = resolve(raw.get("valid_to", ""), axis, end=True, born=born)
+        report.dated += start.key is not None
+        note = "; ".join(n for n in (start.note, f"until {stop.note}" if stop.note else "") if n)
+        return start.key, stop.key, note
+
+    def embed_chunks(self) -> int:
+        """Embed every chunk without a vector (the RAG baseline searches them)."""
+        if self.embedder is None:
+            return 0
+        from incanon.graph.chunkvec import embed_missing_chunks
+
+        return embed_missing_chunks(self.db, self.embedder)
 
     async def _merged_text(self, subject: str, descs: list[str], new: list[str], previous: str,
                            was_summarized: bool) -> tuple[str, bool, int]:

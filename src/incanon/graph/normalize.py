@@ -195,11 +195,29 @@ class Normalizer:
                         stats.sure += 1
                 else:
                     folded[key] = i
+        self._declared_merges(units, dsu, stats)
         pairs = self._name_candidates(units, set(new_index), stats)
         pairs += self._knn_candidates(units, new_index, stats)
         await self._judge(units, pairs, dsu, stats)
         groups = await self._groups(units, dsu, stats)
         return groups, stats
+
+    def _declared(self) -> list[list[str]]:
+        """Names of each character declared in the canon (``--character NAME|ALIAS``), canonical first."""
+        if not hasattr(self, "_declared_names"):
+            self._declared_names = ([[c.name, *c.aliases] for c in self.db.canon.characters(self.db.work.id)]
+                                    if self.config.declared_names else [])
+        return self._declared_names
+
+    def _declared_merges(self, units: list[_Unit], dsu: _DSU, stats: NormalizationStats) -> None:
+        """Names the canon gives one character are one character, whatever the text's order
+        ("Mira Holt" and the later "Lantern Queen"): a merge no model needs to judge."""
+        for names in self._declared():
+            keys = {fold(n) for n in names}
+            members = [i for i, u in enumerate(units) if u.type == "character" and any(fold(n) in keys for n in u.names)]
+            for i in members[1:]:
+                if dsu.union(members[0], i):
+                    stats.sure += 1
 
     def _existing_units(self) -> list[_Unit]:
         names: dict[int, list[str]] = defaultdict(list)
@@ -332,7 +350,11 @@ class Normalizer:
             grew = len(nodes) > 1 or any(fold(f.name) not in {fold(n) for i in idx if units[i].node is not None
                                                                for n in units[i].names} for f in forms)
             choice, by_llm = current or next(iter(names.values())), False
-            if len(names) > 1 and (current is None or grew):
+            declared = next((d[0] for d in self._declared() if type_ == "character"
+                             and {fold(n) for n in d} & set(names)), None)
+            if declared is not None:  # the canon's name for a declared character, no model call
+                choice = names.get(fold(declared), declared)
+            elif len(names) > 1 and (current is None or grew):
                 choice, by_llm = await self._canonical(type_, list(names.values()),
                                                        " ".join(units[i].description for i in idx)[:800])
                 stats.canonical_calls += 1

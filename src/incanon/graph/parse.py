@@ -22,6 +22,11 @@ class RawEntity:
     name: str
     type: str
     description: str = ""
+    valid_from: str = ""
+    """When what the description says becomes true, as the text gives it ("1822", "at age 21",
+    "later"); empty: the text gives no time (the chunk's position applies)."""
+    valid_to: str = ""
+    """When it stops being true, likewise."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,10 @@ class RawRelation:
     target: str
     description: str = ""
     strength: float = 1.0
+    valid_from: str = ""
+    """When the relation becomes true, as the text gives it; empty: the chunk's position."""
+    valid_to: str = ""
+    """When it stops being true; empty: it does not stop (or the text does not say)."""
 
 
 @dataclass
@@ -95,6 +104,19 @@ def _clean(text: Any) -> str:
     return " ".join(str(text or "").split()).strip().strip("\"'").strip()
 
 
+def _time(item: dict[str, Any], *keys: str) -> str:
+    for key in keys:
+        value = item.get(key)
+        if value not in (None, "") and not isinstance(value, (dict, list)):
+            text = _clean(value)
+            return "" if text.casefold() in ("none", "null", "unknown", "n/a", "-") else text[:80]
+    return ""
+
+
+_FROM = ("when", "valid_from", "since", "from", "start")
+_TO = ("until", "valid_to", "to", "end")
+
+
 def _json_payload(text: str) -> Any:
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     for cand in candidates:
@@ -118,28 +140,31 @@ def _from_json(data: Any, allowed: tuple[str, ...]) -> Extraction:
     for i, e in enumerate(ents):
         if not isinstance(e, dict) or not _clean(e.get("name")):
             raise ExtractionParseError(f"entities[{i}] needs a 'name'")
-        _add_entity(out, _clean(e.get("name")), str(e.get("type", "")), _clean(e.get("description")), allowed)
+        _add_entity(out, _clean(e.get("name")), str(e.get("type", "")), _clean(e.get("description")), allowed,
+                    _time(e, *_FROM), _time(e, *_TO))
     for i, r in enumerate(rels):
         if not isinstance(r, dict) or not _clean(r.get("source")) or not _clean(r.get("target")):
             raise ExtractionParseError(f"relations[{i}] needs 'source' and 'target'")
         _add_relation(out, _clean(r["source"]), _clean(r["target"]), _clean(r.get("description")),
-                      _strength(r.get("strength", 1)))
+                      _strength(r.get("strength", 1)), _time(r, *_FROM), _time(r, *_TO))
     return out
 
 
-def _add_entity(out: Extraction, name: str, raw_type: str, desc: str, allowed: tuple[str, ...]) -> None:
+def _add_entity(out: Extraction, name: str, raw_type: str, desc: str, allowed: tuple[str, ...],
+                valid_from: str = "", valid_to: str = "") -> None:
     t = entity_type(raw_type, allowed)
     if t is None:
         out.notes.append(f"entity {name!r} has type {raw_type!r}, not one of {', '.join(allowed)}: dropped")
         return
-    out.entities.append(RawEntity(name, t, desc))
+    out.entities.append(RawEntity(name, t, desc, valid_from, valid_to))
 
 
-def _add_relation(out: Extraction, src: str, tgt: str, desc: str, strength: float) -> None:
+def _add_relation(out: Extraction, src: str, tgt: str, desc: str, strength: float,
+                  valid_from: str = "", valid_to: str = "") -> None:
     if src.casefold() == tgt.casefold():
         out.notes.append(f"relation of {src!r} to itself: dropped")
         return
-    out.relations.append(RawRelation(src, tgt, desc, strength))
+    out.relations.append(RawRelation(src, tgt, desc, strength, valid_from, valid_to))
 
 
 def _from_tuples(text: str, allowed: tuple[str, ...]) -> Extraction | None:
@@ -149,11 +174,13 @@ def _from_tuples(text: str, allowed: tuple[str, ...]) -> Extraction | None:
     out = Extraction()
     for m in hits:
         fields = [_clean(f) for f in m.group(2).split("<|>")]
+        # Optional trailing fields carry time: entity ...<|>WHEN<|>UNTIL, relation ...<|>WHEN<|>UNTIL.
         if m.group(1).lower() == "entity" and len(fields) >= 2 and fields[0]:
-            _add_entity(out, fields[0], fields[1], fields[2] if len(fields) > 2 else "", allowed)
+            _add_entity(out, fields[0], fields[1], fields[2] if len(fields) > 2 else "", allowed,
+                        *(fields[3:5] + ["", ""])[:2])
         elif m.group(1).lower() != "entity" and len(fields) >= 2 and fields[0] and fields[1]:
             _add_relation(out, fields[0], fields[1], fields[2] if len(fields) > 2 else "",
-                          _strength(fields[3]) if len(fields) > 3 else 1.0)
+                          _strength(fields[3]) if len(fields) > 3 else 1.0, *(fields[4:6] + ["", ""])[:2])
     return out
 
 
@@ -190,10 +217,11 @@ def _salvage(text: str, allowed: tuple[str, ...]) -> Extraction | None:
         except json.JSONDecodeError:
             continue
         if isinstance(item, dict) and _clean(item.get("name")) and "type" in item:
-            _add_entity(out, _clean(item["name"]), str(item["type"]), _clean(item.get("description")), allowed)
+            _add_entity(out, _clean(item["name"]), str(item["type"]), _clean(item.get("description")), allowed,
+                        _time(item, *_FROM), _time(item, *_TO))
         elif isinstance(item, dict) and _clean(item.get("source")) and _clean(item.get("target")):
             _add_relation(out, _clean(item["source"]), _clean(item["target"]), _clean(item.get("description")),
-                          _strength(item.get("strength", 1)))
+                          _strength(item.get("strength", 1)), _time(item, *_FROM), _time(item, *_TO))
     if out.empty:
         return None
     out.notes.append(f"reply was cut off; kept its {len(out.entities)} complete entities and "
@@ -228,17 +256,19 @@ def extraction_schema(allowed: tuple[str, ...], max_chars: int | None = None) ->
     def text(limit: int | None) -> dict[str, Any]:
         return {"type": "string", **({"maxLength": limit} if limit else {})}
 
+    time = text(max_chars and 40)
     entity = {
         "type": "object",
         "properties": {"name": text(max_chars and 80), "type": {"type": "string", "enum": list(allowed)},
-                       "description": text(max_chars)},
-        "required": ["name", "type", "description"], "additionalProperties": False,
+                       "description": text(max_chars), "when": time, "until": time},
+        "required": ["name", "type", "description", "when", "until"], "additionalProperties": False,
     }
     relation = {
         "type": "object",
         "properties": {"source": text(max_chars and 80), "target": text(max_chars and 80),
-                       "description": text(max_chars), "strength": {"type": "integer"}},
-        "required": ["source", "target", "description", "strength"], "additionalProperties": False,
+                       "description": text(max_chars), "strength": {"type": "integer"}, "when": time,
+                       "until": time},
+        "required": ["source", "target", "description", "strength", "when", "until"], "additionalProperties": False,
     }
     schema = {
         "type": "object",

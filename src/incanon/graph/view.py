@@ -12,7 +12,7 @@ leak a later chapter into a point-in-time answer.
 from __future__ import annotations
 
 import threading
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,10 +22,11 @@ from incanon.canon.position import Position
 from incanon.canon.reads import position_of
 from incanon.canon.scope import KnowledgeScope
 from incanon.canon.store import CanonStore
-from incanon.graph.chunking import count_tokens
 from incanon.graph.config import GraphConfig
 from incanon.graph.db import GraphDB
 from incanon.graph.integrate import joined
+from incanon.graph.names import fold
+from incanon.tokens import count_tokens
 
 
 @dataclass(frozen=True)
@@ -59,14 +60,18 @@ class GraphEdge:
     description: str
     weight: float
     position: Position | None
-    """Where the reader first learns of it."""
+    """When it becomes true for the reader (the earliest visible mention's event time, else its
+    chunk's position; None: background text)."""
+    until: Position | None = None
+    """When it stops being true, if every visible mention says so (valid-to, exclusive)."""
 
     def other(self, node_id: int) -> int:
         return self.target_id if node_id == self.source_id else self.source_id
 
     def to_dict(self) -> dict[str, object]:
         return {"source": self.source, "target": self.target, "description": self.description,
-                "weight": round(self.weight, 3), "position": None if self.position is None else str(self.position)}
+                "weight": round(self.weight, 3), "position": None if self.position is None else str(self.position),
+                "until": None if self.until is None else str(self.until)}
 
 
 _VEC_CACHE: dict[tuple[str, int, str], tuple[int, np.ndarray, np.ndarray]] = {}
@@ -76,40 +81,61 @@ _VEC_LOCK = threading.Lock()
 class GraphView:
     """The graph of one work, cut by ``scope`` (None: everything)."""
 
-    def __init__(self, db: GraphDB, scope: KnowledgeScope | None = None, config: GraphConfig | None = None):
+    def __init__(self, db: GraphDB, scope: KnowledgeScope | None = None, config: GraphConfig | None = None,
+                 *, event_time: bool = True):
         self.db = db
         self.scope = scope
+        #: False: cut by where a fact is written (its chunk's position) only, ignoring when the
+        #: text says it happens; incanon's cutoff before event time, kept to measure the leak.
+        self.event_time = event_time
         self.config = config or GraphConfig()
         axis = db.work.axis
         self._pos = lambda key: None if key is None else position_of(axis, key)  # noqa: E731
         rows = db.conn.execute("SELECT id, pos_key, scene FROM graph_chunks WHERE work_id = ? AND status = 'integrated'",
                                (db.wid,)).fetchall()
         self._chunk_pos = {r[0]: r[1] for r in rows}
-        self.visible_chunks = {r[0] for r in rows if self._chunk_visible(r[1], r[2])}
-        self.complete = len(self.visible_chunks) == len(rows)
+        #: Chunks the reader may have read: not tied to a scene they missed (time aside).
+        self.readable_chunks = {r[0] for r in rows if self._chunk_visible(r[1], r[2])}
+        #: Readable chunks at or before the reader's position.
+        self.visible_chunks = {c for c in self.readable_chunks
+                               if scope is None or self._chunk_pos[c] is None or self._chunk_pos[c] <= scope.at.key}
         self._nodes: dict[int, tuple[int | None, int]] = {}
         self._hidden_nodes: set[int] = set()
-        self._node_mentions: dict[int, list[int]] = defaultdict(list)
+        self._surfaces: dict[int, Counter[str]] = defaultdict(Counter)
+        # A scoped view sums edge weights over visible mentions (an edge may hold future mentions
+        # even when both its ends are fully visible).
+        self.complete = scope is None
         cur = db.conn.cursor()
         cur.row_factory = None  # plain tuples: Row objects cost more than the query here
-        for node_id, chunk_id in cur.execute(
-                "SELECT m.node_id, m.chunk_id FROM graph_node_mentions m JOIN graph_nodes n ON n.id = m.node_id"
-                " WHERE n.work_id = ?", (db.wid,)):
-            if chunk_id in self.visible_chunks:
-                self._node_mentions[node_id].append(chunk_id)
+        at_keys: dict[int, list[int | None]] = defaultdict(list)
+        for node_id, chunk_id, from_key, surface in cur.execute(
+                "SELECT m.node_id, m.chunk_id, m.from_key, m.surface FROM graph_node_mentions m"
+                " JOIN graph_nodes n ON n.id = m.node_id WHERE n.work_id = ?", (db.wid,)):
+            at = self._at(chunk_id, from_key)
+            if self.mention_visible(chunk_id, at):
+                at_keys[node_id].append(at)
+                self._surfaces[node_id][surface] += 1
             else:
                 self._hidden_nodes.add(node_id)
-        for node_id, chunks in self._node_mentions.items():
-            keys = [self._chunk_pos[c] for c in chunks]
+        for node_id, keys in at_keys.items():
             known = [k for k in keys if k is not None]
-            self._nodes[node_id] = (min(known) if known and len(known) == len(keys) else None, len(chunks))
+            self._nodes[node_id] = (min(known) if known and len(known) == len(keys) else None, len(keys))
+
+    def _at(self, chunk_id: int, from_key: int | None) -> int | None:
+        """A mention's time: its event time when the text gives one, else its chunk's position."""
+        return from_key if from_key is not None and self.event_time else self._chunk_pos.get(chunk_id)
+
+    def mention_visible(self, chunk_id: int, at: int | None) -> bool:
+        """A mention counts for the reader when its chunk may be read and the time it speaks of
+        (its own event time, else its chunk's position) is at or before the reader's position."""
+        if chunk_id not in self.readable_chunks:
+            return False
+        return self.scope is None or at is None or at <= self.scope.at.key
 
     def _chunk_visible(self, pos_key: int | None, scene: str | None) -> bool:
         scope = self.scope
-        if scope is None or pos_key is None:
+        if scope is None:
             return True
-        if pos_key > scope.at.key:
-            return False
         if scene is not None and scope.witnessed_only and scope.character is not None:
             if not hasattr(self, "_witnessed"):
                 self._witnessed = {s.id for s in scope.scenes(witnessed_only=True)}
@@ -137,14 +163,37 @@ class GraphView:
         row = self.db.node(node_id)
         first, count = self._nodes[node_id]
         description = row.description
+        name = row.name
         aliases = tuple(a for a in self.db.aliases(node_id) if a != row.name)
         if node_id in self._hidden_nodes:
-            seen = [m for m in self.db.node_mentions(node_id) if m["chunk_id"] in self.visible_chunks]
+            seen = [m for m in self.db.node_mentions(node_id)
+                    if self.mention_visible(m["chunk_id"], self._at(m["chunk_id"], m["from_key"]))]
             description = self._cut([m["description"] for m in seen])
-            # A name the story only gives later ("Stormwren" after the flood) is not known yet.
-            said = {m["surface"] for m in seen}
-            aliases = tuple(a for a in aliases if a in said)
-        return GraphNode(node_id, row.name, row.type, description, aliases, self._pos(first), count)
+            # Only the names the story has used by now: "Stormwren" after the flood, "Lord
+            # Voldemort" once he takes the name; the whole-story canonical name may be later.
+            name, aliases = self.names_of(node_id, row.name, aliases)
+        return GraphNode(node_id, name, row.type, description, aliases, self._pos(first), count)
+
+    def names_of(self, node_id: int, canonical: str, aliases: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+        """(name, other names) the reader knows the node by: the canonical name once the story has
+        used it (or a name of the same normal form), else the visible name used most often."""
+        said = self._surfaces.get(node_id, Counter())
+        known = {fold(s) for s in said}
+        if fold(canonical) in known:
+            name = canonical
+        elif said:
+            name = max(said, key=lambda s: (said[s], len(s), s))
+        else:
+            name = canonical
+        others = [a for a in (canonical, *aliases) if fold(a) in known and fold(a) != fold(name)]
+        return name, tuple(dict.fromkeys(others))
+
+    def name(self, node_id: int) -> str:
+        """The node's name as the reader knows it."""
+        row = self.db.node(node_id)
+        if node_id not in self._hidden_nodes:
+            return row.name
+        return self.names_of(node_id, row.name, ())[0]
 
     def _cut(self, descriptions: list[str]) -> str:
         # Only what the visible mentions say; over budget, the latest notes win (the
@@ -160,6 +209,9 @@ class GraphView:
         """The visible node that has ``name`` as name or alias (case-insensitive)."""
         sql, params = "SELECT node_id, type FROM graph_aliases WHERE work_id = ? AND norm = ?", [self.db.wid, norm(name)]
         hits = [(r[0], r[1]) for r in self.db.conn.execute(sql, params) if r[0] in self._nodes]
+        if self.scope is not None:  # a name the story has not used yet finds nothing
+            hits = [h for h in hits if h[0] not in self._hidden_nodes
+                    or fold(name) in {fold(s) for s in self._surfaces.get(h[0], ())}]
         if type_ is not None:
             hits = [h for h in hits if h[1] == type_]
         if not hits:
@@ -185,10 +237,10 @@ class GraphView:
         if self.complete:
             return rows
         sums: dict[int, float] = {}
-        for edge_id, chunk_id, strength in cur.execute(
-                "SELECT m.edge_id, m.chunk_id, m.strength FROM graph_edge_mentions m"
+        for edge_id, chunk_id, strength, from_key in cur.execute(
+                "SELECT m.edge_id, m.chunk_id, m.strength, m.from_key FROM graph_edge_mentions m"
                 f" WHERE m.edge_id IN (SELECT e.id FROM graph_edges e WHERE {where})", params):
-            if chunk_id in self.visible_chunks:
+            if self.mention_visible(chunk_id, self._at(chunk_id, from_key)):
                 sums[edge_id] = sums.get(edge_id, 0.0) + strength
         return [(r[0], r[1], r[2], sums[r[0]]) for r in rows if r[0] in sums]
 
@@ -199,27 +251,23 @@ class GraphView:
             return None
         cur = self.db.conn.cursor()
         cur.row_factory = None
-        ms = cur.execute("SELECT chunk_id, strength, description FROM graph_edge_mentions WHERE edge_id = ?"
-                         " ORDER BY chunk_id, ord", (edge_id,)).fetchall()
-        seen = [m for m in ms if m[0] in self.visible_chunks]
+        ms = [(c, s, d, self._at(c, f), t) for c, s, d, f, t in cur.execute(
+            "SELECT chunk_id, strength, description, from_key, to_key FROM graph_edge_mentions WHERE edge_id = ?"
+            " ORDER BY chunk_id, ord", (edge_id,))]
+        seen = [m for m in ms if self.mention_visible(m[0], m[3])]
         if not seen:
             return None
         if len(seen) == len(ms):
             desc, weight = row.description, row.weight
         else:
-            order = sorted(seen, key=lambda m: (self._chunk_pos.get(m[0]) or -1, m[0]))
+            order = sorted(seen, key=lambda m: (-1 if m[3] is None else m[3], m[0]))
             desc, weight = self._cut([m[2] for m in order]), float(sum(m[1] for m in seen))
-        keys = [self._chunk_pos.get(m[0]) for m in seen]
+        keys = [m[3] for m in seen]
         first = None if any(k is None for k in keys) else min(k for k in keys if k is not None)
-        names = self._names({row.a, row.b})
-        return GraphEdge(edge_id, names[row.a], names[row.b], row.a, row.b, desc, weight, self._pos(first))
-
-    def _names(self, ids: set[int]) -> dict[int, str]:
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        return {r[0]: r[1] for r in self.db.conn.execute(f"SELECT id, name FROM graph_nodes WHERE id IN ({marks})",
-                                                         tuple(ids))}
+        ends = [m[4] for m in seen]
+        until = None if not ends or any(k is None for k in ends) else max(k for k in ends if k is not None)
+        return GraphEdge(edge_id, self.name(row.a), self.name(row.b), row.a, row.b, desc, weight, self._pos(first),
+                         self._pos(until))
 
     def _ranked(self, node_id: int, type_: str | None) -> list[tuple[int, int, int, float]]:
         if node_id not in self._nodes:

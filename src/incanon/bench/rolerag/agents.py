@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Sequence
 from incanon.agents.base import Agent, CallRecord, CharacterAt, Reply, Turn
 from incanon.agents.registry import register_agent
 from incanon.agents.support import passage_view, question_of, require_scope
+from incanon.bench.rolerag.corpus import GraphCorpus
 from incanon.bench.rolerag.profile import build_profile
 from incanon.bench.rolerag.retrieval import GraphRetriever, RetrievalConfig
 from incanon.errors import ConfigError
@@ -34,14 +35,33 @@ def _embedder(options: dict[str, Any]) -> Any:
     return embedder
 
 
+def _corpus(options: dict[str, Any]) -> GraphCorpus | None:
+    store = options.get("store")
+    if store is None:
+        return None
+    if "_corpus" not in options:
+        options["_corpus"] = GraphCorpus(store)
+    return options["_corpus"]
+
+
 class _RoleRAGBase(Agent):
     """Render ``rolerag_answer`` with a method's context, make one call."""
 
+    def _names(self, who: CharacterAt, timed: bool) -> tuple[str, list[str]]:
+        """The name and aliases the prompt uses: at a position (``timed``), only the names the
+        story has given the character by then (from the graph, when the work has one)."""
+        aliases = [a for a in who.aliases if a != who.character]
+        if not timed or who.scope is None:
+            return who.character, aliases
+        corpus = _corpus(self.options)
+        found = corpus.timed_names(who) if corpus is not None else None
+        return found if found is not None else (who.character, aliases)
+
     async def _answer(self, who: CharacterAt, dialogue: Sequence[Turn], calls: list[CallRecord],
-                      timed: bool = False, known_names: set[str] | None = None, **context: Any) -> str:
-        aliases = [a for a in who.aliases if a != who.character and (known_names is None or a in known_names)]
+                      timed: bool = False, **context: Any) -> str:
+        character, aliases = self._names(who, timed)
         prompt = self.prompts.render(
-            "rolerag_answer", character=who.character, aliases=aliases, work_title=who.work_title,
+            "rolerag_answer", character=character, aliases=aliases, work_title=who.work_title,
             when=who.when if timed else "", question=question_of(dialogue),
             **{"summary": "", "profile": "", "entities": [], "relations": [], "passages": [], "unknown": [],
                "outside": [], **context})
@@ -73,22 +93,30 @@ class ChunkRAGAgent(_RoleRAGBase):
     async def respond(self, who: CharacterAt, dialogue: Sequence[Turn]) -> Reply:
         calls: list[CallRecord] = []
         scope = require_scope(who, self.name)
-        retriever = self.options.get("retriever")
-        if retriever is None:
-            retriever = ChunkRetriever(self.options["store"], _embedder(self.options))
-            self.options["retriever"] = retriever
         k = int(self.options.get("k", 1))
         cutoff = bool(self.options.get("cutoff", True))
-        chunks = retriever.retrieve(question_of(dialogue), scope, k, cutoff=cutoff)
-        text = await self._answer(who, dialogue, calls, timed=cutoff, passages=passage_view(chunks))
-        return Reply(text=text, method=self.name, calls=calls, context=[c.id for c in chunks],
-                     details={"retrieved": [c.to_dict() for c in chunks], "cutoff": cutoff})
+        corpus = _corpus(self.options) if self.options.get("retriever") is None else None
+        found = corpus.search(who, _embedder(self.options), question_of(dialogue), k, cutoff) if corpus else None
+        if found is not None:  # the work's knowledge graph: its indexed corpus is the RAG database
+            passages = [{"id": c.id, "position": c.position, "text": c.text} for c in found]
+            details = [c.to_dict() for c in found]
+        else:  # no graph chunks: the canon's own chunks
+            retriever = self.options.get("retriever")
+            if retriever is None:
+                retriever = ChunkRetriever(self.options["store"], _embedder(self.options))
+                self.options["retriever"] = retriever
+            chunks = retriever.retrieve(question_of(dialogue), scope, k, cutoff=cutoff)
+            passages, details = passage_view(chunks), [c.to_dict() for c in chunks]
+        text = await self._answer(who, dialogue, calls, timed=cutoff, passages=passages)
+        return Reply(text=text, method=self.name, calls=calls, context=[p["id"] for p in passages],
+                     details={"retrieved": details, "cutoff": cutoff})
 
 
 @register_agent("profile")
 class ProfileAgent(_RoleRAGBase):
-    """RoleRAG's character-profile baseline: an LLM summary of the corpus (up to the character's
-    position) before the question. Profiles are made once per character and position."""
+    """RoleRAG's character-profile baseline: an LLM summary of the corpus (the work's indexed
+    corpus when it has a knowledge graph, else its canon chunks; up to the character's position)
+    before the question. Profiles are made once per character and position."""
 
     requires = ("store",)
     # The answer call per question; building a profile (up to MAX_NOTES + 1 calls, once per
@@ -103,7 +131,10 @@ class ProfileAgent(_RoleRAGBase):
         made = 0
         if key not in cache:
             helper = self.options.get("helper") or self.model
-            cache[key], made = await build_profile(helper, self.prompts, who)
+            corpus = _corpus(self.options)
+            texts = corpus.chunks(who) if corpus is not None else None
+            cache[key], made = await build_profile(helper, self.prompts, who,
+                                                   texts=None if texts is None else [c.text for c in texts])
         text = await self._answer(who, dialogue, calls, timed=True, profile=cache[key])
         return Reply(text=text, method=self.name, calls=calls, context=["profile"],
                      details={"profile": cache[key], "profile_calls": made})
@@ -134,10 +165,7 @@ class _GraphAgent(_RoleRAGBase):
         found = await self._retriever().retrieve(who, question_of(dialogue), cutoff=self.cutoff)
         for step, messages, output in found.calls:
             calls.append(CallRecord(step=step, messages=messages, output=output))
-        me = found.character_node
-        # Through the scope, the character goes only by the names the story has used so far.
-        known = {me.name, *me.aliases} if self.cutoff and me is not None else None
-        text = await self._answer(who, dialogue, calls, timed=self.cutoff, known_names=known, **found.prompt_vars())
+        text = await self._answer(who, dialogue, calls, timed=self.cutoff, **found.prompt_vars())
         context = [n.name for n in found.nodes] + [f"{e.source} - {e.target}" for e in found.relations]
         return Reply(text=text, method=self.name, calls=calls, context=context,
                      details={**found.details(), "cutoff": self.cutoff})

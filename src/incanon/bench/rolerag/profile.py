@@ -25,18 +25,20 @@ def _mentions(who: CharacterAt) -> re.Pattern[str]:
 
 
 async def build_profile(model: ChatModel, prompts: PromptLibrary, who: CharacterAt, *,
-                        max_notes: int = MAX_NOTES) -> tuple[str, int]:
-    """(profile text, model calls made). Needs ``who.scope`` (the chunks it allows)."""
+                        max_notes: int = MAX_NOTES, texts: list[str] | None = None) -> tuple[str, int]:
+    """(profile text, model calls made) from ``texts`` (the corpus chunks the character may have
+    read, in story order), or by default from the canon chunks ``who.scope`` allows."""
     if who.scope is None:
         raise InputError("the profile method needs the character's knowledge scope (character_at(...))")
     pattern = _mentions(who)
-    chunks = [c for c in who.scope.chunks() if pattern.search(c.text)]
+    source = texts if texts is not None else [c.text for c in who.scope.chunks()]
+    chunks = [t for t in source if pattern.search(t)]
     if len(chunks) > max_notes:  # spread evenly over the story rather than its start only
         step = len(chunks) / max_notes
         chunks = [chunks[int(i * step)] for i in range(max_notes)]
     notes, calls = [], 0
     for c in chunks:
-        prompt = prompts.render("rolerag_profile_part", work_title=who.work_title, character=who.character, text=c.text)
+        prompt = prompts.render("rolerag_profile_part", work_title=who.work_title, character=who.character, text=c)
         reply = await model.generate([Message(role="user", content=prompt)], GenerationParams(max_tokens=120))
         calls += 1
         text = " ".join(reply.text.split())

@@ -47,16 +47,38 @@ class Row(BaseModel):
     cells: dict[str, Cell]
 
 
+class RunCounts(BaseModel):
+    """What became of one run's questions."""
+
+    model: str
+    method: str
+    status: str = ""
+    """The run's status in the run store (finished, partial, failed, running...)."""
+    judged: int = 0
+    """Answered and rated by all three judges."""
+    unjudged: int = 0
+    """Answered, but at least one judge gave no rating."""
+    failed: int = 0
+    """No answer (the sample failed)."""
+
+
 class RoleRAGReport(BaseModel):
     rows: list[Row]
     by_kind: list[Row]
     by_scope: list[Row]
     errors: int = 0
+    runs: list[RunCounts] = []
+
+    @property
+    def judged(self) -> int:
+        return sum(r.judged for r in self.runs)
 
     def markdown(self) -> str:
         lines = ["## RoleRAG (Table 1)", "", "| Model | Method | n | KE↑ | KH↓ | UQJ↑ |", "|---|---|---|---|---|---|"]
         lines += [f"| {r.model} | {r.method} | {r.items} | " + " | ".join(r.cells[m].text() for m in METRICS) + " |"
                   for r in self.rows]
+        lines += ["", "| Model | Method | run | judged | unjudged | failed |", "|---|---|---|---|---|---|"]
+        lines += [f"| {c.model} | {c.method} | {c.status} | {c.judged} | {c.unjudged} | {c.failed} |" for c in self.runs]
         lines += ["", "### General vs specific questions (KE, KH)", "",
                   "| Model | Method | Questions | n | KE↑ | KH↓ |", "|---|---|---|---|---|---|"]
         lines += [f"| {r.model} | {r.method} | {r.group} | {r.items} | {r.cells['ke'].text()} | {r.cells['kh'].text()} |"
@@ -91,8 +113,18 @@ def build_report(rows: Iterable[dict[str, Any]]) -> RoleRAGReport:
                for (m, meth, g), rs in groups.items()]
         return sorted(out, key=lambda r: (r.model, _order(r.method), r.group or ""))
 
+    counts: dict[tuple[str, str], RunCounts] = {}
+    for r in data:
+        c = counts.setdefault((r["model"], r["method"]), RunCounts(model=r["model"], method=r["method"],
+                                                                  status=r.get("run_status", "")))
+        if r.get("status", "ok") != "ok":
+            c.failed += 1
+        elif all(r.get(k) is not None for k in METRICS):
+            c.judged += 1
+        else:
+            c.unjudged += 1
     return RoleRAGReport(rows=table(None), by_kind=table("kind"), by_scope=table("scope"),
-                         errors=len(data) - len(ok))
+                         errors=len(data) - len(ok), runs=sorted(counts.values(), key=lambda c: (c.model, _order(c.method))))
 
 
 def rows_from_runs(runs: RunStore, run_ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -105,6 +137,6 @@ def rows_from_runs(runs: RunStore, run_ids: Sequence[str]) -> list[dict[str, Any
         for s in runs.samples(run_id):
             scores = s.scores or {}
             out.append({"model": model, "method": method, "kind": s.input.get("kind", "specific"),
-                        "scope": s.input.get("scope", "in"), "status": s.status,
+                        "scope": s.input.get("scope", "in"), "status": s.status, "run_status": str(info.status),
                         **{k: scores.get(k) for k in METRICS}})
     return out

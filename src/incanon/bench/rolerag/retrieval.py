@@ -3,13 +3,18 @@ specificity → three strategies.
 
 * an entity the character could not know (relevance "no") → its reason goes to the prompt, so
   the character can decline;
-* a *specific* entity → the top-k graph entities above a similarity threshold, with their
-  descriptions and their relations to the character; none found → noted as likely unknown;
+* a *specific* entity → first its exact name or alias in the graph (as the reference does),
+  else the top-k graph entities *of its type* above a similarity threshold calibrated for the
+  embedder (``incanon.graph.calibrate``), with their descriptions and their relations to the
+  character; none found → noted as likely unknown ("never came across");
 * a *general* entity (a topic: hobbies, friends, places) → the character's 1-hop neighbours of
   the same type, heaviest edge first.
 
-With ``cutoff`` the graph is read through the character's knowledge scope (``GraphView``), so
-an entity, relation or description the story only gives after the character's position cannot
+The speaker is not a query entity: an entity naming the character (any of their names) is
+dropped, as the reference drops it, so the character's nearest neighbours are not added to every
+prompt. With ``cutoff`` the graph is read through the character's knowledge scope
+(``GraphView``), so an entity, relation, description or name the story only gives after the
+character's position (by event time: when a fact becomes true, not where it is written) cannot
 be retrieved.
 """
 
@@ -26,6 +31,7 @@ from incanon.canon.store import CanonStore
 from incanon.errors import NotFoundError
 from incanon.graph.config import ENTITY_TYPES, GraphConfig
 from incanon.graph.db import GraphDB
+from incanon.graph.names import fold
 from incanon.graph.parse import entity_type
 from incanon.graph.view import GraphEdge, GraphNode, GraphView
 from incanon.models.types import ChatModel, Embedder, GenerationParams, Message
@@ -39,8 +45,14 @@ class RetrievalConfig(BaseModel):
 
     k: int = Field(3, ge=1)
     """Graph entities per specific query entity."""
-    threshold: float = Field(0.82, ge=-1.0, le=1.0)
-    """Cosine similarity a graph entity needs to count as found."""
+    threshold: float | None = Field(None, ge=-1.0, le=1.0)
+    """Cosine similarity a graph entity needs to count as found; None: the threshold calibrated
+    for the embedder (``incanon.graph.calibrate``; 0.82 for one never calibrated)."""
+    type_filter: bool = True
+    """Similar entities must have the query entity's type (the reference's filter)."""
+    event_time: bool = True
+    """Cutoff by when a fact becomes true (the time the text gives it); False: by where it is
+    written (its chunk's position) only, incanon's earlier cutoff, kept to measure its leak."""
     general_k: int = Field(5, ge=1)
     """Neighbours of the character per general query entity."""
     max_entities: int = Field(8, ge=1)
@@ -73,6 +85,11 @@ class Retrieval:
     outside: list[QueryEntity] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
     scores: dict[str, float] = field(default_factory=dict)
+    exact: list[str] = field(default_factory=list)
+    """Query entities found by exact name or alias."""
+    dropped_self: list[str] = field(default_factory=list)
+    """Query entities that named the speaker (not looked up)."""
+    threshold: float | None = None
     calls: list[tuple[str, list[Message], str]] = field(default_factory=list)
 
     def prompt_vars(self) -> dict[str, Any]:
@@ -92,6 +109,9 @@ class Retrieval:
             "relations": [e.to_dict() for e in self.relations],
             "outside": [e.name for e in self.outside],
             "unknown": self.unknown,
+            "exact": self.exact,
+            "dropped_self": self.dropped_self,
+            "threshold": self.threshold,
             "scores": {k: round(v, 4) for k, v in self.scores.items()},
         }
 
@@ -149,6 +169,7 @@ class GraphRetriever:
         self.prompts = prompts or default_library()
         self._dbs: dict[str, GraphDB] = {}
         self._views: dict[tuple[object, ...], GraphView] = {}
+        self._threshold: float | None = None
 
     def db(self, work: str) -> GraphDB:
         if work not in self._dbs:
@@ -173,7 +194,8 @@ class GraphRetriever:
         if view is None:  # one view per (graph state, reader): building it scans every mention
             if len(self._views) >= 64:
                 self._views.pop(next(iter(self._views)))
-            view = self._views[key] = GraphView(db, scope if cutoff else None, self.graph_config)
+            view = self._views[key] = GraphView(db, scope if cutoff else None, self.graph_config,
+                                                event_time=self.config.event_time)
         return view
 
     async def _ask(self, step: str, prompt: str, params: GenerationParams, out: Retrieval) -> str:
@@ -194,29 +216,55 @@ class GraphRetriever:
             hypothesis=out.hypothesis, entity_types=list(ENTITY_TYPES)),
             GenerationParams(max_tokens=self.config.entities_tokens, response_format=_ENTITIES_FORMAT), out)
         out.entities = parse_entities(reply, self.config.max_entities)
-        me = view.find_any([who.character, *who.aliases])
+        me = self.me(view, who)
         out.character_node = view.node(me) if me is not None else None
-        self._strategies(view, me, out)
+        self._strategies(view, me, out, who)
         return out
 
-    def _strategies(self, view: GraphView, me: int | None, out: Retrieval) -> None:
+    @staticmethod
+    def me(view: GraphView, who: CharacterAt) -> int | None:
+        """The character's node (by any of their names), whatever type a model gave it."""
+        return view.find_any([who.character, *who.aliases]) or view.find_any([who.character, *who.aliases], None)
+
+    def threshold(self) -> float:
+        if self.config.threshold is not None:
+            return self.config.threshold
+        if self._threshold is None:
+            from incanon.graph.calibrate import threshold_for
+
+            self._threshold = threshold_for(self.embedder)[0]
+        return self._threshold
+
+    def _strategies(self, view: GraphView, me: int | None, out: Retrieval, who: CharacterAt) -> None:
         nodes: dict[int, GraphNode] = {}
         edges: dict[int, GraphEdge] = {}
-        specific = [e for e in out.entities if e.relevant and e.specificity == "specific"]
-        vectors = self.embedder.embed([e.name for e in specific], kind="query") if specific else []
-        for entity, vec in zip(specific, vectors):
-            hits = view.search(vec, self.embedder.name, self.config.k, self.config.threshold)
+        own = {fold(n) for n in (who.character, *who.aliases)}
+        if me is not None:
+            own |= {fold(a) for a in self.db(view.db.work.id).aliases(me)} | {fold(view.db.node(me).name)}
+        specific = []
+        for e in out.entities:
+            if fold(e.name) in own:  # the speaker is no query entity (the reference drops it)
+                out.dropped_self.append(e.name)
+            elif e.relevant and e.specificity == "specific":
+                specific.append(e)
+        out.threshold = self.threshold()
+        missing = []
+        for entity in specific:  # exact name or alias first, as the reference looks names up
+            found = view.find(entity.name)
+            if found is None:
+                missing.append(entity)
+                continue
+            out.exact.append(entity.name)
+            self._add(view, me, view.node(found), 1.0, nodes, edges, out)
+        vectors = self.embedder.embed([e.name for e in missing], kind="query") if missing else []
+        for entity, vec in zip(missing, vectors):
+            hits = view.search(vec, self.embedder.name, self.config.k, out.threshold,
+                               entity.type if self.config.type_filter else None)
             if not hits:
                 out.unknown.append(entity.name)
                 continue
             for node, score in hits:
-                out.scores[node.name] = max(score, out.scores.get(node.name, -1.0))
-                if node.id == me:
-                    continue
-                nodes.setdefault(node.id, node)
-                edge = view.edge_between(me, node.id) if me is not None else None
-                if edge is not None:
-                    edges.setdefault(edge.id, edge)
+                self._add(view, me, node, score, nodes, edges, out)
         for entity in out.entities:
             if not entity.relevant:
                 out.outside.append(entity)
@@ -226,3 +274,14 @@ class GraphRetriever:
                     edges.setdefault(edge.id, edge)
         out.nodes = list(nodes.values())
         out.relations = list(edges.values())
+
+    @staticmethod
+    def _add(view: GraphView, me: int | None, node: GraphNode, score: float, nodes: dict[int, GraphNode],
+             edges: dict[int, GraphEdge], out: Retrieval) -> None:
+        out.scores[node.name] = max(score, out.scores.get(node.name, -1.0))
+        if node.id == me:
+            return
+        nodes.setdefault(node.id, node)
+        edge = view.edge_between(me, node.id) if me is not None else None
+        if edge is not None:
+            edges.setdefault(edge.id, edge)
