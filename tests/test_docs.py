@@ -107,6 +107,8 @@ def test_guide_runs_as_written(doc: Path, tmp_path: Path) -> None:
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "INCANON_HOME": str(tmp_path / "home"), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     env.pop("INCANON_PROMPTS", None)
+    # Wide enough that tables print one row per line, as the guides show them.
+    env["COLUMNS"] = "200"
     for block in _blocks(doc):
         words = block.note.split()
         if words[:1] == ["skip"]:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
-
-from incanon.cli.canonrefs import open_canon, pick_work
 from pydantic import ValidationError
 
+from incanon.cli.canonrefs import open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 from incanon.errors import ConfigError, IncanonError, InputError, NotFoundError
 
@@ -309,3 +309,35 @@ def delete(
         out.print(f"deleted entity {result['deleted_entity']}{extra}; graph: {result['graph']}", highlight=False)
     else:
         out.print(f"deleted document {document} ({result['chunks']} chunks); graph: {result['graph']}", highlight=False)
+
+
+@app.command("export")
+def export(
+    out_file: Path = typer.Option(..., "--out", help="File to write (atomically); '-' for stdout."),
+    store: Path = typer.Option(..., "--store", help="Canon store directory."),
+    work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work)."),
+    fmt: Optional[str] = typer.Option(None, "--format", help="graphml or json (default: from the file name)."),
+    at: Optional[str] = typer.Option(None, "--at", help="Only what the story has told by this position, under the names known by then."),
+) -> None:
+    """Export the character knowledge graph as GraphML (Gephi, yEd, Cytoscape, networkx) or JSON.
+
+    Example: incanon graph export --store canon --at 1830 --out graph.graphml
+    """
+    from incanon.errors import ConfigError
+    from incanon.files import write_text_atomic
+    from incanon.graph import GraphDB, GraphView
+    from incanon.graph.export import FORMATS, render
+
+    chosen = fmt or {".graphml": "graphml", ".xml": "graphml", ".json": "json"}.get(out_file.suffix.lower())
+    if chosen not in FORMATS:
+        raise ConfigError(f"--format must be one of {', '.join(FORMATS)} (or name the file .graphml or .json)")
+    canon = open_canon(store)
+    work_id = pick_work(canon, work, none_hint=NO_WORK_HINT)
+    view = GraphView(GraphDB(canon, work_id), canon.scope(work_id, None, at) if at else None)
+    text = render(view, work_id, at, chosen)
+    if str(out_file) == "-":
+        sys.stdout.write(text)
+        return
+    write_text_atomic(out_file, text)
+    err.print(f"wrote the graph of {work_id}" + (f" at {at}" if at else "") + f" to {out_file} ({chosen})",
+              highlight=False)

@@ -1,0 +1,37 @@
+"""graph export: GraphML and JSON that other tools read, cut at a position when asked."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+NS = {"g": "http://graphml.graphdrawing.org/xmlns"}
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "incanon", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_graphml_and_json_with_and_without_a_cutoff(tmp_path):
+    (tmp_path / "examples").symlink_to(REPO / "examples")
+    built = _cli("graph", "build", "examples/rolerag/clara_voss.txt", "--store", "canon", "--work", "clara",
+                 "--title", "Clara Voss", "--axis", "date", "--born", "1801-03-04", "--character", "Clara Voss|Voss",
+                 "--model", "scripted:examples/rolerag/model.json", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    assert _cli("graph", "export", "--store", "canon", "--out", "all.json", cwd=tmp_path).returncode == 0
+    assert _cli("graph", "export", "--store", "canon", "--at", "1830-06-01", "--out", "early.graphml",
+                cwd=tmp_path).returncode == 0
+    whole = json.loads((tmp_path / "all.json").read_text())
+    names = {n["name"] for n in whole["nodes"]}
+    assert "Anton Brede" in names and whole["edges"]
+    ids = {n["id"] for n in whole["nodes"]}
+    assert all(e["source_id"] in ids and e["target_id"] in ids for e in whole["edges"])
+    root = ET.parse(tmp_path / "early.graphml").getroot()
+    early = {d.text for d in root.iterfind(".//g:node/g:data[@key='n_name']", NS)}
+    assert "Clara Voss" in early and "Anton Brede" not in early  # not known yet in 1830
+    bad = _cli("graph", "export", "--store", "canon", "--out", "graph.txt", cwd=tmp_path)
+    assert bad.returncode == 2 and "--format" in bad.stderr
