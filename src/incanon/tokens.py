@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import re
 import threading
-from functools import lru_cache
 from typing import Protocol
 
 # CJK ideographs, kana and hangul: counted one token per character by the estimate.
@@ -131,11 +130,23 @@ class _quiet_stderr:
             os.close(self._saved)
 
 
-@lru_cache(maxsize=1)
+_loaded: dict[str, Tokenizer] = {}
+_loaded_lock = threading.Lock()
+
+
 def default_tokenizer() -> Tokenizer:
     """The GGUF tokenizer of the default embedded model when available, else the estimate
-    (``INCANON_TOKENIZER=estimate`` forces it; ``INCANON_TOKENIZER=PATH.gguf`` picks a file)."""
+    (``INCANON_TOKENIZER=estimate`` forces it; ``INCANON_TOKENIZER=PATH.gguf`` picks a file).
+    Loaded once per process and choice: reading a vocabulary takes a moment."""
     choice = os.environ.get(TOKENIZER_ENV, "").strip()
+    with _loaded_lock:
+        found = _loaded.get(choice)
+        if found is None:
+            found = _loaded[choice] = _load(choice)
+        return found
+
+
+def _load(choice: str) -> Tokenizer:
     if choice == "estimate":
         return EstimateTokenizer()
     path = choice or None

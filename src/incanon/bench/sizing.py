@@ -1,21 +1,18 @@
-"""Rough token sizes of the prompts a benchmark sends, for ``--dry-run`` estimates.
+"""Token sizes of the prompts a benchmark sends, for ``--dry-run`` estimates.
 
-A dry run calls no model and loads no tokenizer, so sizes are counted the cheap way: about four
-characters per token (English prose with common tokenizers), over the template's own text (its
-jinja placeholders and tags left out) plus the text the placeholders will receive. Good to
-perhaps ±30%; the call counts, not these sizes, are what a dry run gets exactly right.
+A dry run calls no model; sizes are counted with incanon's one token counter
+(:mod:`incanon.tokens`: the embedded GGUF's vocabulary, no weights loaded, else a documented
+estimate) over the template's own text (its jinja placeholders and tags left out) plus the text
+the placeholders will receive. Another model's tokenizer differs by some percent; the call
+counts, not these sizes, are what a dry run gets exactly right.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Iterable
 
 from incanon.templates import PromptLibrary, default_library
-
-CHARS_PER_TOKEN = 4
-"""Characters per token assumed for English prose."""
 
 MESSAGE_OVERHEAD = 4
 """Tokens a chat template adds around each message (role markers)."""
@@ -24,8 +21,10 @@ _JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
 
 
 def text_tokens(text: str | None) -> int:
-    """Approximate tokens of ``text`` (0 for none)."""
-    return math.ceil(len(text or "") / CHARS_PER_TOKEN)
+    """Tokens of ``text`` (0 for none) by incanon's one token counter (:mod:`incanon.tokens`)."""
+    from incanon.tokens import count_tokens
+
+    return count_tokens(text or "")
 
 
 def template_tokens(name: str, prompts: PromptLibrary | None = None) -> int:

@@ -41,8 +41,10 @@ DEFAULT_CONTEXT_TOKENS: int | None = None
 
 
 def estimate_tokens(text: str) -> int:
-    """About four characters a token: close enough to keep prompts inside a context window."""
-    return len(text) // 4 + 1
+    """Tokens of ``text`` by incanon's one token counter (:mod:`incanon.tokens`)."""
+    from incanon.tokens import count_tokens
+
+    return count_tokens(text)
 
 
 @dataclass(frozen=True)
