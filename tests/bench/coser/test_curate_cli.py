@@ -111,14 +111,20 @@ def test_sample_and_export_sft(work):
     (sample,) = json.loads((work / "test.json").read_text())
     assert sample["book"] == "The Wall-Lamps" and sample["plot"]["i_p"] == 1
     assert sample["key_characters"][0]["motivation"] == sample["key_characters"][0]["thought"]
-    res = _cli("export-sft", str(work / "out"), "--out", str(work / "sft.jsonl"), "--with-plot", "--json",
+    res = _cli("export-sft", str(work / "out"), "--out", str(work / "sft.jsonl"), "--nsp-fraction", "1", "--json",
                home=work / "home")
     assert res.returncode == 0, res.stderr
-    assert json.loads(res.stdout)["samples"] == 2
-    first = json.loads((work / "sft.jsonl").read_text().splitlines()[0])
-    assert first["conversations"][0]["from"] == "system" and "Wren is late." in first["conversations"][0]["value"]
-    res = _cli("export-sft", str(work / "out"), "--out", str(work / "sft2.jsonl"), "--no-thoughts", home=work / "home")
-    assert res.returncode == 0 and "[" not in (work / "sft2.jsonl").read_text().split('"gpt"', 1)[1].split("}", 1)[0]
+    doc = json.loads(res.stdout)
+    # The training plot's one conversation: Dace, Wren and the Environment in four passes, and four NSP samples.
+    assert (doc["samples"], doc["character"], doc["environment"], doc["nsp"]) == (16, 8, 4, 4)
+    lines = [json.loads(line) for line in (work / "sft.jsonl").read_text().splitlines()]
+    assert all(list(line) == ["conversations"] for line in lines)
+    first = lines[0]["conversations"]
+    assert first[0]["from"] == "system" and first[1] == {"from": "human", "value": "===Conversation Start===\n\n"}
+    assert first[2] == {"from": "assistant", "value": "Dace Morrow: Spare me.\n\n"}  # thoughts removed in pass 0
+    res = _cli("export-sft", str(work / "out"), "--out", str(work / "sft2.json"), "--nsp-fraction", "0",
+               "--no-environment", home=work / "home")
+    assert res.returncode == 0 and "8 ShareGPT samples (8 character, 0 Environment, 0 next-speaker)" in res.stdout
 
 
 def test_bad_input_is_one_line_and_exit_2(work):

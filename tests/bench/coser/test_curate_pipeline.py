@@ -99,7 +99,9 @@ def test_output_is_the_published_layout(curated):
     assert {"text", "summary", "prominence", "key_characters", "chapter", "conversation"} <= set(plot)
     conv = plot["conversation"][0]
     assert {"scenario", "topic", "key_characters", "dialogues"} <= set(conv)
-    assert {"name", "motivation", "thought"} <= set(conv["key_characters"][0])
+    assert set(conv["key_characters"][0]) == {"name", "motivation", "i_p", "i_c"}
+    assert set(plot["key_characters"][0]) == {"name", "description", "experience", "i_p"}
+    assert [(d["i_p"], d["i_c"], d["i_u"]) for d in conv["dialogues"][:2]] == [(0, 0, 0), (0, 0, 1)]
     wren = raw["character_datasets"]["Wren Callow"]
     assert wren["profile"] and wren["plots"][0]["i_p"] >= 0 and {"i_p", "i_c", "i_u"} <= set(wren["utterances"][0])
 
@@ -228,3 +230,18 @@ async def test_changed_settings_set_the_journal_aside(book1, tmp_path):
     await _curate(book1, again, tmp_path, config=CurationConfig(max_tokens=2000))
     assert again.kinds.count("extract") > 0
     assert (tmp_path / ".curate" / book1.slug / "journal.jsonl.stale").is_file()
+
+
+def test_output_fits_the_released_schema(curated):
+    # The keys and types of CoSER's released data/final files (tests/bench/coser/released_schema.py);
+    # failed_chunks is incanon's own record of where the failed chunk was (the reference's readers
+    # take only the keys they know), next to the reference's fail_to_parse_responses.
+    from released_schema import problems
+
+    raw = json.loads(Path(curated["report"].file).read_text())
+    assert raw["fail_to_parse_responses"] and raw.pop("failed_chunks")
+    assert problems(raw) == []
+    broken = json.loads(json.dumps(raw))
+    broken["plots"][0]["key_characters"][0]["summary"] = broken["plots"][0]["key_characters"][0].pop("experience")
+    assert problems(broken) == ["plots[].key_characters[]: missing key 'experience'",
+                                "plots[].key_characters[]: key 'summary' is not in the released files"]

@@ -123,15 +123,22 @@ def test_both_motivation_names_when_both_present_prefer_the_filled_one():
     assert ConversationCharacter.model_validate({"name": "A", "motivation": "M", "thought": "T"}).motivation == "M"
 
 
-def test_written_book_carries_motivation_under_both_names_and_reloads(tmp_path):
+def test_written_book_uses_the_released_names_and_reloads(tmp_path):
     book = load_book(_write(tmp_path / "B.json", PUBLISHED))
     path = write_book(book, tmp_path / "out" / "B.json")
     raw = json.loads(path.read_text())
     assert list(raw)[:3] == ["plots", "character_datasets", "split_plot_index"]
     kc = raw["plots"][0]["conversation"][0]["key_characters"][0]
-    assert kc["motivation"] == kc["thought"] == "I will not let him win."
+    assert kc == {"name": "Wren Callow", "motivation": "I will not let him win.", "i_p": 0, "i_c": 0}
+    pc = raw["plots"][0]["key_characters"][0]
+    assert pc == {"name": "Wren Callow", "description": "An apprentice lamplighter.",
+                  "experience": "Wren wants the round.", "i_p": 0}
+    assert raw["plots"][0]["conversation"][0]["dialogues"][1]["i_u"] == 1
+    assert raw["character_datasets"]["Wren Callow"]["conversations"][0]["motivation"] == "I will not let him win."
     again = load_book(path)
-    assert again.model_dump() == book.model_dump()
+    assert again.plots[0].key_characters[0].summary == "Wren wants the round."
+    assert again.plots[0].conversation[0].motivation_of("Wren Callow") == "I will not let him win."
+    assert json.loads(write_book(again, tmp_path / "twice" / "B.json").read_text()) == raw  # a fixed point
     assert load_books(tmp_path / "out")[0].title == "B"
 
 

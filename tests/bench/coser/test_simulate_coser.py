@@ -15,7 +15,8 @@ from incanon.bench.coser.simulation import (
     BookMemory, Cast, SimulationConfig, case_domain, case_id, decide, parse_prediction, parse_rag, simulate_case,
 )
 from incanon.bench.coser.simulation.nsp import Prediction, case_rng, fallback_pool
-from incanon.bench.coser.simulation.rag import passages
+from incanon.bench.coser.simulation.rag import documents, involved_plots
+from incanon.bench.coser.textsplit import split_text
 from incanon.errors import ConfigError
 from incanon.models import Message, ScriptedModel
 
@@ -210,20 +211,29 @@ def book() -> BookData:
     plots = []
     for i in range(10):
         plots.append({
-            "summary": f"plot {i}", "chapter": f"Chapter {i}",
-            "key_characters": [{"name": "Elizabeth Bennet", "description": "d", "summary": f"LIZZY-EXP-{i}"}],
-            "conversation": [{"scenario": f"scene {i}", "key_characters": [{"name": "Elizabeth Bennet", "thought": "t"}],
+            "summary": f"plot {i}", "chapter": f"Chapter {i}", "text": f"RAW-TEXT-{i} " + "word " * 30,
+            "key_characters": [{"name": "Elizabeth Bennet", "description": "d", "experience": f"LIZZY-EXP-{i}"}],
+            "conversation": [{"scenario": f"scene {i}", "topic": "talk",
+                              "key_characters": [{"name": "Elizabeth Bennet", "motivation": "t"}],
                               "dialogues": [{"character": "Elizabeth Bennet", "message": f"[own {i}] LIZZY-CONV-{i}"},
                                             {"character": "Jane Bennet", "message": f"[JANE-SECRET-{i}] Yes."}]}],
         })
-    return BookData.model_validate({"title": "Pride and Prejudice", "plots": plots, "split_plot_index": 8})
+    lizzy = {"profile": "p", "plots": [{"name": "Elizabeth Bennet", "i_p": i} for i in range(10)],
+             "conversations": [], "utterances": []}
+    return BookData.model_validate({"title": "Pride and Prejudice", "plots": plots, "split_plot_index": 8,
+                                    "character_datasets": {"Elizabeth Bennet": lizzy}})
 
 
 class CountingEmbedder:
     name, dim = "fake", 4
 
+    def __init__(self):
+        self.queries: list[str] = []
+
     def embed(self, texts, kind="passage"):
         # Later plots score higher, so a leak past the cut-off would be retrieved first.
+        if kind == "query":
+            self.queries.extend(texts)
         rows = []
         for text in texts:
             digits = re.findall(r"\d+", text)
@@ -237,6 +247,7 @@ def test_parse_rag():
     spec = parse_rag("expr3_conv1")
     assert (spec.experiences, spec.conversations, spec.name) == (3, 1, "expr3_conv1")
     assert parse_rag("conv1").experiences == 0 and parse_rag("expr10").conversations == 0
+    assert parse_rag("raw_text").kinds() == [("book", 1)] and parse_rag("raw_text").name == "raw_text"
     assert parse_rag(None) is None and parse_rag("none") is None
     with pytest.raises(ConfigError):
         parse_rag("expr")
@@ -244,25 +255,55 @@ def test_parse_rag():
         parse_rag("everything")
 
 
-def test_passages_come_only_from_earlier_plots_before_the_split():
-    experiences, conversations = passages(book(), "Elizabeth Bennet", before_plot=5)
-    assert [e.split("LIZZY-EXP-")[1] for e in experiences] == ["0", "1", "2", "3", "4"]
-    assert len(conversations) == 5 and "JANE-SECRET" not in "".join(conversations)
-    assert "[own 0]" in conversations[0]
-    assert len(passages(book(), "Elizabeth Bennet", before_plot=None)[0]) == 8  # the held-out split
+def test_scope_keeps_later_plots_out_unless_asked():
+    b = book()
+    assert involved_plots(b, "Elizabeth Bennet", 5, "before") == [0, 1, 2, 3, 4]
+    assert involved_plots(b, "Elizabeth Bennet", None, "before") == list(range(8))  # the held-out split
+    assert involved_plots(b, "Elizabeth Bennet", 5, "book") == list(range(10))  # as CoSER's code
+    assert involved_plots(b, "Jane Bennet", 5, "book") == []  # no character data: no retrieval
 
 
-async def test_retrieved_memories_reach_the_prompt(tmp_path):
+def test_documents_of_each_kind():
+    b = book()
+    assert documents(b, "Elizabeth Bennet", "experience", [3]) == ["Plot: plot 3\nElizabeth Bennet's part: LIZZY-EXP-3"]
+    (conv,) = documents(b, "Elizabeth Bennet", "conversation", [3])
+    assert conv.startswith("Plot: plot 3\n\nScene: scene 3\n\nTopic: talk\n\nConversation:")
+    assert "Elizabeth Bennet: LIZZY-CONV-3" in conv and "[" not in conv  # every thought removed, as the reference
+    assert documents(b, "Elizabeth Bennet", "book", [1, 2])[1].startswith("RAW-TEXT-2")
+
+
+def test_split_text_cuts_with_overlap_at_the_widest_separator():
+    text = "\n\n".join(f"para{i} " + "x" * 40 for i in range(6))  # six paragraphs of 46 characters
+    parts = split_text(text, size=100, overlap=50)
+    # Two paragraphs (46 + 48 characters, separator included) per passage; the last one carried over.
+    assert parts == ["\n\n".join(text.split("\n\n")[i:i + 2]) for i in (0, 1, 2, 3, 4)]
+    assert split_text("a" * 250, size=100, overlap=20) == ["a" * 100, "a" * 100, "a" * 90]
+    # Overlap is kept only while the next piece still fits (LangChain's splitter gives the same).
+    words = split_text("one two three four five six", size=10, overlap=4)
+    assert words == ["one two", "two three", "four five", "six"]
+
+
+async def test_memories_are_retrieved_before_every_message(tmp_path):
     from incanon.bench.coser.files import write_book
 
     write_book(book(), tmp_path / "Pride and Prejudice.json")
-    memory = BookMemory(tmp_path, CountingEmbedder(), parse_rag("expr3_conv1"))
+    embedder = CountingEmbedder()
+    memory = BookMemory(tmp_path, embedder, parse_rag("expr3_conv1"))
     data = sample_data(plot={**sample_data()["plot"], "i_p": 6})
+    nsp = ScriptedModel(default="Elizabeth Bennet", rules=[(r"last message was Elizabeth", "Mr Bennet")])
+    actor = secret_actor()
     sim = await simulate_case(TestSample.model_validate(data), Cast(
-        actor=secret_actor(), nsp=ScriptedModel(default="END"), environment=ScriptedModel(default="wind"),
-        memory=memory), SimulationConfig(max_rounds=1))
-    prompt = sim.prompts["Elizabeth Bennet"]
-    assert all(f"LIZZY-EXP-{i}" in prompt for i in (3, 4, 5)) and "LIZZY-EXP-6" not in prompt
-    assert "LIZZY-CONV-5" in prompt and "LIZZY-CONV-4" not in prompt
-    assert sim.retrieved["Elizabeth Bennet"][0].startswith("Experience (Chapter 3)")
-    assert "Mr Bennet" not in sim.retrieved  # he has no experiences in this book
+        actor=actor, nsp=nsp, environment=ScriptedModel(default="wind"), memory=memory),
+        SimulationConfig(max_rounds=4))
+    lizzy = [m for m in sim.messages if m.role == "Elizabeth Bennet"]
+    assert len(lizzy) == 2 and len(embedder.queries) == 2  # one retrieval per message, Mr Bennet has no data
+    for m in lizzy:
+        experiences, conversation = m.retrieved
+        assert all(f"LIZZY-EXP-{i}" in experiences for i in (3, 4, 5)) and "LIZZY-EXP-6" not in experiences
+        assert experiences.index("LIZZY-EXP-3") < experiences.index("LIZZY-EXP-5")  # story order
+        assert "LIZZY-CONV-5" in conversation and "LIZZY-CONV-4" not in conversation
+    assert all(m.retrieved is None for m in sim.messages if m.role != "Elizabeth Bennet")
+    # The query is the scene as she sees it: her last three chat messages (her own thoughts included).
+    assert "Mr Bennet: (looks up) Speech number 3." in embedder.queries[1]
+    assert "[SECRET-Elizabeth Bennet-2]" in embedder.queries[1]
+    assert "LIZZY-EXP" not in sim.prompts["Elizabeth Bennet"]  # the stored prompt is the one without memories

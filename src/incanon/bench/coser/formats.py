@@ -251,17 +251,10 @@ class BookData(_Lenient):
         return {name: data.profile for name, data in self.character_datasets.items()}
 
     def published(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"plots": [p.published() for p in self.plots]}
-        out["character_datasets"] = {
-            name: {
-                **ds.model_dump(exclude_none=True, exclude={"conversations"}),
-                "conversations": [c.published() for c in ds.conversations],
-            }
-            for name, ds in self.character_datasets.items()
-        }
-        out["split_plot_index"] = self.split_index
-        extra = self.model_dump(exclude_none=True, exclude={"title", "plots", "character_datasets", "split_plot_index"})
-        return {**out, **extra}
+        """The released per-book layout (``incanon.bench.coser.layout``)."""
+        from incanon.bench.coser import layout
+
+        return layout.book(self)
 
 
 class TestPlot(_Lenient):

@@ -4,10 +4,14 @@ Columns: Storyline Consistency, Anthropomorphism, Character Fidelity, Storyline 
 average, BLEU and ROUGE-L, one row per evaluated model (setting). Rows come from runs in the run
 store (a judged run, or a simulation run with the judged runs made of it) or from a rescored
 evaluation file; no model is called.
+
+A run with several epochs (``--epochs``: the paper averages three runs) reports, per column, the
+mean over epochs of the epoch's mean, ± the sample standard deviation (n − 1) over epochs.
 """
 
 from __future__ import annotations
 
+from statistics import fmean, stdev
 from typing import Any, Iterable, Mapping
 
 from pydantic import BaseModel, Field
@@ -27,6 +31,7 @@ class CaseScores(BaseModel):
     case_id: str
     domain: str | None = None
     scores: dict[str, float | None] = Field(default_factory=dict)
+    epoch: int = 0
 
 
 class ModelRow(BaseModel):
@@ -42,6 +47,10 @@ class ModelRow(BaseModel):
     """The run's status (``complete``, ``partial``, ``interrupted``...), or None for a file."""
     failed: int = 0
     """Cases whose simulation or critique failed (not in the means)."""
+    epochs: int = 1
+    """Repetitions the row averages."""
+    spread: dict[str, dict[str, float | None]] = Field(default_factory=dict)
+    """Split → column → standard deviation over epochs (only with more than one epoch)."""
 
     @property
     def counts(self) -> str:
@@ -51,23 +60,54 @@ class ModelRow(BaseModel):
         return f"{text} ({self.status})" if self.status else text
 
 
+def _values(agg: Aggregate) -> list[float | None]:
+    return [*(agg.dimensions.get(d) for d in DIMENSIONS), agg.average, agg.bleu, agg.rouge_l]
+
+
+def _over_epochs(per_epoch: list[Aggregate]) -> tuple[Aggregate, dict[str, float | None]]:
+    # Each column: mean and sample standard deviation of the epochs' means that exist.
+    means: list[float | None] = []
+    spread: dict[str, float | None] = {}
+    for column, values in zip(COLUMNS, zip(*(_values(a) for a in per_epoch))):
+        present = [v for v in values if v is not None]
+        means.append(fmean(present) if present else None)
+        spread[column] = stdev(present) if len(present) > 1 else None
+    dims = dict(zip(DIMENSIONS, means[: len(DIMENSIONS)]))
+    agg = Aggregate(cases=sum(a.cases for a in per_epoch), judged=sum(a.judged for a in per_epoch), dimensions=dims,
+                    average=means[len(DIMENSIONS)], bleu=means[-2], rouge_l=means[-1])
+    return agg, spread
+
+
+def _split(rows: list[CaseScores], epochs: list[int]) -> tuple[Aggregate, dict[str, float | None]]:
+    if len(epochs) == 1:
+        return aggregate([c.scores for c in rows]), {}
+    return _over_epochs([aggregate([c.scores for c in rows if c.epoch == e]) for e in epochs])
+
+
 def model_row(label: str, cases: Iterable[CaseScores], **info: Any) -> ModelRow:
-    """Aggregate ``cases`` overall and per domain."""
+    """Aggregate ``cases`` overall and per domain (per epoch first, when there are several)."""
     rows = list(cases)
-    splits = {"all": aggregate([c.scores for c in rows])}
+    epochs = sorted({c.epoch for c in rows}) or [0]
+    splits: dict[str, Aggregate] = {}
+    spread: dict[str, dict[str, float | None]] = {}
+    splits["all"], spread["all"] = _split(rows, epochs)
     for split in SPLITS[1:]:
-        part = [c.scores for c in rows if c.domain == split]
+        part = [c for c in rows if c.domain == split]
         if part:
-            splits[split] = aggregate(part)
-    return ModelRow(label=label, splits=splits, **info)
+            splits[split], spread[split] = _split(part, epochs)
+    return ModelRow(label=label, splits=splits, epochs=len(epochs),
+                    spread={k: v for k, v in spread.items() if v}, **info)
 
 
 def _fmt(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
 
 
-def _cells(agg: Aggregate) -> list[str]:
-    return [*(_fmt(agg.dimensions.get(d)) for d in DIMENSIONS), _fmt(agg.average), _fmt(agg.bleu), _fmt(agg.rouge_l)]
+def _cells(agg: Aggregate, spread: Mapping[str, float | None] | None = None) -> list[str]:
+    cells = [_fmt(v) for v in _values(agg)]
+    if spread:
+        cells = [c if spread.get(col) is None else f"{c} ± {spread[col]:.2f}" for c, col in zip(cells, COLUMNS)]
+    return cells
 
 
 class GcaReport(BaseModel):
@@ -83,9 +123,9 @@ class GcaReport(BaseModel):
             agg = row.splits.get(split)
             if agg is None:
                 continue
-            values = [*(agg.dimensions.get(d) for d in DIMENSIONS), agg.average, agg.bleu, agg.rouge_l]
-            out.append({"model": row.label, **dict(zip(COLUMNS, values)), "cases": agg.cases, "judged": agg.judged,
-                        "failed": row.failed, "unjudged": agg.cases - agg.judged, "status": row.status})
+            out.append({"model": row.label, **dict(zip(COLUMNS, _values(agg))), "cases": agg.cases, "judged": agg.judged,
+                        "failed": row.failed, "unjudged": agg.cases - agg.judged, "status": row.status,
+                        "epochs": row.epochs, "std": row.spread.get(split)})
         return out
 
     def markdown(self) -> str:
@@ -103,25 +143,28 @@ class GcaReport(BaseModel):
             for row in rows:
                 agg = row.splits[split]
                 counts = row.counts if split == "all" else f"{agg.judged} judged, {agg.cases - agg.judged} unjudged"
-                parts.append(f"| {row.label} | " + " | ".join(_cells(agg)) + f" | {counts} |")
+                label = row.label + (f" ({row.epochs} epochs)" if row.epochs > 1 else "")
+                parts.append(f"| {label} | " + " | ".join(_cells(agg, row.spread.get(split))) + f" | {counts} |")
         if self.notes:
             parts += ["", *[f"- {note}" for note in self.notes]]
         return "\n".join(parts) + "\n"
 
 
 def run_label(models: Mapping[str, str], params: Mapping[str, Any]) -> str:
-    """How a run is named in the table: the actor spec, then ``rag=...`` and ``k=...`` if set."""
+    """How a run is named in the table: the actor spec, then ``rag=...``, ``k=...`` and
+    ``prompts=...`` if set."""
     label = models.get("actor", "?")
     rag = params.get("rag")
     k = params.get("continue_from")
     if k is None:
         k = ((params.get("simulation") or {}).get("continue_from"))
-    extras = [f"rag={rag}" if rag else "", f"k={k}" if k else ""]
+    pset = params.get("prompt_set") or (params.get("simulation") or {}).get("prompt_set")
+    extras = [f"rag={rag}" if rag else "", f"k={k}" if k else "", f"prompts={pset}" if pset else ""]
     return " ".join([label, *[e for e in extras if e]])
 
 
 def _cases(store: RunStore, run_id: str) -> list[CaseScores]:
-    return [CaseScores(case_id=s.item_id, domain=s.input.get("domain"), scores=dict(s.scores or {}))
+    return [CaseScores(case_id=s.item_id, domain=s.input.get("domain"), scores=dict(s.scores or {}), epoch=s.epoch)
             for s in store.samples(run_id, status="ok")]
 
 

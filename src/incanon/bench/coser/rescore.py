@@ -267,18 +267,21 @@ def rescore_file(path: str | Path, *, test: str | Path | None = None, continue_f
         raise
 
 
-def evaluation_file(store: RunStore, judged_run: str) -> dict[str, Any]:
-    """A judged run in CoSER's evaluation-file layout (BLEU / ROUGE-L as fractions, as CoSER
-    stores them), with an ``incanon`` block naming the models and settings."""
+def evaluation_file(store: RunStore, judged_run: str, epoch: int = 0) -> dict[str, Any]:
+    """One epoch of a judged run in CoSER's evaluation-file layout (BLEU / ROUGE-L as fractions,
+    as CoSER stores them), with an ``incanon`` block naming the models and settings."""
     info = store.get_run(judged_run)
     cases: dict[str, Any] = {}
     rows = []
     for s in store.samples(judged_run, status="ok"):
+        if s.epoch != epoch:
+            continue
         scores = s.scores or {}
         critique = dict((s.outputs or {}).get("critique") or {})
         critique["bleu"] = None if scores.get("bleu") is None else scores["bleu"] / 100.0
         critique["rouge_l"] = None if scores.get("rouge_l") is None else scores["rouge_l"] / 100.0
-        cases[s.item_id] = {"simulation": s.input.get("messages", []), "critique": critique,
+        simulation = (s.outputs or {}).get("simulation") or s.input.get("messages", [])
+        cases[s.item_id] = {"simulation": simulation, "critique": critique,
                             "score": scores.get("score"), "domain": s.input.get("domain")}
         rows.append(scores)
     agg = aggregate(rows)
@@ -289,5 +292,5 @@ def evaluation_file(store: RunStore, judged_run: str) -> dict[str, Any]:
     return {"scores": summary, "cases": cases,
             "incanon": {"run": judged_run, "source_run": info.config.dataset.get("source_run"),
                         "model": run_label(models, info.config.params), "models": models,
-                        "continue_from": info.config.params.get("continue_from", 0),
+                        "continue_from": info.config.params.get("continue_from", 0), "epoch": epoch,
                         "rag": info.config.params.get("rag")}}

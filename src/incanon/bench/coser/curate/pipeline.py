@@ -310,7 +310,9 @@ class BookCuration:
                              f"(first error: {str(reason)[:200]}); no book file written, nothing imported "
                              "(the journal keeps the attempts: rerun with --retry-failed)")
         book = build_book(self.book.title, drafts, official, profiles, split,
-                          {"failed_chunks": failed} if failed else None)
+                          # The reference lists the unreadable answers; incanon adds where each chunk was.
+                          {"fail_to_parse_responses": [str(f["raw"]) for f in failed], "failed_chunks": failed}
+                          if failed else None)
         path = write_book(book, self.out_dir / f"{self.book.file_title}.json")
         places = place_plots(drafts, self.headings, [c.start for c in self.chunks])
         world = build_world(book, slug=self.book.slug, author=self.book.author, places=places, mapping=mapping,

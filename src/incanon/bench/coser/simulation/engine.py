@@ -48,6 +48,8 @@ class SimulationConfig(BaseModel):
     """Show actors an example of each markup."""
     nsp_constrained: bool = False
     """Constrain the predictor's answer to the candidates with a JSON schema."""
+    prompt_set: str = ""
+    """``""`` for incanon's prompts, ``paper`` for ones built like CoSER's (``promptsets``)."""
     seed: int = 0
     """Seed of the random speaker picks (combined with the case id)."""
     actor_params: GenerationParams = GenerationParams(max_tokens=400)
@@ -63,6 +65,8 @@ class SimMessage(BaseModel):
     source: Source
     raw: str | None = None
     """The model's output before cleaning, when cleaning changed it."""
+    retrieved: list[str] | None = None
+    """What the actor recalled just before writing this message (retrieval augmentation)."""
 
 
 class Simulation(BaseModel):
@@ -74,9 +78,7 @@ class Simulation(BaseModel):
     """Every next-speaker decision, in order."""
     ended_by: Literal["nsp", "max_rounds", "original"] = "max_rounds"
     prompts: dict[str, str] = Field(default_factory=dict)
-    """Role → system prompt it was given (actors, Environment, NSP)."""
-    retrieved: dict[str, list[str]] = Field(default_factory=dict)
-    """Character → retrieved passages (retrieval augmentation only)."""
+    """Role → system prompt it was given (actors without what they recalled, Environment, NSP)."""
 
     @property
     def actor_rounds(self) -> int:
@@ -108,8 +110,7 @@ def view(viewer: str, history: Sequence[SimMessage]) -> list[Turn]:
     return turns
 
 
-def _actors(sample: TestSample, cast: Cast, config: SimulationConfig,
-            retrieved: dict[str, list[str]]) -> dict[str, GcaActor]:
+def _actors(sample: TestSample, cast: Cast, config: SimulationConfig, params: GenerationParams) -> dict[str, GcaActor]:
     profiles = cases.profiles(sample)
     speakers = cases.speakers(sample)
     actors: dict[str, GcaActor] = {}
@@ -117,11 +118,13 @@ def _actors(sample: TestSample, cast: Cast, config: SimulationConfig,
         setting = ActorSetting(
             book=sample.book, profile=profiles.get(name, ""), scenario=sample.scenario,
             other_profiles={n: p for n, p in profiles.items() if n != name},
-            motivation=cases.motivation(sample, name), retrieved=retrieved.get(name, []),
-            thoughts=config.thoughts, output_example=config.output_example, others=speakers,
+            motivation=cases.motivation(sample, name), thoughts=config.thoughts,
+            output_example=config.output_example, others=speakers, prompt_set=config.prompt_set,
         )
-        agent = create_agent("coser-gca", cast.actor, prompts=cast.prompts, params=config.actor_params,
-                             setting=setting)
+        memory = (cast.memory.memory(sample.book, name, cases.plot_index(sample)) if cast.memory is not None
+                  else None)
+        agent = create_agent("coser-gca", cast.actor, prompts=cast.prompts, params=params, setting=setting,
+                             memory=memory)
         assert isinstance(agent, GcaActor)
         actors[name] = agent
     return actors
@@ -134,26 +137,29 @@ def _who(sample: TestSample, name: str, profile: str) -> CharacterAt:
                        position=Position.chapter_pos(1, (i_p or 0) + 1), time_label=f"plot {i_p}")
 
 
+def _epoch(params: GenerationParams, epoch: int) -> GenerationParams:
+    # The response cache keys sampled generations (temperature > 0) by epoch: each repetition
+    # samples afresh and is cached apart; greedy ones are shared.
+    return params.model_copy(update={"epoch": epoch}) if epoch else params
+
+
 async def simulate_case(sample: TestSample, cast: Cast, config: SimulationConfig | None = None,
-                        *, case: str | None = None) -> Simulation:
-    """Simulate ``sample``'s scene; returns the messages and every decision behind them."""
+                        *, case: str | None = None, epoch: int = 0) -> Simulation:
+    """Simulate ``sample``'s scene (repetition ``epoch``); returns the messages and every
+    decision behind them."""
     config = config or SimulationConfig()
     cid = case or cases.case_id(sample)
     speakers = cases.speakers(sample)
     majors = cases.major_characters(sample)
-    rng = case_rng(config.seed, cid)
-    retrieved: dict[str, list[str]] = {}
-    if cast.memory is not None:
-        for name in cases.characters(sample):
-            query = f"{sample.scenario}\n{cases.motivation(sample, name)}".strip()
-            retrieved[name] = cast.memory.retrieve(sample.book, name, cases.plot_index(sample), query)
-    actors = _actors(sample, cast, config, retrieved)
+    rng = case_rng(config.seed, cid if not epoch else f"{cid}#epoch{epoch}")
+    actors = _actors(sample, cast, config, _epoch(config.actor_params, epoch))
     profiles = cases.profiles(sample)
-    environment = EnvironmentRole(cast.environment, cast.prompts, config.env_params, scenario=sample.scenario,
-                                  major_characters=majors, speakers=speakers)
-    predictor = SpeakerPredictor(cast.nsp, cast.prompts, config.nsp_params, scenario=sample.scenario,
-                                 speakers=speakers, constrained=config.nsp_constrained)
-    sim = Simulation(case_id=cid, retrieved={k: v for k, v in retrieved.items() if v},
+    environment = EnvironmentRole(cast.environment, cast.prompts, _epoch(config.env_params, epoch),
+                                  scenario=sample.scenario, major_characters=majors, speakers=speakers,
+                                  prompt_set=config.prompt_set)
+    predictor = SpeakerPredictor(cast.nsp, cast.prompts, _epoch(config.nsp_params, epoch), scenario=sample.scenario,
+                                 speakers=speakers, constrained=config.nsp_constrained, prompt_set=config.prompt_set)
+    sim = Simulation(case_id=cid,
                      prompts={**{n: a.system_prompt(n) for n, a in actors.items()},
                               ENVIRONMENT: environment.system_prompt, "NSP": predictor.system_prompt})
 
@@ -174,14 +180,17 @@ async def simulate_case(sample: TestSample, cast: Cast, config: SimulationConfig
         else:
             if current == ENVIRONMENT:
                 text, raw = await environment.respond(view(ENVIRONMENT, sim.messages))
+                recalled = None
                 source: Source = "environment"
             else:
                 agent = actors[current]
                 reply = await agent.respond(_who(sample, current, profiles.get(current, "")), view(current, sim.messages))
                 text, raw = reply.text, reply.details.get("raw", reply.text)
+                recalled = reply.details.get("recalled")
                 source = "actor"
             sim.messages.append(SimMessage(role=current, content=text, source=source,
-                                           raw=raw if raw.strip() != text else None))
+                                           raw=raw if raw.strip() != text else None,
+                                           retrieved=recalled))
             if round_index + 1 >= config.max_rounds:
                 break  # the cap is reached: no one speaks next, so no prediction is needed
             raw = await predictor.predict(view("NSP", sim.messages))

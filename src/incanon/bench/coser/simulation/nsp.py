@@ -24,6 +24,7 @@ Kind = Literal["name", "random", "end", "unknown"]
 _END = re.compile(r"<\s*end[\s_-]*chat\s*>|\bend[\s_-]*chat\b|^\W*end\W*$|\bend (?:of )?(?:the )?(?:scene|conversation)\b"
                   r"|\b(?:scene|conversation) (?:ends|is over|should end)\b", re.IGNORECASE)
 _RANDOM = re.compile(r"^\W*random\W*$", re.IGNORECASE)
+_NEXT_LINE = re.compile(r"next\s+speaker\s*(?:\*\*|#)?\s*(?:[:\-]|\bis\b)?\s*\**\s*([^\n*]+)", re.IGNORECASE)
 _KEYS = ("next_speaker", "next speaker", "speaker", "next", "name", "choice")
 
 
@@ -54,10 +55,20 @@ def _from_json(text: str) -> str | None:
     return None
 
 
+def _next_speaker_line(text: str) -> str | None:
+    # A reasoned answer ("1. Reasoning: ... 2. Next Speaker: Iago"): its last "Next Speaker" line
+    # is the answer, as CoSER's extract_nsp reads it; reasoning that mentions an end is not one.
+    matches = _NEXT_LINE.findall(text)
+    if not matches:
+        return None
+    name = matches[-1].strip().rstrip(".,!\"'").replace("*", "").strip()
+    return name if re.search(r"\w", name) else None
+
+
 def parse_prediction(text: str, candidates: Sequence[str]) -> Prediction:
     """Read a predictor's answer against the candidate speakers."""
     raw = (text or "").strip()
-    answer = _from_json(raw) or raw
+    answer = _from_json(raw) or _next_speaker_line(raw) or raw
     first_line = next((ln for ln in answer.splitlines() if ln.strip()), "")
     if _END.search(first_line) or _END.search(answer.strip()):
         return Prediction(kind="end")

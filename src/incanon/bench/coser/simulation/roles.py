@@ -8,6 +8,7 @@ from typing import Any, Sequence
 from incanon.agents.base import Turn
 from incanon.bench.coser.agents import clean_reply, scene_messages
 from incanon.bench.coser.formats import ENVIRONMENT
+from incanon.bench.coser.promptsets import template_name
 from incanon.models.types import ChatModel, GenerationParams, Message
 from incanon.templates import PromptLibrary
 
@@ -17,15 +18,15 @@ class EnvironmentRole:
     characters' visible messages are ``Name: text`` user messages."""
 
     def __init__(self, model: ChatModel, prompts: PromptLibrary, params: GenerationParams, *,
-                 scenario: str, major_characters: Sequence[str], speakers: Sequence[str]) -> None:
+                 scenario: str, major_characters: Sequence[str], speakers: Sequence[str], prompt_set: str = "") -> None:
         self.model = model
         self.prompts = prompts
         self.params = params
         self.speakers = list(speakers)
-        self.system_prompt = prompts.render("coser_env_system", scenario=scenario,
+        self.system_prompt = prompts.render(template_name("env_system", prompt_set), scenario=scenario,
                                             major_characters=list(major_characters))
-        self.start = prompts.render("coser_act_start")
-        self.cue = prompts.render("coser_act_cue", character=ENVIRONMENT)
+        self.start = prompts.render(template_name("act_start", prompt_set))
+        self.cue = prompts.render(template_name("act_cue", prompt_set), character=ENVIRONMENT)
 
     def messages(self, turns: Sequence[Turn]) -> list[Message]:
         return scene_messages(self.system_prompt, ENVIRONMENT, turns, start=self.start, cue=self.cue)
@@ -52,17 +53,18 @@ class SpeakerPredictor:
     """Asks the NSP model who acts next; one stateless call per round on the visible scene."""
 
     def __init__(self, model: ChatModel, prompts: PromptLibrary, params: GenerationParams, *,
-                 scenario: str, speakers: Sequence[str], constrained: bool = False) -> None:
+                 scenario: str, speakers: Sequence[str], constrained: bool = False, prompt_set: str = "") -> None:
         self.model = model
         self.prompts = prompts
         self.speakers = list(speakers)
         self.params = params.model_copy(update={"response_format": nsp_format(self.speakers)}) if constrained else params
-        self.system_prompt = prompts.render("coser_nsp_system", scenario=scenario, speakers=self.speakers,
-                                            environment=ENVIRONMENT)
+        self.system_prompt = prompts.render(template_name("nsp_system", prompt_set), scenario=scenario,
+                                            speakers=self.speakers, environment=ENVIRONMENT)
+        self.ask = template_name("nsp_ask", prompt_set)
 
     def messages(self, turns: Sequence[Turn]) -> list[Message]:
         transcript = "\n\n".join(f"{t.speaker}: {t.text}" for t in turns)
-        ask = self.prompts.render("coser_nsp_ask", transcript=transcript, speakers=self.speakers,
+        ask = self.prompts.render(self.ask, transcript=transcript, speakers=self.speakers,
                                   last_speaker=turns[-1].speaker if turns else "nobody")
         return [Message(role="system", content=self.system_prompt), Message(role="user", content=ask)]
 

@@ -63,6 +63,8 @@ class SimulationSetup:
     """Where the cases come from (test file digest); part of the run's identity."""
     rag: str | None = None
     name: str | None = None
+    epochs: int = 1
+    """Repetitions of every case (each sampled afresh when the temperature is above 0)."""
     concurrency: int = 4
     fresh: bool = False
     progress: bool = True
@@ -84,15 +86,14 @@ def simulation_task(cast: Cast, config: SimulationConfig) -> Task:
 
     async def task(item: RunItem) -> ItemOutcome:
         sample = TestSample.model_validate(item.input["sample"])
-        sim = await simulate_case(sample, cast, config, case=item.id)
+        sim = await simulate_case(sample, cast, config, case=item.id, epoch=item.epoch)
         original = [{"character": t.character, "message": t.message} for t in sample.dialogues]
         ngram = ngram_scores(sim.coser_messages(), original, config.continue_from)
         return ItemOutcome(
             outputs={"messages": [m.model_dump(exclude_none=True) for m in sim.messages], "ended_by": sim.ended_by},
             scores={**ngram.as_scores(), "rounds": len(sim.messages),
                     "actor_rounds": sim.actor_rounds},
-            extra={"decisions": [d.model_dump() for d in sim.decisions], "prompts": sim.prompts,
-                   "retrieved": sim.retrieved},
+            extra={"decisions": [d.model_dump() for d in sim.decisions], "prompts": sim.prompts},
         )
 
     return task
@@ -103,7 +104,7 @@ async def run_simulation(samples: list[TestSample], setup: SimulationSetup) -> R
     task = (simulation_task(setup.cast, setup.config) if setup.worker is None else
             task_arg(lambda: simulation_task(setup.cast, setup.config), build_simulation_task, setup.worker))
     return await run_items(simulation_items(samples), task, store=setup.store, config=simulation_config(setup),
-                           concurrency=setup.concurrency, progress=setup.progress, fresh=setup.fresh,
+                           concurrency=setup.concurrency, epochs=setup.epochs, progress=setup.progress, fresh=setup.fresh,
                            templates=setup.cast.prompts.used)
 
 
@@ -112,18 +113,28 @@ def _continue_from(config: RunConfig) -> int:
 
 
 def judge_items(store: RunStore, source_run: str) -> Iterator[RunItem]:
-    """The ok samples of a simulation run as judging items."""
+    """The ok samples of a simulation run as judging items: one item per case, holding each
+    simulated epoch (the judged run has as many epochs)."""
     info = store.get_run(source_run)
     if info.benchmark != SIMULATION_BENCHMARK:
         raise InputError(f"run {source_run} is a {info.benchmark} run, not a CoSER simulation run ({SIMULATION_BENCHMARK})")
     k = _continue_from(info.config)
+    cases: dict[str, dict[str, Any]] = {}
     for sample in store.samples(source_run, status="ok"):
-        yield RunItem(id=sample.item_id, input={
+        case = cases.setdefault(sample.item_id, {
             "source_run": source_run, "sample": sample.input["sample"], "domain": sample.input.get("domain"),
+            "continue_from": k, "epochs": {}})
+        case["epochs"][str(sample.epoch)] = {
             "messages": [{"role": m["role"], "content": m["content"]} for m in (sample.outputs or {}).get("messages", [])],
-            "continue_from": k,
             "ngram": {key: (sample.scores or {}).get(key) for key in ("bleu", "rouge_l", "sacrebleu", "rouge_score")},
-        })
+        }
+    for item_id, case in cases.items():
+        yield RunItem(id=item_id, input=case)
+
+
+def epochs_of(items: list[RunItem]) -> int:
+    """How many epochs the judged run needs: one past the highest simulated epoch."""
+    return 1 + max((int(e) for item in items for e in item.input["epochs"]), default=0)
 
 
 @dataclass
@@ -152,7 +163,8 @@ def judge_config(store: RunStore, source_run: str, setup: JudgeSetup) -> RunConf
         dataset={"source_run": source_run}, models={**source.models, "critic": setup.critic_spec},
         methods=list(source.methods),
         params={"critic_thoughts": setup.thoughts, "critic_params": setup.params.model_dump(mode="json"),
-                "continue_from": _continue_from(source), "rag": (source.params or {}).get("rag")},
+                "continue_from": _continue_from(source), "rag": (source.params or {}).get("rag"),
+                "prompt_set": ((source.params or {}).get("simulation") or {}).get("prompt_set", "")},
     )
 
 
@@ -161,13 +173,17 @@ def judging_task(critic: Critic) -> Task:
 
     async def task(item: RunItem) -> ItemOutcome:
         sample = TestSample.model_validate(item.input["sample"])
-        result = await critic.critique(sample, item.input["messages"], continue_from=int(item.input["continue_from"]))
+        simulated = item.input["epochs"].get(str(item.epoch))
+        if simulated is None:
+            raise InputError(f"case {item.id}: epoch {item.epoch} was not simulated successfully; nothing to judge")
+        result = await critic.critique(sample, simulated["messages"], continue_from=int(item.input["continue_from"]))
         scores: dict[str, float | None] = dict(result.scores())
         scores["score"] = result.score
-        scores.update(item.input.get("ngram") or {})
+        scores.update(simulated.get("ngram") or {})
         scores["actor_rounds"] = result.actor_rounds
         return ItemOutcome(
-            outputs={"critique": result.coser_critique(), "actor_rounds": result.actor_rounds},
+            outputs={"critique": result.coser_critique(), "actor_rounds": result.actor_rounds,
+                     "simulation": simulated["messages"]},
             scores=scores,
             extra={"raw": {d: c.raw for d, c in result.dimensions.items()},
                    "repaired": [d for d, c in result.dimensions.items() if c.repaired],
@@ -187,6 +203,7 @@ async def run_judging(source_run: str, setup: JudgeSetup) -> RunResult:
     task = here() if setup.worker is None else task_arg(here, build_judging_task, setup.worker)
     items = list(judge_items(setup.store, source_run))
     return await run_items(items, task, store=setup.store, config=judge_config(setup.store, source_run, setup),
-                           concurrency=setup.concurrency, progress=setup.progress, fresh=setup.fresh,
+                           concurrency=setup.concurrency, epochs=epochs_of(items), progress=setup.progress,
+                           fresh=setup.fresh,
                            templates=setup.prompts.used)
 
