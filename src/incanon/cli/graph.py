@@ -63,7 +63,10 @@ def build(
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Index a corpus into the work's knowledge graph; run again to resume or to add documents."""
+    """Index a corpus into the work's knowledge graph; run again to resume or to add documents.
+
+    Example: incanon graph build examples/rolerag/clara_voss.txt --store canon --work clara --axis date --character "Clara Voss|Voss" --model ollama/llama3.1 --dry-run
+    """
     from incanon.canon.position import Axis, Position
     from incanon.canon.schema import DB_NAME
     from incanon.graph import GraphBuilder, GraphConfig, canon_chunks
@@ -209,7 +212,10 @@ def show(
     limit: int = typer.Option(30, "--limit", help="Entities listed (by mentions)."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Summarize the graph, or show one entity with its aliases, relations and provenance."""
+    """Summarize the graph, or show one entity with its aliases, relations and provenance.
+
+    Example: incanon graph show --store canon --work clara --entity "Clara Voss" --at 1830-06-01
+    """
     from incanon.graph import GraphDB, GraphView
 
     canon = open_canon(store)
@@ -275,7 +281,10 @@ def delete(
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Delete a document or an entity from the graph."""
+    """Delete a document or an entity from the graph.
+
+    Example: incanon graph delete --store canon --work clara --entity "Anton Brede"
+    """
     from incanon.graph import GraphBuilder, GraphConfig, GraphDB
     from incanon.graph.delete import delete_document, delete_entity
 

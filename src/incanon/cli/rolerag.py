@@ -30,7 +30,10 @@ def questions(
     seed: int = typer.Option(0, "--seed", help="Seed of the draws."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Build a question set from the canon: specific and general in-scope, and out-of-scope questions."""
+    """Build a question set from the canon: specific and general in-scope, and out-of-scope questions.
+
+    Example: incanon rolerag questions --store canon --out q.jsonl --characters Wren --at 1-3
+    """
     from incanon.bench.rolerag import build_questions, write_questions
 
     canon = open_canon(store)
@@ -70,7 +73,10 @@ def eval_(
     *,
     run_options: RunOptions,
 ) -> None:
-    """Answer the questions with each method, judge KE / KH / UQJ, report (one resumable run per method)."""
+    """Answer the questions with each method, judge KE / KH / UQJ, report (one resumable run per method).
+
+    Example: incanon rolerag eval --store canon --questions examples/rolerag/questions.jsonl --model ollama/llama3.1 --judge openai/gpt-4o-mini --method rolerag,rolerag-cutoff
+    """
     from incanon.bench.remote import cache_setting, path_or_none
     from incanon.bench.rolerag import EvalSetup, build_report, evaluate, load_questions, rows_from_runs
     from incanon.bench.rolerag.worker import WorkerSpec
@@ -140,7 +146,10 @@ def report(
     md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Table 1 (KE / KH / UQJ per model × method) of stored RoleRAG runs, with the general/specific split."""
+    """Table 1 (KE / KH / UQJ per model × method) of stored RoleRAG runs, with the general/specific split.
+
+    Example: incanon rolerag report rolerag-1d8b rolerag-cd40 --runs runs.sqlite --md report.md
+    """
     from incanon.bench.rolerag import build_report, rows_from_runs
     from incanon.cli.runrefs import open_runs, resolve_runs
 

@@ -59,7 +59,10 @@ def curate(
     dry_run: bool = typer.Option(False, "--dry-run", help="Only chunk the books: chapters, chunks, calls and tokens, no model call."),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Curate books into CoSER data: plots, conversations, profiles (resumable: run again to continue)."""
+    """Curate books into CoSER data: plots, conversations, profiles (resumable: run again to continue).
+
+    Example: incanon coser curate examples/coser/curate/books.jsonl --out out --store canon --model openai/gpt-4o --dry-run
+    """
     from incanon.bench.coser.curate import CurationConfig, curate_book, read_books
     from incanon.errors import IncanonError
     from incanon.models import load_chat_model
@@ -144,7 +147,10 @@ def sample(
     ood: list[str] = typer.Option([], "--ood", help="Title of a book held out of training (out-of-domain); repeatable."),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Sample a test set as the reference does: weights max(1, √plots), top max(n, half), seeded draws."""
+    """Sample a test set as the reference does: weights max(1, √plots), top max(n, half), seeded draws.
+
+    Example: incanon coser sample examples/coser/held_out_plots.json --per-domain 70 --out test.json
+    """
     from incanon.bench.coser.files import load_sampling_source, write_test_set
     from incanon.bench.coser.sampling import sample_test_set
     from incanon.errors import InputError
@@ -179,7 +185,10 @@ def export_sft(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Export ShareGPT SFT samples as CoSER's released file: every speaker of every training
-    conversation in four passes (thoughts kept or not x other profiles or not), plus next-speaker samples."""
+    conversation in four passes (thoughts kept or not x other profiles or not), plus next-speaker samples.
+
+    Example: incanon coser export-sft out --out sft.json --seed 0
+    """
     from collections import Counter
 
     from incanon.bench.coser.files import load_books
@@ -211,7 +220,10 @@ def import_(
     held_out: bool = typer.Option(False, "--held-out", help="Also import the held-out plots (from split_plot_index on)."),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Put released CoSER books into the canon store, positioned by their chapters."""
+    """Put released CoSER books into the canon store, positioned by their chapters.
+
+    Example: incanon coser import examples/coser/final --store canon
+    """
     from incanon.bench.coser.import_book import import_books
 
     summaries = import_books(files, store, author=author, include_held_out=held_out)

@@ -75,7 +75,10 @@ def simulate(
     *,
     run_options: RunOptions,
 ) -> None:
-    """Simulate test cases with one agent per character (resumable run); BLEU / ROUGE-L included."""
+    """Simulate test cases with one agent per character (resumable run); BLEU / ROUGE-L included.
+
+    Example: incanon coser simulate --test examples/coser/gca/test.json --actor openai/gpt-4o --nsp openai/gpt-4o-mini --env openai/gpt-4o-mini --rag expr3_conv1
+    """
     from incanon.bench.coser.files import load_test_set
     from incanon.bench.coser.report import report_from_runs
     from incanon.bench.coser.simulation import BookMemory, Cast, SimulationConfig, parse_rag
@@ -158,7 +161,10 @@ def judge(
     *,
     run_options: RunOptions,
 ) -> None:
-    """Critique a simulation run on the four dimensions into a judged run (resumable)."""
+    """Critique a simulation run on the four dimensions into a judged run (resumable).
+
+    Example: incanon coser judge coser-gca-9403 --judge openai/gpt-4o --out evaluation.json
+    """
     from incanon.bench.coser.files import write_json
     from incanon.bench.coser.report import report_from_runs
     from incanon.bench.coser.rescore import evaluation_file
@@ -211,7 +217,10 @@ def rescore(
     md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Recompute every score from simulations with critiques, without calling a model."""
+    """Recompute every score from simulations with critiques, without calling a model.
+
+    Example: incanon coser rescore examples/coser/evaluation.json --test examples/coser/test_set.json
+    """
     from incanon.bench.coser.rescore import rescore_file
 
     result = rescore_file(file, test=test, continue_from=continue_from, length_penalty=not no_length_penalty)
@@ -232,7 +241,10 @@ def report(
     md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """The Table 2 report (with in-domain / out-of-domain) of stored runs; no model is called."""
+    """The Table 2 report (with in-domain / out-of-domain) of stored runs; no model is called.
+
+    Example: incanon coser report coser-judge-1a2b --runs runs.sqlite --md report.md
+    """
     from incanon.bench.coser.report import report_from_runs
 
     store = _store(runs, must_exist=True)
