@@ -7,7 +7,7 @@ questions already answered and judged.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from incanon.agents.base import Agent, CharacterAt, Turn
 from incanon.agents.persona import character_at
@@ -15,13 +15,18 @@ from incanon.agents.registry import create_agent
 from incanon.bench.rolerag.items import RoleRAGQuestion, fingerprint
 from incanon.bench.remote import task_arg
 from incanon.bench.rolerag.judges import RoleRAGJudges
-from incanon.bench.rolerag.worker import WorkerSpec, build_task
 from incanon.canon.store import CanonStore
 from incanon.errors import ConfigError
 from incanon.models.types import ChatModel, GenerationParams
 from incanon.retrieval import end_of_story
 from incanon.runs import ItemOutcome, RunConfig, RunItem, RunResult, RunStore, run_items
 from incanon.templates import PromptLibrary, default_library
+
+if TYPE_CHECKING:  # the worker module imports this one when it rebuilds a task
+    from incanon.bench.rolerag.worker import WorkerSpec
+
+#: How a Ray worker rebuilds a method's task (named, not imported: see incanon.bench.remote).
+_WORKER_TASK = "incanon.bench.rolerag.worker:build_task"
 
 BENCHMARK = "rolerag"
 AGENT_PARAMS = GenerationParams(max_tokens=200, frequency_penalty=0.3)
@@ -97,7 +102,7 @@ async def evaluate(items: Sequence[RoleRAGQuestion], methods: Sequence[str], set
                            params={"embedder": str(getattr(setup.embedder, "name", setup.embedder)), **{k: v for k, v in setup.options.items()
                                                                   if isinstance(v, (int, float, str, bool))}})
         task = (make_task(agent, judges, setup) if setup.worker is None else
-                task_arg(lambda agent=agent: make_task(agent, judges, setup), build_task, setup.worker, method))
+                task_arg(lambda agent=agent: make_task(agent, judges, setup), _WORKER_TASK, setup.worker, method))
         results.append(await run_items(run_list, task, store=setup.runs, config=config,
                                        concurrency=setup.concurrency, progress=setup.progress, fresh=setup.fresh,
                                        templates=prompts.used))

@@ -14,10 +14,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from incanon.bench.coser.critics import Critic
-from incanon.bench.coser.worker import CriticWorker, SimulationWorker, build_judging_task, build_simulation_task
 from incanon.bench.remote import task_arg
 from incanon.bench.coser.formats import TestSample
 from incanon.bench.coser.metrics import ngram_scores
@@ -28,6 +27,9 @@ from incanon.models.types import ChatModel, GenerationParams
 from incanon.runs import ItemOutcome, RunConfig, RunItem, RunResult, RunStore, run_items
 from incanon.runs.sample import Task
 from incanon.templates import PromptLibrary
+
+if TYPE_CHECKING:  # the worker module imports this one when it rebuilds a task
+    from incanon.bench.coser.worker import CriticWorker, SimulationWorker
 
 SIMULATION_BENCHMARK = "coser-gca"
 JUDGE_BENCHMARK = "coser-judge"
@@ -102,7 +104,7 @@ def simulation_task(cast: Cast, config: SimulationConfig) -> Task:
 async def run_simulation(samples: list[TestSample], setup: SimulationSetup) -> RunResult:
     """Simulate every case not yet done in the run this setup names."""
     task = (simulation_task(setup.cast, setup.config) if setup.worker is None else
-            task_arg(lambda: simulation_task(setup.cast, setup.config), build_simulation_task, setup.worker))
+            task_arg(lambda: simulation_task(setup.cast, setup.config), "incanon.bench.coser.worker:build_simulation_task", setup.worker))
     return await run_items(simulation_items(samples), task, store=setup.store, config=simulation_config(setup),
                            concurrency=setup.concurrency, epochs=setup.epochs, progress=setup.progress, fresh=setup.fresh,
                            templates=setup.cast.prompts.used)
@@ -200,7 +202,7 @@ async def run_judging(source_run: str, setup: JudgeSetup) -> RunResult:
     def here() -> Task:
         return judging_task(Critic(setup.critic, setup.prompts, setup.params, thoughts=setup.thoughts))
 
-    task = here() if setup.worker is None else task_arg(here, build_judging_task, setup.worker)
+    task = here() if setup.worker is None else task_arg(here, "incanon.bench.coser.worker:build_judging_task", setup.worker)
     items = list(judge_items(setup.store, source_run))
     return await run_items(items, task, store=setup.store, config=judge_config(setup.store, source_run, setup),
                            concurrency=setup.concurrency, epochs=epochs_of(items), progress=setup.progress,
