@@ -16,3 +16,23 @@ def test_store_is_a_harmless_option_for_every_method(tmp_path):
         for name in TIMECHARA:
             agent = create_agent(name, ScriptedModel(default="x"), store=store)
             assert agent.name == name
+
+
+def test_builtin_methods_are_named_by_path_not_imported_by_the_registry():
+    """The registry names built-in agents as ``module:Class`` (no import cycle with the agent
+    modules, which import ``register_agent``); each entry is the class registered under that name."""
+    import ast
+    import importlib
+    from pathlib import Path
+
+    from incanon.agents import registry
+
+    source = Path(registry.__file__).read_text()
+    imported = {n.module for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Import) for a in n.names}
+    assert not [m for m in imported if m and m.startswith("incanon.agents.") and m != "incanon.agents.base"]
+    names = registry.agent_names()
+    for name, target in registry.BUILTIN_AGENTS.items():
+        module, _, cls = target.partition(":")
+        assert getattr(importlib.import_module(module), cls).name == name
+        assert name in names

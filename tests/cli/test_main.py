@@ -81,3 +81,20 @@ def test_a_10_mb_title_imports_and_prints_one_short_line(tmp_path):
     res = _run("canon", "import", str(path), "--store", str(tmp_path / "s"))
     assert res.returncode == 0, res.stderr
     assert len(res.stdout) < 1000 and "characters]" in res.stdout
+
+
+def test_every_command_has_an_example_in_its_help():
+    from typer.main import get_command
+
+    from incanon.cli.main import app
+
+    def walk(command, path):
+        subs = getattr(command, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                yield from walk(sub, [*path, name])
+        else:
+            yield " ".join(path), command
+
+    missing = [name for name, command in walk(get_command(app), []) if "Example: incanon" not in (command.help or "")]
+    assert not missing, f"commands without an example: {missing}"

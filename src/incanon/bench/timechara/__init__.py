@@ -16,6 +16,7 @@ Table 5::
 """
 
 from incanon.bench.timechara.assign import Assigner, SceneEvent, was_present
+from incanon.bench.timechara.book import BookOptions, book_world, ingest_book
 from incanon.bench.timechara.build import BuildFailure, BuildOptions, BuildReport, BuildResult, build_items
 from incanon.bench.timechara.characters import CharacterResolver, load_personalities
 from incanon.bench.timechara.evaluate import (
@@ -66,6 +67,7 @@ __all__ = [
     "STRUCTURED_TEMPLATES",
     "Assigner",
     "BuildFailure",
+    "BookOptions",
     "BuildOptions",
     "BuildReport",
     "BuildResult",
@@ -88,10 +90,12 @@ __all__ = [
     "TimeCharaItem",
     "TimeCharaReport",
     "ask_structured",
+    "book_world",
     "build_items",
     "build_report",
     "create_agents",
     "evaluate",
+    "ingest_book",
     "event_clause",
     "items_fingerprint",
     "iter_rows",

@@ -13,7 +13,7 @@ import asyncio
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from incanon.agents.base import Agent, CharacterAt, Turn
 from incanon.agents.registry import create_agent
@@ -23,7 +23,6 @@ from incanon.bench.remote import task_arg
 from incanon.bench.timechara.judged import spatiotemporal_score
 from incanon.bench.timechara.published import question_position
 from incanon.bench.timechara.recorded import RecordedAnswers
-from incanon.bench.timechara.worker import WorkerSpec, build_task
 from incanon.errors import ConfigError, InputError
 from incanon.judges.hallucination import HallucinationJudge
 from incanon.judges.personality import PersonalityJudge
@@ -31,6 +30,12 @@ from incanon.judges.spatiotemporal import JUDGE_PARAMS, SpatiotemporalJudge
 from incanon.models.types import ChatModel, GenerationParams
 from incanon.runs import ItemOutcome, RunConfig, RunItem, RunResult, RunStore, run_items
 from incanon.templates import PromptLibrary, default_library
+
+if TYPE_CHECKING:  # the worker module imports this one when it rebuilds a task
+    from incanon.bench.timechara.worker import WorkerSpec
+
+#: How a Ray worker rebuilds a method's task (named, not imported: see incanon.bench.remote).
+_WORKER_TASK = "incanon.bench.timechara.worker:build_task"
 
 BENCHMARK = "timechara"
 
@@ -243,7 +248,7 @@ async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup
                     **({"embedder": setup.embedder} if setup.resolver.store is not None else {})},
         )
         task = (make_task(agent, setup.resolver, judges) if setup.worker is None else
-                task_arg(lambda agent=agent: make_task(agent, setup.resolver, judges), build_task,
+                task_arg(lambda agent=agent: make_task(agent, setup.resolver, judges), _WORKER_TASK,
                          setup.worker, agent.name))
         results.append(await run_items(
             run_list, task, store=setup.runs, config=config,

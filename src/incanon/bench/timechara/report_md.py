@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from incanon.bench.timechara.analyses import SERIES_COLUMNS, Count
 from incanon.bench.timechara.items import DATA_TYPES
-from incanon.bench.timechara.report import COLUMNS, HEADERS, TableRow, TimeCharaReport
+from incanon.bench.timechara.report_table import COLUMNS, HEADERS, TableRow
+
+if TYPE_CHECKING:  # report.py imports this module to render its report
+    from incanon.bench.timechara.report import TimeCharaReport
 
 _SHOWN_IDS = 20
 
