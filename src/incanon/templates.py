@@ -84,3 +84,20 @@ def fingerprint(text: str) -> str:
 def default_library() -> PromptLibrary:
     """The process-wide library (honours ``INCANON_PROMPTS``)."""
     return PromptLibrary()
+
+
+PROMPT_SETS: tuple[str, ...] = ("incanon", "paper")
+"""Named prompt sets a benchmark may offer: incanon's own wording, or the paper's structure and
+fields written in incanon's words (``--prompt-set paper``)."""
+
+
+def check_prompt_set(name: str | None) -> str:
+    """The set's template infix (``""`` for incanon's own prompts); an unknown name is a
+    ``ConfigError`` listing the sets."""
+    from incanon.errors import ConfigError
+
+    if name in (None, "", "incanon"):
+        return ""
+    if name not in PROMPT_SETS:
+        raise ConfigError(f"unknown prompt set {name!r}; use one of: {', '.join(PROMPT_SETS)}")
+    return name

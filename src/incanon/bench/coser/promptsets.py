@@ -20,19 +20,9 @@ is shared by both sets. Every template can still be overridden with ``--prompts 
 
 from __future__ import annotations
 
-from incanon.errors import ConfigError
+from incanon.templates import PROMPT_SETS, check_prompt_set  # noqa: F401  (re-exported: the CLI reads them here)
 
-PROMPT_SETS: tuple[str, ...] = ("incanon", "paper")
 _STEPS = {"paper": frozenset({"act_system", "act_start", "act_cue", "nsp_system", "nsp_ask"})}
-
-
-def check_prompt_set(name: str | None) -> str:
-    """The set's name (``""`` for incanon's own prompts)."""
-    if name in (None, "", "incanon"):
-        return ""
-    if name not in PROMPT_SETS:
-        raise ConfigError(f"unknown prompt set {name!r}; use one of: {', '.join(PROMPT_SETS)}")
-    return name
 
 
 def template_name(step: str, prompt_set: str = "") -> str:

@@ -12,18 +12,7 @@ paper's Tables 3-4. Every template can still be overridden with ``--prompts DIR`
 
 from __future__ import annotations
 
-from incanon.errors import ConfigError
-
-PROMPT_SETS: tuple[str, ...] = ("incanon", "paper")
-
-
-def check_prompt_set(name: str | None) -> str:
-    """The set's template prefix (``""`` for incanon's own prompts)."""
-    if name in (None, "", "incanon"):
-        return ""
-    if name not in PROMPT_SETS:
-        raise ConfigError(f"unknown prompt set {name!r}; use one of: {', '.join(PROMPT_SETS)}")
-    return name
+from incanon.templates import PROMPT_SETS, check_prompt_set  # noqa: F401  (re-exported: the CLI reads them here)
 
 
 def template_name(step: str, prompt_set: str = "") -> str:
