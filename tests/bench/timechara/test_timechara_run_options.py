@@ -171,7 +171,9 @@ def test_ray_executor_gives_the_local_results(files, tmp_path):
     assert remote["usage"]["calls"] == local["usage"]["calls"]
     assert _by_item(tmp_path / "ray.sqlite", remote["run_id"]) == _by_item(tmp_path / "local.sqlite", local["run_id"])
     templates = RunStore(tmp_path / "ray.sqlite").get_run(remote["run_id"]).config.templates
-    assert {"roleplay_system", "judge_spatiotemporal", "judge_personality"} <= set(templates)
+    here = RunStore(tmp_path / "local.sqlite").get_run(local["run_id"]).config.templates
+    # The workers' templates reach the run's record, the same ones as a local run renders.
+    assert {"judge_spatiotemporal", "judge_personality"} <= set(templates) and templates == here
 
 
 def test_workers_rebuild_the_task_from_picklable_specs(files, tmp_path):

@@ -15,11 +15,16 @@ from timechara_helpers import published_rows
 @pytest.mark.slow
 def test_eval_two_items_on_the_embedded_model(tmp_path):
     data = tmp_path / "published.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in published_rows()[:2]))
+    rows = published_rows()[:2]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    personalities = tmp_path / "personalities.json"
+    personalities.write_text(json.dumps({r["character"]: "Loyal, clever and quick to worry about friends."
+                                         for r in rows}))
     env = dict(os.environ, INCANON_HOME=str(tmp_path))
     res = subprocess.run(
         [sys.executable, "-m", "incanon", "timechara", "eval", "--dataset", str(data), "--model", "embedded",
-         "--judge", "embedded", "--method", "zero-shot", "--no-hallucination-types", "--runs", str(tmp_path / "runs.sqlite"), "--json"],
+         "--judge", "embedded", "--method", "zero-shot", "--no-hallucination-types",
+         "--personalities", str(personalities), "--runs", str(tmp_path / "runs.sqlite"), "--json"],
         capture_output=True, text=True, env=env, timeout=900,
     )
     assert res.returncode == 0, res.stderr

