@@ -79,15 +79,15 @@ def test_a_dead_holder_is_taken_over(tmp_path):
 
 
 def test_a_live_holder_on_another_host_blocks_until_stale(tmp_path, monkeypatch):
-    import incanon.runs.store as store_module
+    import incanon.runs.lease as lease_module
 
     config = RunConfig(benchmark="lease")
     with RunStore(tmp_path / "runs.sqlite") as store:
         run_id = store.create_or_resume(config).id
         with store.transaction() as db:
             db.execute("UPDATE runs SET pid = 1, host = 'elsewhere', status = 'running', updated = ? WHERE id = ?",
-                       (store_module.utcnow().isoformat(), run_id))
+                       (lease_module.utcnow().isoformat(), run_id))
         with pytest.raises(RunBusyError, match="process 1 on elsewhere"):
             store.create_or_resume(config)
-        monkeypatch.setattr(store_module, "LEASE_STALE_S", 0.0)
+        monkeypatch.setattr(lease_module, "LEASE_STALE_S", 0.0)
         assert store.create_or_resume(config).id == run_id

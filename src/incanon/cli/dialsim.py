@@ -11,6 +11,7 @@ import typer
 
 from incanon.cli.options import RunOptions, with_run_options
 from incanon.cli.canonrefs import open_canon, pick_work
+from incanon.cli.dialsim_compat import runs_and_repetitions
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.errors import ConfigError, IncanonError, InputError
 
@@ -198,7 +199,7 @@ def run(
 
     Example: incanon dialsim run --store bakery-canon --questions q.jsonl --model ollama/llama3.1 --memory bm25-session --time-limit 6
     """
-    run_store, runs = _runs_and_repetitions(runs_opt, run_store, repetitions)
+    run_store, runs = runs_and_repetitions(runs_opt, run_store, repetitions)
     from incanon.bench.dialsim import (
         DialsimReport, RunSetup, SimConfig, StyleTransfer, load_script, memory_method, read_questions, run_setting,
         settings_from_runs)
@@ -364,25 +365,6 @@ class _ProgressBars:
             self.bars.update(self.tasks[key], completed=done, tally=text)
 
         return update
-
-
-def _runs_and_repetitions(runs_opt: str | None, run_store: Path | None, repetitions: int) -> tuple[Path | None, int]:
-    """``--runs`` names the run store, as in every command. Until the next release the older
-    spellings still work, each with a deprecation line: ``--run-store PATH``, and ``--runs N``
-    (a number that names no file) as the repetition count, now ``--repetitions N``."""
-    if run_store is not None:
-        err.print("note: --run-store is deprecated; use --runs PATH (the run store, as in every command)",
-                  style="yellow")
-    if runs_opt is not None and runs_opt.isdigit() and not Path(runs_opt).exists():
-        err.print(f"note: --runs {runs_opt} as the repetition count is deprecated; use --repetitions {runs_opt} "
-                  f"(--runs now names the run store, as in every command)", style="yellow")
-        if repetitions != 1 and repetitions != int(runs_opt):
-            from incanon.errors import ConfigError
-
-            raise ConfigError(f"--runs {runs_opt} and --repetitions {repetitions} disagree; give --repetitions only")
-        return run_store, max(1, int(runs_opt))
-    store = Path(runs_opt) if runs_opt is not None else run_store
-    return store, repetitions
 
 
 @app.command()

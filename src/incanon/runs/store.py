@@ -18,11 +18,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator
 
-from incanon.errors import ConfigError, IncanonError, InputError, NotFoundError
+from incanon.errors import InputError, NotFoundError
 from incanon.models.types import Usage
 from incanon.paths import default_runs_path
 from incanon.runs.config import RunConfig, resume_notes, utcnow
 from incanon.runs.records import RunInfo, RunSummary, SampleRecord, dumps
+from incanon.runs.lease import LEASE_STALE_S, RunBusyError, alive, env_wait, holds  # noqa: F401  (re-exported)
 from incanon.runs.schema import check_schema, ensure_schema
 from incanon.sqlitedb import connect, require_database
 from incanon.runs.stats import summarize
@@ -63,46 +64,6 @@ def _sample(row: sqlite3.Row | tuple[Any, ...]) -> SampleRecord:
         started=row[9], finished=row[10], duration_s=row[11], status=row[12],
         error_type=row[13], error=row[14], traceback=row[15], attempts=row[16],
     )
-
-
-def _alive(pid: int | None, host: str | None) -> bool:
-    # Only processes on this machine can be checked; elsewhere assume the run is alive.
-    if pid is None or host != socket.gethostname():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-LEASE_STALE_S = 600.0
-"""A run held by a process on another host that wrote nothing for this long is taken over."""
-
-
-class RunBusyError(IncanonError):
-    """Another live process holds the run (its lease)."""
-
-
-def _env_wait() -> float:
-    raw = os.environ.get("INCANON_RUN_WAIT", "").strip()
-    try:
-        return float(raw) if raw else 0.0
-    except ValueError:
-        raise ConfigError(f"INCANON_RUN_WAIT={raw!r} is not a number of seconds") from None
-
-
-def _holds(pid: int | None, host: str | None, updated: str | None) -> bool:
-    """Whether the process recorded on a running run still holds it."""
-    if host == socket.gethostname():
-        return _alive(pid, host)
-    try:
-        age = (utcnow() - datetime.fromisoformat(updated)).total_seconds() if updated else 0.0
-    except ValueError:
-        age = 0.0
-    return age < LEASE_STALE_S
 
 
 class RunStore:
@@ -179,7 +140,7 @@ class RunStore:
         host, or it wrote nothing for ``LEASE_STALE_S`` on another host) is taken over.
         """
         if wait_s is None:
-            wait_s = _env_wait()
+            wait_s = env_wait()
         deadline = time.monotonic() + max(0.0, wait_s)
         while True:
             try:
@@ -215,7 +176,7 @@ class RunStore:
                 stored = RunConfig.model_validate_json(row[0])
                 notes = resume_notes(stored, config)
                 _, status, pid, host, updated = row
-                if status == "running" and pid != os.getpid() and _holds(pid, host, updated):
+                if status == "running" and pid != os.getpid() and holds(pid, host, updated):
                     # Samples could not be duplicated (one row per item), but the work and its
                     # cost would be: one process at a time.
                     raise RunBusyError(
@@ -266,7 +227,7 @@ class RunStore:
     def _info(self, row: sqlite3.Row | tuple) -> RunInfo:
         run_id, benchmark, config, status, created, updated, total, totals, pid, host = row[:10]
         ok, failed = row[10] or 0, row[11] or 0
-        if status == "running" and not _alive(pid, host):
+        if status == "running" and not alive(pid, host):
             status = "interrupted"  # its process died (kill -9, crash): resumable
         return RunInfo(
             id=run_id, benchmark=benchmark, status=status, created=created, updated=updated,

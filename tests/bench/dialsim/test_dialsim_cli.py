@@ -85,7 +85,7 @@ def test_a_run_where_every_question_failed_exits_non_zero(tmp_path, monkeypatch,
 
 
 def test_old_option_spellings_still_work_with_a_deprecation_line(tmp_path):
-    from incanon.cli.dialsim import _runs_and_repetitions
+    from incanon.cli.dialsim_compat import runs_and_repetitions as _runs_and_repetitions
 
     assert _runs_and_repetitions("3", None, 1) == (None, 3)  # --runs N: the repetition count, as before
     assert _runs_and_repetitions(None, tmp_path / "r.sqlite", 2) == (tmp_path / "r.sqlite", 2)  # --run-store
