@@ -34,3 +34,38 @@ def test_pick_work_by_name_only_one_or_axis(tmp_path):
         assert pick_work(store, "b") == "b"
         with pytest.raises(NotFoundError, match="no dated dialogue"):
             pick_work(store, None, axis="date", noun=("dated dialogue", "dialogues"))
+
+
+def _incanon(*args: str, home, canon=None):  # noqa: ANN001, ANN202 - paths; a CompletedProcess
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("INCANON_CANON", "INCANON_HOME")}
+    env["INCANON_HOME"] = str(home)
+    if canon is not None:
+        env["INCANON_CANON"] = str(canon)
+    return subprocess.run([sys.executable, "-m", "incanon", *args], capture_output=True, text=True, env=env)
+
+
+def test_benchmark_commands_without_store_use_the_one_default(tmp_path):
+    """DialSim, the graph, RoleRAG and TimeChara default to INCANON_CANON / INCANON_HOME/canon as
+    the canon commands do: what one command builds there, the next one finds."""
+    from pathlib import Path
+
+    bakery = Path(__file__).resolve().parents[2] / "examples" / "dialsim" / "bakery.txt"
+    proc = _incanon("dialsim", "ingest", str(bakery), home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "canon" / DB_NAME).is_file()
+    shown = _incanon("canon", "show", "--json", home=tmp_path)
+    assert shown.returncode == 0 and '"bakery"' in shown.stdout, shown.stderr
+    # a reading command on a default store that does not exist says how to make one, creates nothing
+    other = tmp_path / "elsewhere"
+    proc = _incanon("graph", "show", home=tmp_path, canon=other)
+    assert proc.returncode == 2 and f"no canon store at {other}" in proc.stderr
+    assert not other.exists()
+    for command in (("rolerag", "questions", "--out", str(tmp_path / "q.jsonl")),
+                    ("timechara", "build", "--out", str(tmp_path / "items.jsonl"))):
+        proc = _incanon(*command, home=tmp_path, canon=other)
+        assert proc.returncode == 2 and f"no canon store at {other}" in proc.stderr, (command, proc.stderr)
+    assert not other.exists()

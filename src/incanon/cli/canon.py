@@ -11,12 +11,11 @@ from rich import box
 from rich.table import Table
 
 from incanon.canon import CanonStore, default_store_path, load_world_file, write_world_file
-from incanon.cli.canonrefs import open_canon
+from incanon.cli.canonrefs import CANON_HELP, open_canon
 from incanon.cli.output import JSON_HELP, clip, emit_json, err, out
 
 app = typer.Typer(help="Import, export and inspect the canon store; show what a character knows.", no_args_is_help=True)
 
-STORE_HELP = "Canon store directory (default: $INCANON_CANON, or <incanon home>/canon)."
 
 
 def _store_dir(store: Optional[Path]) -> Path:
@@ -43,7 +42,7 @@ def _table(title: str, *columns: str) -> Table:
 @app.command("import")
 def import_cmd(
     file: Path = typer.Argument(..., help="World JSON file."),
-    store: Optional[Path] = typer.Option(None, "--store", help=STORE_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     replace: bool = typer.Option(False, "--replace", help="Overwrite a work of the same id (drops its vectors)."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
@@ -66,7 +65,7 @@ def import_cmd(
 def export_cmd(
     work: str = typer.Argument(..., help="Work id."),
     out_file: Path = typer.Option(..., "--out", help="World JSON file to write ('-' for stdout)."),
-    store: Optional[Path] = typer.Option(None, "--store", help=STORE_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
 ) -> None:
     """Export a work as a world file (written atomically: a temporary file, then a rename).
 
@@ -92,7 +91,7 @@ def _work_detail(canon: CanonStore, work_id: str) -> dict[str, Any]:
 @app.command("show")
 def show_cmd(
     work: Optional[str] = typer.Argument(None, help="Work id (omit to list every work)."),
-    store: Optional[Path] = typer.Option(None, "--store", help=STORE_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """List the store's works, or show one work's characters, aliases, time points and counts.
@@ -135,7 +134,7 @@ def scope_cmd(
     at: str = typer.Option(..., "--at", help="Story position (e.g. 2-5) or one of the character's time-point labels."),
     character: Optional[str] = typer.Option(None, "--character", help="Character name or alias (omit for the omniscient reader)."),
     witnessed_only: bool = typer.Option(False, "--witnessed-only", help="Count only scenes and chunks the character witnessed."),
-    store: Optional[Path] = typer.Option(None, "--store", help=STORE_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Show what a character can know at a point of the story.

@@ -32,6 +32,23 @@ def open_canon(path: Path, *, create: bool = False, hint: str = IMPORT_HINT) -> 
     return CanonStore.open(path.expanduser() if create else require_canon(path, hint))
 
 
+CANON_HELP = "Canon store folder (default: $INCANON_CANON, else INCANON_HOME/canon)."
+"""Help of every ``--store`` that names a canon store and has the one default."""
+SAMPLE_CANON_HELP = CANON_HELP + " The sample world is loaded into the default store when it holds no work."
+"""Help of ``--store`` where the default store gets the sample world (chat, serve, SHARP)."""
+
+
+def canon_path(store: Path | None) -> Path:
+    """``store`` (expanded) when given, else the one default canon store (``$INCANON_CANON``,
+    else ``INCANON_HOME/canon``) without loading anything into it: commands that build into a
+    store create it there, commands that read it say how to make one when it is missing."""
+    if store is not None:
+        return store.expanduser()
+    from incanon.canon.store import default_store_path
+
+    return default_store_path()
+
+
 SAMPLE_NOTE = ("no --store given: using the default canon store {path} (INCANON_CANON, else INCANON_HOME/canon); "
                "it held no work, so the sample world was loaded into it")
 

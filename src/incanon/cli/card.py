@@ -7,13 +7,12 @@ from typing import Optional
 
 import typer
 
-from incanon.cli.canonrefs import open_canon
+from incanon.cli.canonrefs import CANON_HELP, open_canon
 from incanon.cli.output import JSON_HELP, clip, emit_json, err, out
 
 app = typer.Typer(help="Character cards (Character Card V2, as SillyTavern reads them): export what a "
                        "character knows at a point of the story; import a V2 or V1 card.", no_args_is_help=True)
 
-STORE_HELP = "Canon store directory (default: $INCANON_CANON, or <incanon home>/canon)."
 
 
 def _store_dir(store: Optional[Path]) -> Path:
@@ -30,7 +29,7 @@ def export_cmd(
     out_file: Path = typer.Option(..., "--out", help="Card file to write: NAME.json or NAME.png."),
     image: Optional[Path] = typer.Option(None, "--image", help="PNG picture for a .png card (default: a plain gradient)."),
     examples: int = typer.Option(3, "--examples", min=0, help="Example exchanges of witnessed dialogue in mes_example."),
-    store: Optional[Path] = typer.Option(None, "--store", help=STORE_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Write a Character Card V2 holding only what the character knows at that point.
@@ -72,7 +71,7 @@ def import_cmd(
                                      "(default: the start of the axis, before anything in the story)."),
     merge: bool = typer.Option(False, "--merge", help="Add to an existing work (re-imports it: its embeddings "
                                "and knowledge graph must be rebuilt)."),
-    store: Optional[Path] = typer.Option(None, "--store", help=STORE_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Add a character from a Character Card V2 (or V1) to a work.

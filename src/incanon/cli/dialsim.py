@@ -9,17 +9,17 @@ from typing import Any, Optional
 
 import typer
 
+from incanon.cli.runrefs import RUNS_HELP
 from incanon.cli.options import RunOptions, with_run_options
-from incanon.cli.canonrefs import open_canon, pick_work
+from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
 from incanon.cli.dialsim_compat import runs_and_repetitions
+from incanon.cli.dialsim_progress import ProgressBars
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.errors import ConfigError, IncanonError, InputError
 
 app = typer.Typer(help="DialSim: real-time long-term multi-party dialogue (ingest, questions, run, report, rescore).",
                   no_args_is_help=True)
 
-STORE_HELP = "Canon store directory."
-RUN_STORE_HELP = "Run store file (default: $INCANON_HOME/runs.sqlite)."
 CACHE_HELP = "Response cache file (default: $INCANON_HOME/cache.sqlite)."
 INGEST_HINT = "incanon dialsim ingest SCRIPT --store {path}"
 
@@ -50,7 +50,7 @@ def _csv(text: str) -> list[str]:
 @app.command()
 def ingest(
     scripts: Optional[list[Path]] = typer.Argument(None, metavar="SCRIPT...", help="Transcripts ('## YYYY-MM-DD' headers, 'Speaker: text' lines)."),
-    store: Path = typer.Option(..., "--store", help=STORE_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     sample: bool = typer.Option(False, "--sample", help="Ingest the sample world's eleven dated sessions (with its TKG and fan quiz)."),
     published: Optional[Path] = typer.Option(None, "--published", help="Published DialSim data (data[episode][session] = {script, date, hard_q, easy_q}): JSON, or a pickle with --trust-pickle."),
     trust_pickle: bool = typer.Option(False, "--trust-pickle", help="Allow reading a pickle (plain data only). Unpickling a file can run code its author chose."),
@@ -67,6 +67,7 @@ def ingest(
 
     Example: incanon dialsim ingest examples/dialsim/bakery.txt --store bakery-canon
     """
+    store = canon_path(store)
     import shutil
 
     from incanon.bench.dialsim.pipeline import ingest as do_ingest, prepare_ingest
@@ -106,7 +107,7 @@ def ingest(
 
 @app.command()
 def questions(
-    store: Path = typer.Option(..., "--store", help=STORE_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     out_path: Path = typer.Option(..., "--out", help="Questions file to write (JSON Lines)."),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only dialogue)."),
     main: Optional[str] = typer.Option(None, "--main", help="The character the agent plays (default: most lines)."),
@@ -126,6 +127,7 @@ def questions(
 
     Example: incanon dialsim questions --store bakery-canon --out q.jsonl --helper scripted:examples/dialsim/extract.json --main Ana
     """
+    store = canon_path(store)
     from incanon.bench.dialsim import StyleTransfer, build_questions, write_questions
     from incanon.bench.dialsim.files import DialsimFiles
 
@@ -160,7 +162,7 @@ def questions(
 @app.command()
 @with_run_options
 def run(
-    store: Path = typer.Option(..., "--store", help=STORE_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     questions_path: Path = typer.Option(..., "--questions", help="Questions file from `incanon dialsim questions`."),
     model: str = typer.Option(..., "--model", help="Model under test (spec)."),
     memory: str = typer.Option("bm25-session", "--memory", help="Memory strategies, comma-separated: recent, bm25-utterance, bm25-session, bm25-summary, embedding-utterance, embedding-session, embedding-summary, oracle."),
@@ -183,7 +185,7 @@ def run(
     sessions: Optional[int] = typer.Option(None, "--sessions", min=1, help="Only the first N sessions of the dialogue (a quick trial)."),
     name: Optional[str] = typer.Option(None, "--name", help="Label prefixed to the run ids."),
     fresh: bool = typer.Option(False, "--fresh", help="Start new runs instead of resuming."),
-    runs_opt: Optional[str] = typer.Option(None, "--runs", metavar="PATH", help=RUN_STORE_HELP),
+    runs_opt: Optional[str] = typer.Option(None, "--runs", metavar="PATH", help=RUNS_HELP),
     run_store: Optional[Path] = typer.Option(None, "--run-store", hidden=True, help="Older spelling of --runs."),
     prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates that override the built-in ones."),
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
@@ -199,6 +201,7 @@ def run(
 
     Example: incanon dialsim run --store bakery-canon --questions q.jsonl --model ollama/llama3.1 --memory bm25-session --time-limit 6
     """
+    store = canon_path(store)
     run_store, runs = runs_and_repetitions(runs_opt, run_store, repetitions)
     from incanon.bench.dialsim import (
         DialsimReport, RunSetup, SimConfig, StyleTransfer, load_script, memory_method, read_questions, run_setting,
@@ -265,7 +268,7 @@ def run(
         questions=str(questions_path.expanduser().resolve()), model=model, cache=cache_setting(cache, no_cache),
         sessions=sessions, judge=judge, style=style_model, embedder=embedder, k=k, context_tokens=context_tokens,
         constrain_choices=constrain_choices, names=names, prompts=path_or_none(prompts), prompt_set=pset)
-    with run_options.applied(), _ProgressBars(enabled=not json_) as bars:
+    with run_options.applied(), ProgressBars(enabled=not json_) as bars:
         for limit in limits:
             for mem in memories:
                 config = SimConfig(time_limit=limit, fast=fast, answer_format=fmt, seed=seed, lenient=match == "lenient")
@@ -327,50 +330,10 @@ def _dry_run(run_options: RunOptions, script: Any, pool: list[Any], memories: li
     run_options.show_estimate(estimate, json_=json_)
 
 
-class _ProgressBars:
-    """One progress bar per repetition of each setting, on stderr (none with --json)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.bars: Any = None
-        self.tasks: dict[tuple[str, int], Any] = {}
-        self.tallies: dict[tuple[str, int], dict[str, int]] = {}
-
-    def __enter__(self) -> "_ProgressBars":
-        if self.enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self.bars = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("{task.fields[tally]}"), TimeElapsedColumn(), console=err)
-            self.bars.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bars is not None:
-            self.bars.__exit__(*exc)
-
-    def callback(self, label: str):  # noqa: ANN201 - a runs.Progress
-        if self.bars is None:
-            return None
-
-        def update(epoch: int, runs: int, record: Any, done: int, total: int) -> None:
-            key = (label, epoch)
-            if key not in self.tasks:
-                self.tasks[key] = self.bars.add_task(f"{label} run {epoch + 1}/{runs}", total=total, tally="")
-                self.tallies[key] = {}
-            if record.question is not None:
-                tally = self.tallies[key]
-                tally[record.question.status] = tally.get(record.question.status, 0) + 1
-            text = " ".join(f"{k} {v}" for k, v in sorted(self.tallies[key].items()))
-            self.bars.update(self.tasks[key], completed=done, tally=text)
-
-        return update
-
-
 @app.command()
 def report(
     run_refs: list[str] = typer.Argument(..., metavar="RUN...", help="Run ids (or unique prefixes)."),
-    runs_opt: Optional[Path] = typer.Option(None, "--runs", metavar="PATH", help=RUN_STORE_HELP),
+    runs_opt: Optional[Path] = typer.Option(None, "--runs", metavar="PATH", help=RUNS_HELP),
     run_store: Optional[Path] = typer.Option(None, "--run-store", hidden=True, help="Older spelling of --runs."),
     md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),

@@ -10,7 +10,7 @@ from typing import Any, Optional
 import typer
 from pydantic import ValidationError
 
-from incanon.cli.canonrefs import open_canon, pick_work
+from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 from incanon.errors import ConfigError, IncanonError, InputError, NotFoundError
 
@@ -35,7 +35,7 @@ def _new_world(work: str, title: Optional[str], axis: str, specs: list[Any]) -> 
 @app.command()
 def build(
     corpus: Optional[list[Path]] = typer.Argument(None, metavar="CORPUS...", help="Markdown books or text files (default: the work's own chunks)."),
-    store: Path = typer.Option(..., "--store", help="Canon store directory (created if missing)."),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP + " Created if missing."),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (created when new; default: the store's only work)."),
     title: Optional[str] = typer.Option(None, "--title", help="Title of a work created here."),
     character: Optional[list[str]] = typer.Option(None, "--character", help="Character the corpus is about, as NAME or NAME|ALIAS|... (repeatable); added to the work if missing."),
@@ -67,6 +67,7 @@ def build(
 
     Example: incanon graph build examples/rolerag/clara_voss.txt --store canon --work clara --axis date --character "Clara Voss|Voss" --model ollama/llama3.1 --dry-run
     """
+    store = canon_path(store)
     from incanon.canon.position import Axis, Position
     from incanon.canon.schema import DB_NAME
     from incanon.graph import GraphBuilder, GraphConfig, canon_chunks
@@ -205,7 +206,7 @@ def _print_report(report: Any, canon: Any, json_: bool) -> None:
 
 @app.command()
 def show(
-    store: Path = typer.Option(..., "--store", help="Canon store directory."),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work)."),
     entity: Optional[str] = typer.Option(None, "--entity", help="Show one entity (name or alias): aliases, relations, provenance."),
     at: Optional[str] = typer.Option(None, "--at", help="Only what the story has told by this position."),
@@ -216,6 +217,7 @@ def show(
 
     Example: incanon graph show --store canon --work clara --entity "Clara Voss" --at 1830-06-01
     """
+    store = canon_path(store)
     from incanon.graph import GraphDB, GraphView
 
     canon = open_canon(store)
@@ -271,7 +273,7 @@ def show(
 
 @app.command()
 def delete(
-    store: Path = typer.Option(..., "--store", help="Canon store directory."),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work)."),
     document: Optional[str] = typer.Option(None, "--document", help="A corpus file's id (its path as `graph show` lists it): its chunks and what came only from them."),
     entity: Optional[str] = typer.Option(None, "--entity", help="An entity (name or alias) with its relations; later builds keep it out."),
@@ -285,6 +287,7 @@ def delete(
 
     Example: incanon graph delete --store canon --work clara --entity "Anton Brede"
     """
+    store = canon_path(store)
     from incanon.graph import GraphBuilder, GraphConfig, GraphDB
     from incanon.graph.delete import delete_document, delete_entity
 
@@ -323,7 +326,7 @@ def delete(
 @app.command("export")
 def export(
     out_file: Path = typer.Option(..., "--out", help="File to write (atomically); '-' for stdout."),
-    store: Path = typer.Option(..., "--store", help="Canon store directory."),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work)."),
     fmt: Optional[str] = typer.Option(None, "--format", help="graphml or json (default: from the file name)."),
     at: Optional[str] = typer.Option(None, "--at", help="Only what the story has told by this position, under the names known by then."),
@@ -332,6 +335,7 @@ def export(
 
     Example: incanon graph export --store canon --at 1830 --out graph.graphml
     """
+    store = canon_path(store)
     from incanon.errors import ConfigError
     from incanon.files import write_text_atomic
     from incanon.graph import GraphDB, GraphView

@@ -8,20 +8,20 @@ from typing import Any, Optional
 
 import typer
 
+from incanon.cli.runrefs import RUNS_HELP
 from incanon.cli.methods import check_methods, split_methods
 from incanon.cli.options import RunOptions, method_lines, with_run_options
-from incanon.cli.canonrefs import open_canon, pick_work
+from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.runs.estimate import repeated
 
 app = typer.Typer(help="RoleRAG: graph-guided role-play retrieval, judged by KE / KH / UQJ.", no_args_is_help=True)
 
-RUNS_HELP = "Run store file (default: $INCANON_HOME/runs.sqlite)."
 
 
 @app.command()
 def questions(
-    store: Path = typer.Option(..., "--store", help="Canon store directory."),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     out_path: Path = typer.Option(..., "--out", help="Question file to write (JSON Lines)."),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work)."),
     characters: Optional[str] = typer.Option(None, "--characters", help="Characters, comma-separated (default: all)."),
@@ -34,6 +34,7 @@ def questions(
 
     Example: incanon rolerag questions --store canon --out q.jsonl --characters Wren --at 1-3
     """
+    store = canon_path(store)
     from incanon.bench.rolerag import build_questions, write_questions
 
     canon = open_canon(store)
@@ -52,7 +53,7 @@ def questions(
 @app.command("eval")
 @with_run_options
 def eval_(
-    store: Path = typer.Option(..., "--store", help="Canon store with the work (and its knowledge graph)."),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP + " It holds the work and its knowledge graph."),
     questions_path: Path = typer.Option(..., "--questions", help="Question file (JSONL: character, question, scope, kind)."),
     model: str = typer.Option(..., "--model", help="Model under test (spec string)."),
     method: str = typer.Option("rolerag", "--method", help="Methods, comma-separated: vanilla, rag-chunks, profile, rolerag, rolerag-cutoff."),
@@ -77,6 +78,7 @@ def eval_(
 
     Example: incanon rolerag eval --store canon --questions examples/rolerag/questions.jsonl --model ollama/llama3.1 --judge openai/gpt-4o-mini --method rolerag,rolerag-cutoff
     """
+    store = canon_path(store)
     from incanon.bench.remote import cache_setting, path_or_none
     from incanon.bench.rolerag import EvalSetup, build_report, evaluate, load_questions, rows_from_runs
     from incanon.bench.rolerag.worker import WorkerSpec

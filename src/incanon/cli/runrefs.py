@@ -8,6 +8,9 @@ from pathlib import Path
 from incanon.errors import ConfigError
 from incanon.runs import RunStore
 
+RUNS_HELP = "Run store file (default: $INCANON_HOME/runs.sqlite)."
+"""Help of every ``--runs`` option: the one run store of every command."""
+
 
 def open_runs(path: Path | None) -> RunStore:
     """The run store at ``path`` (default ``INCANON_HOME/runs.sqlite``); ``NotFoundError`` when

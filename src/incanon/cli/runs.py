@@ -12,6 +12,7 @@ import typer
 from rich import box
 from rich.table import Table
 
+from incanon.cli.runrefs import RUNS_HELP
 from incanon.cli.output import JSON_HELP, clip, emit_json, err, out
 from incanon.errors import InputError, NotFoundError
 from incanon.paths import default_runs_path
@@ -21,7 +22,6 @@ from incanon.runs.store import RunStore
 
 app = typer.Typer(help="List, inspect, export and merge benchmark runs.", no_args_is_help=True)
 
-RUNS_HELP = "Run store file (default: ~/.incanon/runs.sqlite, or $INCANON_HOME/runs.sqlite)."
 
 
 def _open(path: Optional[Path]) -> RunStore | None:

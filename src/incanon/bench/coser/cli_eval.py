@@ -10,10 +10,10 @@ import typer
 
 from incanon.bench.remote import load_models
 from incanon.cli.options import RunOptions, with_run_options
+from incanon.cli.runrefs import RUNS_HELP
 from incanon.cli.output import JSON_HELP, emit_report, err, out
 from incanon.errors import NotFoundError
 
-RUNS_HELP = "Run store file (default: $INCANON_HOME/runs.sqlite)."
 CACHE_HELP = "Response cache file (default: $INCANON_HOME/cache.sqlite)."
 PROMPTS_HELP = "Folder of prompt templates that override the built-in ones."
 
