@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 import typer
 
+from incanon.cli.canonrefs import CANON_HELP, canon_path
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 
 CACHE_HELP = "Response cache file (default: $INCANON_HOME/cache.sqlite)."
@@ -215,7 +216,7 @@ def export_sft(
 
 def import_(
     files: list[Path] = typer.Argument(..., help="Released per-book CoSER JSON files (data/final/*.json) or incanon's curated ones, or folders of them."),
-    store: Path = typer.Option(..., "--store", help="Canon store folder to import into (created if missing)."),
+    store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP + " Created if missing."),
     author: str = typer.Option("", "--author", help="Author recorded for every imported book."),
     held_out: bool = typer.Option(False, "--held-out", help="Also import the held-out plots (from split_plot_index on)."),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
@@ -226,6 +227,7 @@ def import_(
     """
     from incanon.bench.coser.import_book import import_books
 
+    store = canon_path(store)
     summaries = import_books(files, store, author=author, include_held_out=held_out)
     if as_json:
         emit_json({"store": str(store), "books": summaries})
