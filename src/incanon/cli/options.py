@@ -190,6 +190,11 @@ def method_lines(methods: Sequence[str], model: str, *, role: str = "agent") -> 
     return [EstimateLine(f"{role}: {m}", model, call_pattern_of(m)) for m in methods]
 
 
+def _counted(n: int, noun: str) -> str:
+    """``1 item``, ``2 items``, ``1,200 items``."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def _num(value: float) -> str:
     """Compact count: 950, 12.5k, 2.55M."""
     for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
@@ -216,7 +221,7 @@ def print_estimate(estimate: RunEstimate, *, max_cost: float | None = None) -> N
                   _num(sum(r.completion_tokens for r in estimate.rows)),
                   "?" if cost is None else f"{cost:,.4f}", style="bold")
     out.print(table)
-    lines = [f"{estimate.items:,} items, {estimate.samples:,} samples to run"
+    lines = [f"{_counted(estimate.items, 'item')}, {_counted(estimate.samples, 'sample')} to run"
              + (f" ({estimate.done:,} already done in {estimate.run_id})" if estimate.done else ""),
              f"prices: {estimate.prices} (built-in hosted prices are examples from {EXAMPLE_PRICES_DATE})"]
     m = estimate.measured
