@@ -242,7 +242,7 @@ def show(
                   f"{data['counts']['chunks']} chunks {data['statuses']}")
         for n in nodes[:limit]:
             extra = f" (also {', '.join(n.aliases)})" if n.aliases else ""
-            out.print(f"  {n.name} [{n.type}]{extra}: {n.mentions} mentions", highlight=False)
+            out.print(f"  {n.name} [{n.type}]{extra}: {n.mentions} mention{'' if n.mentions == 1 else 's'}", highlight=False)
         for i in issues:
             out.print(f"{i['status']} chunk {i['chunk']}: {i['note']}", style="yellow", highlight=False)
         return
@@ -266,7 +266,7 @@ def show(
     for r in relations:
         other = r["target"] if r["source"] == node.name else r["source"]
         out.print(f"  {other} (weight {r['weight']}, from {r['position']}): {r['description']}", highlight=False)
-    out.print(f"\nprovenance ({len(provenance)} mentions):")
+    out.print(f"\nprovenance ({len(provenance)} mention{'' if len(provenance) == 1 else 's'}):")
     for p in provenance:
         out.print(f"  {p['chunk']} at {p['position']} as {p['name']!r}", highlight=False)
 

@@ -81,7 +81,7 @@ class WorldOracle:
             relations.append({"source": by_canon[r.source], "target": by_canon[r.target],
                               # Only what holds here: the ground truth's own description
                               # summarizes the whole story and would read as a spoiler.
-                              "description": f"{by_canon[r.source]} is {r.type} to {by_canon[r.target]}.",
+                              "description": _relation_sentence(by_canon[r.source], r.type, by_canon[r.target]),
                               "strength": max(1, round(r.weight * 10))})
         return {"entities": entities, "relations": relations}
 
@@ -166,3 +166,11 @@ class HashEmbedder:
             if n:
                 out[i] /= n
         return out
+
+
+def _relation_sentence(source: str, kind: str, target: str) -> str:
+    """``A is mentor to B.``; a relation type that ends in its own preposition (``member of``)
+    takes none more."""
+    last = kind.split()[-1] if kind.split() else ""
+    joiner = "" if last in ("of", "in", "to", "with", "for", "from", "at", "by", "on") else " to"
+    return f"{source} is {kind}{joiner} {target}."
