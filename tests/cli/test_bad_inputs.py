@@ -118,7 +118,7 @@ JSON_COMMANDS: dict[str, Argv] = {
 TEXT_COMMANDS: dict[str, Argv] = {
     "dialsim ingest SCRIPT": lambda bad, tmp: ["dialsim", "ingest", str(bad), "--store", str(tmp / "new-store")],
     "graph build CORPUS": lambda bad, tmp: [
-        "graph", "build", str(bad), "--store", str(tmp / "new-store"), "--work", "w", "--model", SCRIPTED],
+        "graph", "build", str(bad), "--store", str(tmp / "new-store"), "--work", "w", "--helper", SCRIPTED],
     "sharp claims --conceptnet": lambda bad, tmp: [
         "sharp", "claims", "--conceptnet", str(bad), "--out", str(tmp / "new-claims.jsonl")],
 }

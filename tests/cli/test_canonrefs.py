@@ -69,3 +69,21 @@ def test_benchmark_commands_without_store_use_the_one_default(tmp_path):
         proc = _incanon(*command, home=tmp_path, canon=other)
         assert proc.returncode == 2 and f"no canon store at {other}" in proc.stderr, (command, proc.stderr)
     assert not other.exists()
+
+
+def test_builders_take_helper_and_the_older_model_spelling_with_a_note(tmp_path):
+    """`graph build` and `coser curate` name their model --helper as every data builder does;
+    --model still works for one release and says so."""
+    from pathlib import Path
+
+    corpus = Path(__file__).resolve().parents[2] / "examples" / "rolerag" / "clara_voss.txt"
+    old = _incanon("graph", "build", str(corpus), "--store", str(tmp_path / "s"), "--work", "w", "--axis", "date",
+                   "--model", "scripted:x.json", "--dry-run", home=tmp_path)
+    assert old.returncode == 0, old.stderr
+    assert "--model is deprecated here; use --helper" in old.stderr
+    both = _incanon("graph", "build", str(corpus), "--store", str(tmp_path / "s"), "--work", "w",
+                    "--model", "scripted:x.json", "--helper", "scripted:y.json", "--dry-run", home=tmp_path)
+    assert both.returncode == 2 and "disagree; give --helper only" in both.stderr
+    new = _incanon("graph", "build", str(corpus), "--store", str(tmp_path / "s"), "--work", "w", "--axis", "date",
+                   "--helper", "scripted:x.json", "--dry-run", home=tmp_path)
+    assert new.returncode == 0 and "deprecated" not in new.stderr, new.stderr

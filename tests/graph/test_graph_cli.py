@@ -40,7 +40,7 @@ def test_build_resume_show_and_empty_chunks(tmp_path: Path, monkeypatch):
     notes = tmp_path / "notes.txt"
     notes.write_text("NOTHING HERE but weather.", encoding="utf-8")
     store = tmp_path / "canon"
-    common = ["--store", str(store), "--model", f"scripted:{rules}", "--no-cache", "--gleanings", "1"]
+    common = ["--store", str(store), "--helper", f"scripted:{rules}", "--no-cache", "--gleanings", "1"]
     result = _invoke("graph", "build", str(book), str(notes), "--work", "tale", "--title", "Tale", *common, "--json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
@@ -74,7 +74,7 @@ def test_dry_run_writes_nothing_and_a_build_that_yields_nothing_leaves_no_trace(
     notes = tmp_path / "notes.txt"
     notes.write_text("NOTHING HERE but weather. " * 300, encoding="utf-8")
     store = tmp_path / "canon"
-    common = ["--store", str(store), "--model", f"scripted:{rules}", "--no-cache", "--work", "w"]
+    common = ["--store", str(store), "--helper", f"scripted:{rules}", "--no-cache", "--work", "w"]
     dry = _invoke("graph", "build", str(notes), *common, "--dry-run", "--json")
     assert dry.exit_code == 0, dry.output
     plan = json.loads(dry.stdout)
@@ -103,7 +103,7 @@ def test_files_with_one_name_in_two_folders_are_two_documents(tmp_path: Path, mo
         (tmp_path / folder / "notes.txt").write_text(text, encoding="utf-8")
     store = tmp_path / "canon"
     result = _invoke("graph", "build", "a/notes.txt", "b/notes.txt", "c/notes.txt", "--store", str(store), "--work", "w",
-                     "--model", f"scripted:{rules}", "--no-cache", "--json")
+                     "--helper", f"scripted:{rules}", "--no-cache", "--json")
     assert result.exit_code == 0, result.output
     assert "same content as a/notes.txt" in result.stderr
     shown = json.loads(_invoke("graph", "show", "--store", str(store), "--json").stdout)
@@ -115,5 +115,5 @@ def test_bad_options_fail_before_anything_is_written(tmp_path: Path):
     notes = tmp_path / "n.txt"
     notes.write_text("text", encoding="utf-8")
     for extra in (["--born", "1770"], ["--axis", "year"], ["--character", "A||B"]):
-        result = _invoke("graph", "build", str(notes), "--store", str(store), "--work", "w", "--model", "scripted:x.json", *extra)
+        result = _invoke("graph", "build", str(notes), "--store", str(store), "--work", "w", "--helper", "scripted:x.json", *extra)
         assert result.exit_code != 0 and not store.exists(), extra

