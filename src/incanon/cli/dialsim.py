@@ -14,6 +14,7 @@ from incanon.cli.options import RunOptions, with_run_options
 from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
 from incanon.cli.dialsim_compat import runs_and_repetitions
 from incanon.cli.dialsim_progress import ProgressBars
+from incanon.cli.renamed import renamed
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.errors import ConfigError, IncanonError, InputError
 
@@ -345,9 +346,7 @@ def report(
     from incanon.bench.dialsim import DialsimReport, settings_from_runs
     from incanon.cli.runrefs import open_runs, resolve_runs
 
-    if run_store is not None:
-        err.print("note: --run-store is deprecated; use --runs (the run store, as in every command)", style="yellow")
-    runs_db = open_runs(runs_opt or run_store)
+    runs_db = open_runs(renamed(runs_opt, run_store, new_flag="--runs", old_flag="--run-store", default=None))
     ids = resolve_runs(runs_db, run_refs, "dialsim", "DialSim")
     emit_report(DialsimReport(settings=settings_from_runs(runs_db, ids)), md, json_,
                 {"run_store": str(runs_db.path), "runs": ids})
