@@ -18,8 +18,9 @@ notes' ``Chapter 1`` ...) are not chapters either. A table of contents, the same
 with (almost) nothing between them before the real ones, is dropped too.
 
 Adjacent sections are merged until a chunk reaches half the budget; a chunk over the budget is
-split at paragraph (then sentence, then word) boundaries. The unit is the approximate token
-(``count_tokens``), so no tokenizer download is needed.
+split at paragraph (then sentence, then word) boundaries. Tokens are counted by
+``incanon.tokens.count_tokens`` (the embedded GGUF's vocabulary, or the documented estimate), as
+every context budget of incanon is.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+
+from incanon.tokens import count_tokens
 
 _NUMBER_WORDS = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
@@ -61,11 +64,6 @@ CHAPTER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("titled", re.compile(r"(?:(?<=\n\n)|\A)(?P<title>[A-Z][A-Z0-9 ,'’\-:;!?]{2,60})[^\S\n]*(?=\n\n)")),
 )
 """(kind, pattern) pairs; the first pattern matching a line decides its kind."""
-
-
-def count_tokens(text: str) -> int:
-    """Approximate tokens: 4 per 3 words (close to BPE tokenizers on English prose)."""
-    return math.ceil(len(text.split()) * 4 / 3)
 
 
 @dataclass(frozen=True)
