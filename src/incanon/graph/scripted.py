@@ -22,9 +22,9 @@ from incanon.canon.world import World
 from incanon.graph.names import fold
 from incanon.models.scripted import ScriptedModel
 from incanon.models.types import Message
+from incanon.sentences import split_sentences
 
 _TYPE = {"concept": "concept"}  # not a RoleRAG type: the parser drops it, with a note
-_SENT = re.compile(r"[^.!?]*[.!?]")
 
 
 class WorldOracle:
@@ -52,6 +52,7 @@ class WorldOracle:
         """(surface, type, sentence) of every name in ``text``, longest match winning a span."""
         taken = [False] * len(text)
         hits: dict[str, tuple[str, str, str]] = {}
+        sentences: list[str] | None = None  # split once, only when a name is found
         for pattern, name, type_ in self.surfaces:
             for m in pattern.finditer(text):
                 if any(taken[m.start():m.end()]):
@@ -60,7 +61,8 @@ class WorldOracle:
                     taken[i] = True
                 surface = m.group(0)
                 if surface not in hits:
-                    sentence = next((s.strip() for s in _SENT.findall(text) if surface in s), surface)
+                    sentences = split_sentences(text) if sentences is None else sentences
+                    sentence = next((s for s in sentences if surface in s), surface)
                     hits[surface] = (surface, type_, " ".join(sentence.split())[:300])
         return list(hits.values())
 

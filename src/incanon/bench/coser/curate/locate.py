@@ -8,11 +8,11 @@ merged two. A match below ``threshold`` counts as not found.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-_SENTENCE_END = re.compile(r"(?<=[.!?…。！？])[\"”’')\]]*\s+|\n+")
+from incanon.sentences import sentence_spans
+
 
 
 @dataclass(frozen=True)
@@ -20,28 +20,6 @@ class Match:
     start: int
     end: int
     score: float
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every sentence (or line) of ``text``, without surrounding spaces."""
-    spans: list[tuple[int, int]] = []
-    begin = 0
-    for m in _SENTENCE_END.finditer(text):
-        cut = m.start() + len(m.group().rstrip())  # keep closing quotes with their sentence
-        if text[begin:cut].strip():
-            spans.append(_trim(text, begin, cut))
-        begin = m.end()
-    if text[begin:].strip():
-        spans.append(_trim(text, begin, len(text)))
-    return spans
-
-
-def _trim(text: str, a: int, b: int) -> tuple[int, int]:
-    while a < b and text[a].isspace():
-        a += 1
-    while b > a and text[b - 1].isspace():
-        b -= 1
-    return a, b
 
 
 def _norm(text: str) -> str:
