@@ -55,7 +55,7 @@ def _useful(value: object, shape: str, keys: list[str]) -> bool:
 
 
 def _ours(reply: str) -> object:
-    from incanon.llmjson import JSONRepairError, repair_json
+    from incanon.llmout import JSONRepairError, repair_json
 
     try:
         return repair_json(reply).value
@@ -98,7 +98,7 @@ def main() -> None:
     n = len(rows)
     truncated = sum(r["finish"] == "length" for r in rows)
     print(f"{n} real replies of SmolLM2-135M ({truncated} cut at the token limit)")
-    for name, count in (("json.loads as is", strict), ("incanon.llmjson.repair_json", ours),
+    for name, count in (("json.loads as is", strict), ("incanon.llmout.repair_json", ours),
                         ("json_repair.loads", theirs), ("either", either)):
         print(f"  {name:<30} {count:>3} / {n} recovered ({100 * count / max(n, 1):.0f}%)")
     if args.show:

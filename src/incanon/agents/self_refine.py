@@ -15,7 +15,7 @@ from typing import Any, Sequence
 from incanon.agents.base import Agent, CallRecord, CharacterAt, Reply, Turn
 from incanon.agents.registry import register_agent
 from incanon.agents.support import final_messages, question_of, strip_label
-from incanon.judges.parse import parse_score
+from incanon.llmout import parse_score
 from incanon.models.types import Message
 
 GOOD_ENOUGH = 5

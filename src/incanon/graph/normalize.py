@@ -20,7 +20,6 @@ N²/2); ``NormalizationStats`` counts what this pipeline spent against both.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from incanon.canon.names import norm
 from incanon.graph.config import GraphConfig
 from incanon.graph.db import GraphDB
 from incanon.graph.names import block_keys, fold, similarity, variant_match
+from incanon.llmout import json_objects
 from incanon.models.types import ChatModel, Embedder, GenerationParams, Message
 from incanon.templates import PromptLibrary
 
@@ -135,17 +135,12 @@ _YES = re.compile(r"\"?same\"?\s*[:=]\s*(true|false|yes|no)", re.I)
 
 def parse_same(text: str) -> tuple[bool | None, str]:
     """(verdict, reason) of a same-entity reply; verdict None when unreadable."""
-    start, end = text.find("{"), text.rfind("}")
-    if start >= 0 and end > start:
-        try:
-            data = json.loads(text[start:end + 1])
-            same = data.get("same")
-            if isinstance(same, bool):
-                return same, str(data.get("reason", ""))
-            if isinstance(same, str) and same.strip().lower() in ("yes", "no", "true", "false"):
-                return same.strip().lower() in ("yes", "true"), str(data.get("reason", ""))
-        except (json.JSONDecodeError, AttributeError):
-            pass
+    for data in json_objects(text, lenient=True):
+        same = data.get("same")
+        if isinstance(same, bool):
+            return same, str(data.get("reason", ""))
+        if isinstance(same, str) and same.strip().lower() in ("yes", "no", "true", "false"):
+            return same.strip().lower() in ("yes", "true"), str(data.get("reason", ""))
     m = _YES.search(text)
     if m:
         return m.group(1).lower() in ("true", "yes"), text.strip()
@@ -372,10 +367,7 @@ class Normalizer:
         completion = await self.model.generate([Message(role="user", content=prompt)],
                                                GenerationParams(max_tokens=48, response_format=fmt))
         text = completion.text
-        try:
-            picked = str(json.loads(text[text.find("{"):text.rfind("}") + 1]).get("name", ""))
-        except (json.JSONDecodeError, AttributeError):
-            picked = text
+        picked = next((str(o["name"]) for o in json_objects(text, lenient=True) if "name" in o), text)
         for name in names:  # only a name of the component, whatever the model wrote
             if fold(name) == fold(picked):
                 return name, True

@@ -5,12 +5,12 @@ with a message the repair turn shows the model."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from incanon.errors import IncanonError
+from incanon.llmout import json_objects
 
 
 class ExtractionParseError(IncanonError):
@@ -81,7 +81,6 @@ _TYPE_SYNONYMS = {
     "thing": "object", "objects": "object", "date": "time", "period": "time", "era": "time",
     "events": "event", "incident": "event",
 }
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 _TUPLE = re.compile(r"\(\s*\"?(entity|relationship|relation)\"?\s*<\|>(.*?)\)\s*(?:##|\n|$)", re.S | re.I)
 
 
@@ -115,19 +114,6 @@ def _time(item: dict[str, Any], *keys: str) -> str:
 
 _FROM = ("when", "valid_from", "since", "from", "start")
 _TO = ("until", "valid_to", "to", "end")
-
-
-def _json_payload(text: str) -> Any:
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    for cand in candidates:
-        start, end = cand.find("{"), cand.rfind("}")
-        if start < 0 or end <= start:
-            continue
-        try:
-            return json.loads(cand[start:end + 1])
-        except json.JSONDecodeError:
-            continue
-    return None
 
 
 def _from_json(data: Any, allowed: tuple[str, ...]) -> Extraction:
@@ -184,42 +170,13 @@ def _from_tuples(text: str, allowed: tuple[str, ...]) -> Extraction | None:
     return out
 
 
-def _objects(text: str) -> list[str]:
-    """Every complete innermost-level ``{...}`` object of ``text`` (strings respected), even when
-    the text as a whole is cut off: what a reply truncated at the token limit still holds."""
-    out, depth, start, in_str, esc = [], 0, -1, False, False
-    for i, ch in enumerate(text):
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-            continue
-        if ch == '"':
-            in_str, esc = True, False
-        elif ch == "{":
-            depth += 1
-            start = i if depth == 2 else start
-        elif ch == "}":
-            if depth == 2 and start >= 0:
-                out.append(text[start:i + 1])
-            depth -= 1
-    return out
-
-
 def _salvage(text: str, allowed: tuple[str, ...]) -> Extraction | None:
     out = Extraction()
-    for raw in _objects(text):
-        try:
-            item = json.loads(raw)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(item, dict) and _clean(item.get("name")) and "type" in item:
+    for item in json_objects(text, nested=True):
+        if _clean(item.get("name")) and "type" in item:
             _add_entity(out, _clean(item["name"]), str(item["type"]), _clean(item.get("description")), allowed,
                         _time(item, *_FROM), _time(item, *_TO))
-        elif isinstance(item, dict) and _clean(item.get("source")) and _clean(item.get("target")):
+        elif _clean(item.get("source")) and _clean(item.get("target")):
             _add_relation(out, _clean(item["source"]), _clean(item["target"]), _clean(item.get("description")),
                           _strength(item.get("strength", 1)), _time(item, *_FROM), _time(item, *_TO))
     if out.empty:
@@ -234,15 +191,20 @@ def parse_extraction(text: str, allowed: tuple[str, ...]) -> Extraction:
 
     An explicit empty answer (``{"entities": [], "relations": []}``) parses to an empty
     extraction: the caller reports it, this function does not guess."""
-    data = _json_payload(text)
-    if data is not None:
-        return _from_json(data, allowed)
+    objects = json_objects(text)
+    # The extraction is the object with the lists; a reply cut at the token limit has none (its
+    # complete items are salvaged below).
+    keyed = next((o for o in objects if {"entities", "relations", "relationships"} & set(o)), None)
+    if keyed is not None:
+        return _from_json(keyed, allowed)
     tuples = _from_tuples(text, allowed)
     if tuples is not None:
         return tuples
     salvaged = _salvage(text, allowed)
     if salvaged is not None:
         return salvaged
+    if objects:
+        return _from_json(objects[0], allowed)
     raise ExtractionParseError(
         "no JSON object and no (\"entity\"<|>...) lines found" + (": the reply is empty" if not text.strip() else "")
     )

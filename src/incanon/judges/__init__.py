@@ -7,7 +7,7 @@ from incanon.judges.hallucination import (
     HallucinationVerdict,
     parse_hallucination_type,
 )
-from incanon.judges.parse import parse_score
+from incanon.llmout import parse_score
 from incanon.judges.personality import PERSONALITY_RANGE, PersonalityJudge
 from incanon.judges.spatiotemporal import DataType, SpatiotemporalJudge, spatiotemporal_label
 

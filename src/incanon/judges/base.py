@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable
 
 from pydantic import BaseModel
 
-from incanon.judges.parse import parse_score
+from incanon.llmout import json_objects, parse_score
 from incanon.models.types import ChatModel, GenerationParams, Message
 from incanon.templates import PromptLibrary, default_library
 
@@ -57,10 +56,10 @@ class LLMJudge:
         return {"type": "json_schema", "json_schema": {"name": "score", "schema": schema, "strict": True}}
 
     def _read_repair(self, text: str) -> int | None:
-        try:
-            value = json.loads(text).get("score")
-        except (ValueError, AttributeError):
+        scored = [o["score"] for o in json_objects(text) if "score" in o]
+        if not scored:
             return parse_score(text, self.allowed)
+        value = scored[0]
         return value if isinstance(value, int) and value in self._choices() else None
 
     def _range_text(self) -> str:

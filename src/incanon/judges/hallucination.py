@@ -14,6 +14,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from incanon.llmout import labelled
 from incanon.models.types import ChatModel, GenerationParams, Message
 from incanon.templates import PromptLibrary, default_library
 
@@ -48,12 +49,7 @@ _SYNONYMS: dict[str, HallucinationType] = {
     "uncorrected": HallucinationType.UNCLARIFIED, "unclear": HallucinationType.UNCLARIFIED,
     "omission": HallucinationType.INCOMPLETE, "incompleteness": HallucinationType.INCOMPLETE,
 }
-_LABELLED = re.compile(
-    r"\b(?:hallucination\s+type|error\s+type|type|category|classification|label)\s*\**\s*(?:is|=|:|-)\s*"
-    r"\**\s*([A-Za-z][A-Za-z _-]{0,40}|[1-8])",
-    re.IGNORECASE,
-)
-_BRACKETED = re.compile(r"\[\[\s*([A-Za-z _-]{1,40}|[1-8])\s*\]\]")
+_KEYS = ("hallucination type", "error type", "type", "category", "classification", "label")
 
 
 def _lookup(token: str) -> HallucinationType | None:
@@ -76,18 +72,7 @@ def _lookup(token: str) -> HallucinationType | None:
 def parse_hallucination_type(text: str) -> HallucinationType | None:
     """The type a judge named in ``text``, or None. Labelled answers (``Type: spatial``), last
     first, then ``[[spatial]]``, then a last line that is only a type name or number."""
-    for pattern in (_LABELLED, _BRACKETED):
-        for match in reversed(list(pattern.finditer(text))):
-            found = _lookup(match.group(1))
-            if found is not None:
-                return found
-    for line in reversed([ln for ln in text.strip().splitlines() if ln.strip()][-3:]):
-        stripped = line.strip().strip("*#`'\".:- ")
-        if len(stripped.split()) <= 3:
-            found = _lookup(stripped)
-            if found is not None:
-                return found
-    return None
+    return labelled(text, _lookup, keys=_KEYS)
 
 
 class HallucinationVerdict(BaseModel):

@@ -131,7 +131,7 @@ def test_truncated_plots_are_continued_into_the_next_chunk(curated, book1):
 def test_cut_off_answer_and_broken_json_were_repaired(curated):
     reports = curated["report"].chunks
     assert any("answer cut off" in n for n in reports[1].notes)
-    # A missing colon: the json-repair fallback of incanon.llmjson reads it, no model repair call.
+    # A missing colon: the json-repair fallback of incanon.llmout reads it, no model repair call.
     assert reports[3].status == "ok" and reports[3].stats["repairs"] == 0
     assert "json: json-repair" in reports[3].notes
 

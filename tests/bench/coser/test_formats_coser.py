@@ -9,7 +9,7 @@ import pytest
 
 from incanon.bench.coser.files import load_book, load_books, load_test_set, write_book, write_test_set
 from incanon.bench.coser.formats import BookData, TestSample, format_message, parse_message, remove_thoughts
-from incanon.llmjson import JSONRepairError, looks_truncated, repair_json
+from incanon.llmout import JSONRepairError, looks_truncated, repair_json
 from incanon.errors import InputError, NotFoundError
 
 # A book file as CoSER publishes it: the refined motivation under "thought", one plot's

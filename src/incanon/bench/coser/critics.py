@@ -16,10 +16,7 @@ there are none is the dimension left unscored (never silently given 100).
 
 from __future__ import annotations
 
-import ast
 import asyncio
-import json
-import re
 from typing import Any, Mapping, Sequence
 
 from pydantic import BaseModel, Field
@@ -31,67 +28,9 @@ from incanon.bench.coser.scoring import (
     dimension_score, dimension_slug,
 )
 from incanon.bench.coser.simulation import case as cases
+from incanon.llmout import json_values
 from incanon.models.types import ChatModel, GenerationParams, Message
 from incanon.templates import PromptLibrary, default_library
-
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
-
-
-def _loads(text: str) -> Any:
-    """JSON, then JSON with trailing commas and smart quotes fixed, then a Python literal."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
-    fixed = re.sub(r",\s*([}\]])", r"\1", text.replace("“", '"').replace("”", '"'))
-    try:
-        return json.loads(fixed)
-    except json.JSONDecodeError:
-        pass
-    try:
-        return ast.literal_eval(re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False",
-                                                                       re.sub(r"\bnull\b", "None", fixed))))
-    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
-        return None
-
-
-def _balanced(text: str, start: int) -> str | None:
-    """The bracketed span opening at ``start``, honouring strings; None if it never closes."""
-    opener = text[start]
-    closer = "}" if opener == "{" else "]"
-    depth, quote, escape = 0, "", False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if quote:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'" and (ch == '"' or text[i - 1] in "{[,: "):
-            quote = ch
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth == 0:
-                return text[start: i + 1] if ch == closer else None
-    return None
-
-
-def _candidates(text: str) -> list[Any]:
-    """Decodable JSON-ish values in ``text``: fenced blocks first, outermost brackets first."""
-    found: list[Any] = []
-    for block in [*_FENCE.findall(text), text]:
-        for match in re.finditer(r"[{\[]", block):
-            span = _balanced(block, match.start())
-            if span is None:
-                continue
-            value = _loads(span)
-            if isinstance(value, (dict, list)):
-                found.append(value)
-    return found
 
 
 def _flaws_from(value: Any, dimension: str) -> list[Any] | None:
@@ -118,7 +57,7 @@ def _flaws_from(value: Any, dimension: str) -> list[Any] | None:
 
 def parse_critique(text: str, dimension: str) -> tuple[list[Flaw] | None, str | None]:
     """(flaws, problem): the flaws a critic reported for ``dimension``, or None and why not."""
-    for value in _candidates(text or ""):
+    for value in json_values(text or "", lenient=True, nested=True):
         raw = _flaws_from(value, dimension)
         if raw is not None:
             # Live critiques are read leniently ("4 (severe)" → 4) and stored as integers, so a
@@ -135,7 +74,7 @@ def salvage_flaws(texts: Sequence[str]) -> list[Flaw]:
     """Complete flaw objects found anywhere in ``texts`` (an answer cut off mid-list)."""
     best: list[Flaw] = []
     for text in texts:
-        objects = [v for v in _candidates(text or "") if isinstance(v, dict)
+        objects = [v for v in json_values(text or "", lenient=True, nested=True) if isinstance(v, dict)
                    and "severity" in {str(k).lower() for k in v}]
         flaws = coerce_flaws(objects, lenient=True)
         if len(flaws) > len(best):

@@ -22,7 +22,7 @@ from incanon.bench.dialsim.relations import RELATIONS, normalize_relation
 from incanon.bench.dialsim.script import DialScript, DialSession
 from incanon.canon.names import norm
 from incanon.errors import InputError
-from incanon.llmjson import json_values
+from incanon.llmout import json_values
 from incanon.models.types import ChatModel, GenerationParams, Message
 from incanon.templates import PromptLibrary, default_library, fingerprint
 

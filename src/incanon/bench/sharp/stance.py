@@ -10,8 +10,6 @@ embedded backend enforces with a grammar, so small local models answer in shape.
 
 from __future__ import annotations
 
-import ast
-import json
 import re
 from enum import StrEnum
 from typing import Any
@@ -19,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from incanon.bench.sharp.prompting import prompt_for
-from incanon.llmjson import fenced_blocks
+from incanon.llmout import NEGATORS, is_negated, json_objects, named_labels
 from incanon.models.types import ChatModel, GenerationParams, Message
 from incanon.templates import PromptLibrary, default_library
 
@@ -54,19 +52,9 @@ _ZH_SYNONYMS: tuple[tuple[str, Stance | None], ...] = (
     ("反对", Stance.AGAINST), ("否定", Stance.AGAINST), ("中立", Stance.NEUTRAL), ("无立场", Stance.NEUTRAL),
     ("支持", Stance.FAVOR), ("赞同", Stance.FAVOR), ("赞成", Stance.FAVOR), ("同意", Stance.FAVOR),
 )
-# A stance word within a few words after one of these is negated ("not in favor", "does not
-# FAVOR", "isn't supportive"): it names what the answer is *not*.
-_NEGATORS = r"(?:not|no|never|n't|without|hardly|nor)"
-_NEGATED = rf"\b{_NEGATORS}\b(?:\W+\w+){{0,2}}?\W+"
 _KEYED = re.compile(r"""["']?\bstance\b["']?\s*[:=]\s*\**\s*["']?\[?\s*([A-Za-z][A-Za-z ]{0,20})""", re.IGNORECASE)
 _LABEL_WORD = re.compile(r"\b(FAVOU?R|AGAINST|NEUTRAL)\b", re.IGNORECASE)
 LABELS = frozenset(s.value for s in Stance)
-
-
-def _negated(text: str, start: int) -> bool:
-    """Is the word at ``start`` governed by a negation just before it?"""
-    before = text[max(0, start - 40):start].lower().replace("’", "'")
-    return re.search(rf"(?:{_NEGATED}|n't\s+(?:\w+\s+){{0,2}}|\b{_NEGATORS}\s+)$", before) is not None
 
 
 def _zh_stances(text: str) -> set[Stance | None]:
@@ -95,7 +83,7 @@ def to_stance(value: Any) -> Stance | None:
     for stance, words in _SYNONYMS.items():
         for w in words:
             for match in re.finditer(rf"\b{re.escape(w)}\b", text):
-                found.add(None if _negated(text, match.start()) else stance)
+                found.add(None if is_negated(text, match.start()) else stance)
     found.discard(None)
     return found.pop() if len(found) == 1 else None
 
@@ -112,24 +100,7 @@ class StanceReading(BaseModel):
 def _objects(text: str) -> list[dict[str, Any]]:
     """JSON-ish objects in ``text``: fenced blocks first, then the text; strict JSON, then
     Python-literal syntax (the paper's template shows single-quoted keys)."""
-    found: list[dict[str, Any]] = []
-    decoder = json.JSONDecoder()
-    for block in [*fenced_blocks(text), text]:
-        for match in re.finditer(r"\{", block):
-            chunk = block[match.start():]
-            value: Any = None
-            try:
-                value, _ = decoder.raw_decode(chunk)
-            except json.JSONDecodeError:
-                end = chunk.find("}")
-                if end > 0:
-                    try:
-                        value = ast.literal_eval(chunk[: end + 1])
-                    except (ValueError, SyntaxError, MemoryError, RecursionError):
-                        value = None
-            if isinstance(value, dict):
-                found.append(value)
-    return found
+    return json_objects(text, lenient=True, nested=True)
 
 
 def _field(obj: dict[str, Any], name: str) -> Any:
@@ -160,7 +131,7 @@ def parse_stance(text: str) -> StanceReading:
             return StanceReading(stance=stance, reason=str(reason or "").strip())
         problem = f"the stance {raw!r} is not one of FAVOR, AGAINST, NEUTRAL"
     for match in _KEYED.finditer(text):
-        if re.match(rf"\s*{_NEGATORS}\b", match.group(1), re.IGNORECASE):
+        if re.match(rf"\s*{NEGATORS}\b", match.group(1), re.IGNORECASE):
             continue  # "Stance: not FAVOR" names no stance
         stance = to_stance(match.group(1))
         if stance is not None:
@@ -168,13 +139,12 @@ def parse_stance(text: str) -> StanceReading:
                                re.IGNORECASE | re.DOTALL)
             return StanceReading(stance=stance, reason=(reason.group(1).strip() if reason else ""))
     if not _objects(text):
-        mentions = [(to_stance(m.group(1)), _negated(text, m.start())) for m in _LABEL_WORD.finditer(text)]
-        labels = {stance for stance, negated in mentions if not negated}
+        labels, denied = named_labels(text, _LABEL_WORD, to_stance)
         if len(labels) == 1:
             return StanceReading(stance=labels.pop(), reason=text.strip())
         if len(labels) > 1:
             problem = "the reply names several stances and no JSON says which one is meant"
-        elif mentions:
+        elif denied:
             problem = "the reply only says which stance the utterance does not take"
     return StanceReading(stance=None, problem=problem)
 

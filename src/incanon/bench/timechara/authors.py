@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from incanon.bench.timechara.items import DATA_TYPES, SPATIAL_TYPES, TimeCharaItem
 from incanon.errors import InputError
-from incanon.judges.parse import parse_score
+from incanon.llmout import parse_score
 from incanon.reading import read_json
 
 SCORE_FIELDS = {"temporal": "temporal_score", "spatial": "spatial_score", "personality": "personality_score"}

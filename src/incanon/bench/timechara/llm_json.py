@@ -7,18 +7,17 @@ problem); after that the step fails with ``HelperOutputError`` carrying the raw 
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from incanon.errors import IncanonError
+from incanon.llmout import json_objects
 from incanon.models.types import ChatModel, GenerationParams, Message
 from incanon.templates import PromptLibrary
 
 M = TypeVar("M", bound=BaseModel)
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
 class HelperOutputError(IncanonError):
@@ -27,22 +26,6 @@ class HelperOutputError(IncanonError):
     def __init__(self, message: str, raw: str) -> None:
         super().__init__(message)
         self.raw = raw
-
-
-def _objects(text: str) -> list[Any]:
-    """Every JSON object that can be decoded from ``text`` (fenced blocks first)."""
-    decoder = json.JSONDecoder()
-    found: list[Any] = []
-    for block in [*_FENCE.findall(text), text]:
-        for start in [m.start() for m in re.finditer(r"\{", block)]:
-            try:
-                value, _ = decoder.raw_decode(block[start:])
-            except json.JSONDecodeError:
-                continue
-            if isinstance(value, dict):
-                found.append(value)
-                break
-    return found
 
 
 def _key(text: str) -> str:
@@ -78,7 +61,7 @@ def _coerce(data: dict[str, Any], schema: type[BaseModel]) -> dict[str, Any]:
 def parse_structured(text: str, schema: type[M]) -> M:
     """Read ``schema`` from ``text``; ``ValueError`` says what was wrong."""
     problems: list[str] = []
-    candidates = _objects(text) + [_from_lines(text, schema)]
+    candidates = [*json_objects(text), _from_lines(text, schema)]
     for candidate in candidates:
         if not candidate:
             continue

@@ -13,7 +13,7 @@ from incanon.bench.coser.curate.continuation import PlotDraft
 from incanon.bench.coser.curate.locate import find_sentence, locate_plot
 from incanon.bench.coser.curate.schema import ChunkExtraction, ExtractedPlot, SchemaLimits, extraction_schema, response_format
 from incanon.bench.coser.formats import Plot
-from incanon.llmjson import JSONRepairError, looks_truncated, repair_json
+from incanon.llmout import JSONRepairError, looks_truncated, repair_json
 from incanon.models import ChatModel, GenerationParams
 from incanon.templates import PromptLibrary
 

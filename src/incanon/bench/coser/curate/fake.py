@@ -123,7 +123,7 @@ class FakeCurator:
 
     # --- other prompts ------------------------------------------------------------------------
     def repair(self, prompt: str) -> str:
-        from incanon.llmjson import JSONRepairError, repair_json
+        from incanon.llmout import JSONRepairError, repair_json
 
         body = prompt.split("=== Text ===", 1)[-1].strip()
         try:

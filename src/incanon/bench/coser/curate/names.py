@@ -18,7 +18,7 @@ from incanon.bench.coser.curate.calls import CallOutcome, ReadError, RetryPlan, 
 from incanon.bench.coser.curate.continuation import PlotDraft
 from incanon.bench.coser.curate.schema import NameMapping, SchemaLimits, names_schema, response_format
 from incanon.bench.coser.formats import ENVIRONMENT, IMPERSONAL, Conversation, ConversationCharacter, Plot, PlotCharacter
-from incanon.llmjson import JSONRepairError, repair_json
+from incanon.llmout import JSONRepairError, repair_json
 from incanon.canon.names import norm
 from incanon.models import ChatModel, GenerationParams
 from incanon.templates import PromptLibrary

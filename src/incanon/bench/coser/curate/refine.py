@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from incanon.bench.coser.curate.calls import CallOutcome, ReadError, RetryPlan, call_structured, first_problem
 from incanon.bench.coser.curate.schema import RefinedSetting, SchemaLimits, refine_schema, response_format
 from incanon.bench.coser.formats import Conversation, ConversationCharacter, Plot, parse_message
-from incanon.llmjson import JSONRepairError, repair_json
+from incanon.llmout import JSONRepairError, repair_json
 from incanon.models import ChatModel, GenerationParams
 from incanon.templates import PromptLibrary
 

@@ -11,7 +11,6 @@ from a generator seeded per case so reruns pick the same.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from typing import Literal, Sequence
@@ -19,6 +18,7 @@ from typing import Literal, Sequence
 from pydantic import BaseModel
 
 from incanon.bench.coser.formats import ENVIRONMENT
+from incanon.llmout import json_objects
 
 Kind = Literal["name", "random", "end", "unknown"]
 _END = re.compile(r"<\s*end[\s_-]*chat\s*>|\bend[\s_-]*chat\b|^\W*end\W*$|\bend (?:of )?(?:the )?(?:scene|conversation)\b"
@@ -41,14 +41,7 @@ def _norm(text: str) -> str:
 
 
 def _from_json(text: str) -> str | None:
-    match = re.search(r"\{.*\}", text, re.DOTALL)
-    if not match:
-        return None
-    try:
-        value = json.loads(match.group())
-    except json.JSONDecodeError:
-        return None
-    if isinstance(value, dict):
+    for value in json_objects(text, lenient=True):
         for key, item in value.items():
             if str(key).strip().lower() in _KEYS and isinstance(item, str):
                 return item

@@ -21,7 +21,6 @@ ramble), ``prompt_set`` (``""`` for incanon's prompts, ``"paper"`` for the paper
 
 from __future__ import annotations
 
-import json
 from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from incanon.bench.dialsim.formats import check_format, strip_choices
 from incanon.bench.dialsim.promptsets import template_name
 from incanon.bench.dialsim.questions import MARKERS
 from incanon.bench.dialsim.script import DialSession, Line
+from incanon.llmout import json_objects
 from incanon.models.types import ChatModel, GenerationParams, Message
 
 DEFAULT_CONTEXT_TOKENS: int | None = None
@@ -211,8 +211,5 @@ class MemoryAgent(Agent):
 
 
 def _choice(text: str) -> str:
-    try:
-        value = json.loads(text).get("answer")
-    except (ValueError, AttributeError):
-        return text
+    value = next((o["answer"] for o in json_objects(text) if "answer" in o), None)
     return value if isinstance(value, str) else text

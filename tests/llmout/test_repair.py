@@ -1,6 +1,6 @@
 """One module reads JSON out of model replies: fences, values anywhere, repair."""
 
-from incanon.llmjson import fenced_blocks, json_values, repair_json
+from incanon.llmout import fenced_blocks, json_values, repair_json
 
 
 def test_fences_with_and_without_a_language_and_an_unclosed_last_one():

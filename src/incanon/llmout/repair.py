@@ -1,9 +1,4 @@
-"""Reading JSON written by language models: fences, prose, slips and truncation. Every part of
-incanon that reads JSON out of a model's reply uses this module.
-
-``fenced_blocks(text)`` gives the contents of code fences; ``json_values(text)`` every JSON
-value that can be decoded from a reply (fenced blocks first, then the text, objects and arrays
-wherever they start), without repair; ``repair_json(text)`` returns the parsed value and the
+"""Repairing the JSON of a model's reply: ``repair_json(text)`` returns the parsed value and the
 list of fixes it needed, or raises ``JSONRepairError``. Fixes, in one pass over the text:
 
 * the JSON is taken from a fenced block or from the first ``{``/``[`` on, prose around it dropped;
@@ -24,40 +19,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-_FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)(?:```|$)", re.DOTALL)
+from incanon.llmout.blocks import FENCE as _FENCE
+
 _LITERALS = {"None": "null", "True": "true", "False": "false", "null": "null", "true": "true", "false": "false",
              "NaN": "null", "Infinity": "null", "undefined": "null"}
 _CLOSER = {"{": "}", "[": "]"}
 # What may follow ``",`` when the quote really ended a string: the next key or array value.
 _VALUE_START = re.compile(r"\s*(?:$|[\"{\[\]}]|-?\d|//|(?:true|false|null|None|True|False)\b)")
-
-
-def fenced_blocks(text: str) -> list[str]:
-    """The contents of the reply's code fences (```json ... ```, ```` ``` ... ``` ````), in order;
-    an unclosed last fence (a reply cut at the token limit) counts to the end of the text."""
-    return [m.group(1) for m in _FENCE.finditer(text)]
-
-
-def json_values(text: str, *, starts: str = "{[") -> list[Any]:
-    """Every JSON value decodable from ``text``: fenced blocks first, then the whole text, each
-    scanned for values starting at any of ``starts`` (a value nested in one already found is not
-    listed again). No repair: see :func:`repair_json` for that."""
-    decoder = json.JSONDecoder()
-    found: list[Any] = []
-    for block in [*fenced_blocks(text), text]:
-        position = 0
-        while position < len(block):
-            next_start = min((i for i in (block.find(c, position) for c in starts) if i >= 0), default=-1)
-            if next_start < 0:
-                break
-            try:
-                value, end = decoder.raw_decode(block, next_start)
-            except (json.JSONDecodeError, RecursionError):
-                position = next_start + 1
-                continue
-            found.append(value)
-            position = end
-    return found
 
 
 class JSONRepairError(ValueError):

@@ -1,4 +1,4 @@
-"""Robust score parsing for LLM judges.
+"""A judge's numeric score out of its text.
 
 Judges are asked to reason first and give the score on the final line (TimeChara's prompts:
 "print the score on its own line ... repeat just the selected score again by itself on a new
