@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from incanon.report import build_report, parse_markdown, render_html, render_png
+from incanon.report import Doc, build_report, render_html, render_png
+from incanon.report.html import block_html
 from incanon.report.model import Chart, Series
 from incanon.runs import ItemOutcome, RunConfig, RunItem, RunStore, run_items
 
@@ -154,19 +155,38 @@ def test_register_section_for_a_plugin_benchmark():
         _BY_BENCHMARK.pop("plugin-bench")
 
 
-def test_parse_markdown_reads_what_benchmarks_write():
-    text = "\n".join([
-        "# Title", "", "Intro line one", "line two.", "", "## Part", "", "| A | B \\| C |", "|---|---:|",
-        "| 1 | x \\| y |", "| 2 |", "", "- first", "- second", "", "> warning: careful", "### Deeper",
-    ])
-    blocks = parse_markdown(text)
+def test_a_doc_renders_markdown_and_gives_its_blocks_to_sections():
+    doc = Doc("Title", 2).text("Intro **bold** and `code`.").heading("Part").table(
+        ["A", "B | C"], [[1, "x | y"], [2, "<b>*"]], right=[1]).items(["first", "second"]).note("warning: careful")
+    doc.heading("Deeper", 4)
+    assert doc.markdown() == (
+        "## Title\n\nIntro **bold** and `code`.\n\n### Part\n\n| A | B \\| C |\n|---|---:|\n| 1 | x \\| y |\n"
+        "| 2 | <b>* |\n\n- first\n- second\n\n> warning: careful\n\n#### Deeper\n")
+    blocks = doc.section_blocks()
     assert [(b.kind, b.level if b.kind == "heading" else None) for b in blocks] == [
-        ("heading", 3), ("text", None), ("heading", 4), ("table", None), ("list", None), ("note", None),
-        ("heading", 5)]
-    assert blocks[1].text == "Intro line one line two."
-    table = blocks[3].table
-    assert table.columns == ["A", "B | C"] and table.rows == [["1", "x | y"], ["2", ""]]
-    assert blocks[4].items == ["first", "second"] and blocks[5].text == "warning: careful"
+        ("text", None), ("heading", 3), ("table", None), ("list", None), ("note", None), ("heading", 4)]
+    # Cells stay data: a bar, a tag and an asterisk reach both formats as written, escaped for each.
+    assert blocks[2].table.rows == [["1", "x | y"], ["2", "<b>*"]]
+    html = "".join(block_html(b) for b in blocks)
+    assert '<td class="num">x | y</td>' in html  # column B is flush right, as the markdown's ---: says
+    assert "&lt;b&gt;*" in html and "<b>" not in html
+    assert block_html(doc.blocks[1]) == "<p>Intro <strong>bold</strong> and <code>code</code>.</p>"
+
+
+def test_benchmark_sections_take_the_report_blocks_not_its_markdown(tmp_path):
+    """The TimeChara section shows exactly the blocks of the report object; the markdown the
+    benchmark prints is rendered from the same blocks."""
+    from incanon.bench.timechara import build_report as timechara_report
+    from incanon.bench.timechara.judged import JudgedRow
+
+    report = timechara_report([JudgedRow(model="m|x", method="zero-shot", data_type="future",
+                                         question_generation="fact_structured", temporal_score=1,
+                                         personality_score=6, series="s", id="a")])
+    doc = report.doc()
+    assert report.markdown() == doc.markdown()
+    assert doc.section_blocks()[0].kind == "text" and doc.blocks[0].text.startswith("TimeChara")
+    table = next(b.table for b in doc.blocks if b.kind == "table")
+    assert table.rows[0][0] == "m|x" and "m\\|x" in report.markdown()
 
 
 def test_charts_render_to_the_same_png_every_time():

@@ -13,10 +13,10 @@ module (``register_section`` adds one); runs of an unknown benchmark get a gener
 """
 
 from incanon.report.build import build_report, build_section
+from incanon.report.doc import Doc
 from incanon.report.charts import bar_chart, run_comparison, score_distributions
 from incanon.report.html import render_html
 from incanon.report.markdown import render_markdown
-from incanon.report.mdparse import parse_markdown
 from incanon.report.model import Block, Chart, Report, RunOverview, Section, Series, Table
 from incanon.report.overview import run_overview, score_table, usage_table
 from incanon.report.plots import png_data_uri, render_png
@@ -24,6 +24,7 @@ from incanon.report.registry import SectionBuilder, SectionParts, builder_for, r
 from incanon.report.write import write_report, write_text_atomic
 
 __all__ = [
+    "Doc",
     "Block",
     "Chart",
     "Report",
@@ -37,7 +38,6 @@ __all__ = [
     "build_report",
     "build_section",
     "builder_for",
-    "parse_markdown",
     "png_data_uri",
     "register_section",
     "render_html",

@@ -40,7 +40,8 @@ def table_html(table: Table) -> str:
     body = []
     for row in table.rows:
         cells = "".join(
-            f'<td class="num">{escape(v)}</td>' if _NUMERIC.match(v.strip()) else f"<td>{escape(v)}</td>" for v in row)
+            f'<td class="num">{escape(v)}</td>' if i in table.right or _NUMERIC.match(v.strip()) else f"<td>{escape(v)}</td>"
+            for i, v in enumerate(row))
         body.append(f"<tr>{cells}</tr>")
     caption = f"<caption>{escape(table.caption)}</caption>" if table.caption else ""
     return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
@@ -54,10 +55,18 @@ def block_html(block: Block, config: bool = False) -> str:
         return table_html(block.table)
     if block.kind == "list":
         cls = ' class="config"' if config else ""
-        return f"<ul{cls}>" + "".join(f"<li>{escape(i)}</li>" for i in block.items) + "</ul>"
+        return f"<ul{cls}>" + "".join(f"<li>{inline_html(i)}</li>" for i in block.items) + "</ul>"
     if block.kind == "note":
-        return f'<div class="note">{escape(block.text)}</div>'
-    return f"<p>{escape(block.text)}</p>"
+        return f'<div class="note">{inline_html(block.text)}</div>'
+    return f"<p>{inline_html(block.text)}</p>"
+
+
+def inline_html(text: str) -> str:
+    """Text with the inline markup reports write (``**bold**``, `` `code` ``) as HTML, all else
+    escaped."""
+    html = escape(text)
+    html = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", html)
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html)
 
 
 def _configuration(section: Section) -> str:

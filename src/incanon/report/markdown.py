@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from incanon.report.doc import block_markdown, table_lines
 from incanon.report.model import Block, Report, Section, Table
 from incanon.report.plots import png_data_uri
 
@@ -13,28 +14,14 @@ def inert_html(markdown: str) -> str:
     return markdown.replace("<", "&lt;")
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
-
-
 def table_md(table: Table) -> list[str]:
     """A pipe table (and its caption as a line below)."""
-    lines = ["| " + " | ".join(_cell(c) for c in table.columns) + " |", "|" + "---|" * len(table.columns)]
-    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in table.rows]
-    return lines + (["", f"*{table.caption}*"] if table.caption else [])
+    return table_lines(table)
 
 
 def block_md(block: Block) -> list[str]:
     """One block, followed by a blank line."""
-    if block.kind == "heading":
-        return ["#" * block.level + " " + block.text, ""]
-    if block.kind == "table" and block.table is not None:
-        return [*table_md(block.table), ""]
-    if block.kind == "list":
-        return [*(f"- {i}" for i in block.items), ""]
-    if block.kind == "note":
-        return [f"> {block.text}", ""]
-    return [block.text, ""]
+    return [*block_markdown(block).split("\n"), ""]
 
 
 def section_md(section: Section, plots: bool = True) -> list[str]:

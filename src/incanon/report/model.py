@@ -18,6 +18,8 @@ class Table(BaseModel):
     columns: list[str]
     rows: list[list[str]] = Field(default_factory=list)
     caption: str = ""
+    right: list[int] = Field(default_factory=list)
+    """Columns set flush right (markdown ``---:``): numbers a paper's table aligns."""
 
 
 class Block(BaseModel):

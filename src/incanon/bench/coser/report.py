@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from incanon.bench.coser.scoring import DIMENSIONS, Aggregate, aggregate
 from incanon.bench.coser.simulation.runs import JUDGE_BENCHMARK, SIMULATION_BENCHMARK
 from incanon.errors import InputError
+from incanon.report.doc import Doc
 from incanon.runs import RunStore
 
 SPLITS = ("all", "in-domain", "out-of-domain")
@@ -128,26 +129,31 @@ class GcaReport(BaseModel):
                         "epochs": row.epochs, "std": row.spread.get(split)})
         return out
 
-    def markdown(self) -> str:
-        head = "| Model | " + " | ".join(COLUMNS) + " | Judged / failed / unjudged (status) |"
-        rule = "|---|" + "---:|" * (len(COLUMNS) + 1)
+    def doc(self) -> Doc:
+        """Table 2: one table per split (all, in-domain, out-of-domain), then the notes."""
         titles = {"all": "All cases", "in-domain": "In-domain", "out-of-domain": "Out-of-domain"}
-        parts = ["# Given-circumstance acting (CoSER Table 2 layout)", "",
-                 "LLM-judged scores (0-100, penalty-based with length correction) and n-gram overlap with "
-                 "the original conversation (0-100)."]
+        doc = Doc("Given-circumstance acting (CoSER Table 2 layout)", 1)
+        doc.text("LLM-judged scores (0-100, penalty-based with length correction) and n-gram overlap with "
+                 "the original conversation (0-100).")
         for split in SPLITS:
             rows = [r for r in self.rows if split in r.splits]
             if not rows or (split != "all" and not any(r.splits[split].cases for r in rows)):
                 continue
-            parts += ["", f"## {titles[split]}", "", head, rule]
+            table = []
             for row in rows:
                 agg = row.splits[split]
                 counts = row.counts if split == "all" else f"{agg.judged} judged, {agg.cases - agg.judged} unjudged"
                 label = row.label + (f" ({row.epochs} epochs)" if row.epochs > 1 else "")
-                parts.append(f"| {label} | " + " | ".join(_cells(agg, row.spread.get(split))) + f" | {counts} |")
+                table.append([label, *_cells(agg, row.spread.get(split)), counts])
+            doc.heading(titles[split], 2)
+            doc.table(["Model", *COLUMNS, "Judged / failed / unjudged (status)"], table,
+                      right=range(1, len(COLUMNS) + 2))
         if self.notes:
-            parts += ["", *[f"- {note}" for note in self.notes]]
-        return "\n".join(parts) + "\n"
+            doc.items(self.notes)
+        return doc
+
+    def markdown(self) -> str:
+        return self.doc().markdown()
 
 
 def run_label(models: Mapping[str, str], params: Mapping[str, Any]) -> str:

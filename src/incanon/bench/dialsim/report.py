@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, computed_field
 
 from incanon.bench.dialsim.outcomes import JUDGED, latency_stats
 from incanon.bench.dialsim.questions import CATEGORIES
+from incanon.report.doc import Doc
 from incanon.runs import RunStore
 
 SOURCES = ("fan", "tkg")
@@ -183,53 +184,56 @@ class DialsimReport(BaseModel):
                 out.append(f"{s.run_id}: the memory failed on {s.memory_errors} utterances (see the session records)")
         return out
 
-    def markdown(self) -> str:
-        lines: list[str] = []
+    def doc(self) -> Doc:
+        """Tables 3-4 (with and without a time limit), the runs, the question mix and timings."""
+        doc = Doc()
         for limited, heading in ((True, "With a time limit"), (False, "Without a time limit")):
             group = [s for s in self.settings if (s.time_limit > 0) == limited]
             if not group:
                 continue
             memories = list(dict.fromkeys(s.memory for s in group))
-            lines += [f"## {heading} (accuracy %, std over runs in brackets)", "",
-                      "| model | " + " | ".join(memories) + " |", "|---|" + "---|" * len(memories)]
+            rows = []
             for model in dict.fromkeys((s.model, s.names, s.time_limit) for s in group):
                 cells = {s.memory: s.label() for s in group if (s.model, s.names, s.time_limit) == model}
                 name = model[0] + (f" ({model[1]} names)" if model[1] else "") + (f", {model[2]:g}s" if limited else "")
-                lines.append(f"| {name} | " + " | ".join(cells.get(m, "-") for m in memories) + " |")
-            lines.append("")
-        lines += ["## Runs (accuracy: correct over all questions; judged / failed / unjudged questions)", "",
-                  "| run | model | memory | time limit | status | accuracy % | calibrated % | judged | failed | unjudged | timeouts |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+                rows.append([name, *(cells.get(m, "-") for m in memories)])
+            doc.heading(f"{heading} (accuracy %, std over runs in brackets)", 2)
+            doc.table(["model", *memories], rows)
+        doc.heading("Runs (accuracy: correct over all questions; judged / failed / unjudged questions)", 2)
+        rows = []
         for s in self.settings:
             judged, failed, unjudged = s.counts()
             cal = "-" if s.calibrated is None else f"{s.calibrated * 100:.2f}"
-            lines.append(f"| {s.run_id} | {s.model} | {s.memory} | {s.limit_label} | {s.status or '-'} | {s.label()} "
-                         f"| {cal} | {judged} | {failed} | {unjudged} | {s.statuses.get('timeout', 0)} |")
-        lines += ["", "## By question source and type (accuracy %, questions)", "",
-                  "| run | memory | time limit | fan quiz (all) | TKG (all) | " + " | ".join(CATEGORIES) + " |",
-                  "|---|---|---|" + "---|" * (len(SOURCES) + len(CATEGORIES))]
-        for s in self.settings:
-            row = [_pct(s.by_source.get(k)) for k in SOURCES] + [_pct(s.by_category.get(k)) for k in CATEGORIES]
-            lines.append(f"| {s.run_id} | {s.memory} | {s.limit_label} | " + " | ".join(row) + " |")
-        lines += ["", "## Question mix asked (share of questions, by type)", "",
-                  "| run | memory | time limit | questions | fan % | unanswerable % | types |", "|---|---|---|---|---|---|---|"]
+            rows.append([s.run_id, s.model, s.memory, s.limit_label, s.status or "-", s.label(), cal, judged, failed,
+                         unjudged, s.statuses.get("timeout", 0)])
+        doc.table(["run", "model", "memory", "time limit", "status", "accuracy %", "calibrated %", "judged", "failed",
+                   "unjudged", "timeouts"], rows)
+        doc.heading("By question source and type (accuracy %, questions)", 2)
+        doc.table(["run", "memory", "time limit", "fan quiz (all)", "TKG (all)", *CATEGORIES],
+                  [[s.run_id, s.memory, s.limit_label, *(_pct(s.by_source.get(k)) for k in SOURCES),
+                    *(_pct(s.by_category.get(k)) for k in CATEGORIES)] for s in self.settings])
+        doc.heading("Question mix asked (share of questions, by type)", 2)
+        rows = []
         for s in self.settings:
             n = s.questions or 1
             fan = s.by_source.get("fan", Cell()).n
             unans = s.by_category.get("unanswerable", Cell()).n
             types = ", ".join(f"{t} {c.n}" for t, c in sorted(s.by_type.items(), key=lambda kv: (-kv[1].n, kv[0])))
-            lines.append(f"| {s.run_id} | {s.memory} | {s.limit_label} | {s.questions} | {fan / n * 100:.1f} "
-                         f"| {unans / n * 100:.1f} | {types or '-'} |")
-        lines += ["", "## Question time (update + retrieval + answer) and memory updates (milliseconds)", "",
-                  "| run | memory | time limit | answers | mean | p50 | p95 | max | timeouts | updates | update mean | update max | updates dropped | errors |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            rows.append([s.run_id, s.memory, s.limit_label, s.questions, f"{fan / n * 100:.1f}", f"{unans / n * 100:.1f}",
+                         types or "-"])
+        doc.table(["run", "memory", "time limit", "questions", "fan %", "unanswerable %", "types"], rows)
+        doc.heading("Question time (update + retrieval + answer) and memory updates (milliseconds)", 2)
+        rows = []
         for s in self.settings:
             t, u = s.answer_time, s.update_time
-            lines.append(f"| {s.run_id} | {s.memory} | {s.limit_label} | {int(t.get('count', 0))} | {_ms(t.get('mean'))} "
-                         f"| {_ms(t.get('p50'))} | {_ms(t.get('p95'))} | {_ms(t.get('max'))} "
-                         f"| {s.statuses.get('timeout', 0)} | {int(u.get('count', 0))} | {_ms(u.get('mean'))} "
-                         f"| {_ms(u.get('max'))} | {s.memory_timeouts} | {s.statuses.get('error', 0)} |")
-        warnings = self.warnings()
-        if warnings:
-            lines += ["", *[f"> warning: {w}" for w in warnings]]
-        return "\n".join(lines) + "\n"
+            rows.append([s.run_id, s.memory, s.limit_label, int(t.get("count", 0)), _ms(t.get("mean")), _ms(t.get("p50")),
+                         _ms(t.get("p95")), _ms(t.get("max")), s.statuses.get("timeout", 0), int(u.get("count", 0)),
+                         _ms(u.get("mean")), _ms(u.get("max")), s.memory_timeouts, s.statuses.get("error", 0)])
+        doc.table(["run", "memory", "time limit", "answers", "mean", "p50", "p95", "max", "timeouts", "updates",
+                   "update mean", "update max", "updates dropped", "errors"], rows)
+        for warning in self.warnings():
+            doc.note(f"warning: {warning}")
+        return doc
+
+    def markdown(self) -> str:
+        return self.doc().markdown()

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from incanon.report.doc import Doc
 from incanon.runs import RunStore
 
 METHOD_ORDER = ("vanilla", "rag-chunks", "profile", "rolerag", "rolerag-cutoff")
@@ -73,26 +74,31 @@ class RoleRAGReport(BaseModel):
     def judged(self) -> int:
         return sum(r.judged for r in self.runs)
 
-    def markdown(self) -> str:
-        lines = ["## RoleRAG (Table 1)", "", "| Model | Method | n | KE↑ | KH↓ | UQJ↑ |", "|---|---|---|---|---|---|"]
-        lines += [f"| {r.model} | {r.method} | {r.items} | " + " | ".join(r.cells[m].text() for m in METRICS) + " |"
-                  for r in self.rows]
-        lines += ["", "| Model | Method | run | judged | unjudged | failed |", "|---|---|---|---|---|---|"]
-        lines += [f"| {c.model} | {c.method} | {c.status} | {c.judged} | {c.unjudged} | {c.failed} |" for c in self.runs]
-        lines += ["", "### General vs specific questions (KE, KH)", "",
-                  "| Model | Method | Questions | n | KE↑ | KH↓ |", "|---|---|---|---|---|---|"]
-        lines += [f"| {r.model} | {r.method} | {r.group} | {r.items} | {r.cells['ke'].text()} | {r.cells['kh'].text()} |"
-                  for r in self.by_kind]
-        lines += ["", "### In-scope vs out-of-scope questions (UQJ)", "",
-                  "| Model | Method | Scope | n | UQJ↑ |", "|---|---|---|---|---|"]
-        lines += [f"| {r.model} | {r.method} | {r.group} | {r.items} | {r.cells['uqj'].text()} |" for r in self.by_scope]
+    def doc(self) -> Doc:
+        """Table 1 with the run status, then the general/specific and in/out-of-scope splits."""
+        doc = Doc("RoleRAG (Table 1)")
+        doc.table(["Model", "Method", "n", "KE↑", "KH↓", "UQJ↑"],
+                  [[r.model, r.method, r.items, *(r.cells[m].text() for m in METRICS)] for r in self.rows])
+        doc.table(["Model", "Method", "run", "judged", "unjudged", "failed"],
+                  [[c.model, c.method, c.status, c.judged, c.unjudged, c.failed] for c in self.runs])
+        doc.heading("General vs specific questions (KE, KH)")
+        doc.table(["Model", "Method", "Questions", "n", "KE↑", "KH↓"],
+                  [[r.model, r.method, r.group, r.items, r.cells["ke"].text(), r.cells["kh"].text()] for r in self.by_kind])
+        doc.heading("In-scope vs out-of-scope questions (UQJ)")
+        doc.table(["Model", "Method", "Scope", "n", "UQJ↑"],
+                  [[r.model, r.method, r.group, r.items, r.cells["uqj"].text()] for r in self.by_scope])
         missing = sum(c.missing for r in self.rows for c in r.cells.values())
         notes = []
         if missing:
             notes.append(f"{missing} judge verdicts gave no rating and are left out of the means.")
         if self.errors:
             notes.append(f"{self.errors} questions failed (no answer) and are left out.")
-        return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
+        if notes:
+            doc.text("\n".join(notes))
+        return doc
+
+    def markdown(self) -> str:
+        return self.doc().markdown()
 
 
 def _order(method: str) -> tuple[int, str]:

@@ -9,7 +9,7 @@ main character of a row is folded into its numbers by the nested mean (see
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -26,6 +26,10 @@ from incanon.bench.sharp.metrics import (
 from incanon.bench.sharp.tables import RoleTransfer, Table6, role_transfers, table6, tables_by_language
 from incanon.bench.sharp.transfer import Correlations, TransferTable, correlations, transfer_table
 from incanon.errors import InputError
+
+
+if TYPE_CHECKING:
+    from incanon.report.doc import Doc
 
 
 class ReportRow(BaseModel):
@@ -75,11 +79,15 @@ class SharpReport(BaseModel):
     by_language: dict[str, list[TransferTable]] = Field(default_factory=dict)
     """Table 5 pooled over every row, per claim language (filled when more than one ran)."""
 
+    def doc(self) -> "Doc":
+        """The report as blocks (Table 4 first)."""
+        from incanon.bench.sharp.report_md import build_doc
+
+        return build_doc(self)
+
     def markdown(self) -> str:
         """The report as markdown (Table 4 first)."""
-        from incanon.bench.sharp.report_md import render_markdown
-
-        return render_markdown(self)
+        return self.doc().markdown()
 
 
 def build_report(answers: Iterable[JudgedAnswer], mode: Mode = "factual",

@@ -1,11 +1,12 @@
-"""Markdown rendering of a :class:`SharpReport`."""
+"""A :class:`SharpReport` as report blocks (and the markdown rendered from them)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from incanon.bench.sharp import report_md_tables as md
-from incanon.bench.sharp.report_md_tables import pct, table
+from incanon.bench.sharp.report_md_tables import pct
+from incanon.report.doc import Doc
 
 if TYPE_CHECKING:
     from incanon.bench.sharp.report import Counts, ReportRow, SharpReport
@@ -26,7 +27,7 @@ def _meta_keys(report: "SharpReport") -> list[str]:
     return [k for k in META_COLUMNS if k in keys] + [k for k in keys if k not in META_COLUMNS]
 
 
-def _table4(report: "SharpReport") -> list[str]:
+def _table4(doc: Doc, report: "SharpReport") -> None:
     meta = _meta_keys(report)
     scripts = any(r.script_lang for r in report.rows)
     head = ["Model", *(META_COLUMNS.get(k, k) for k in meta), "Method", "Backbone", "Lang.",
@@ -35,7 +36,7 @@ def _table4(report: "SharpReport") -> list[str]:
              *([r.script_lang or "-"] if scripts else []), pct(r.summary.sr), pct(r.summary.ar),
              pct(r.summary.er), pct(r.summary.crf), str(r.summary.roles), str(r.summary.answers)]
             for r in report.rows]
-    return table(head, rows)
+    doc.table(head, rows)
 
 
 def _count_line(c: "Counts") -> str:
@@ -49,61 +50,66 @@ def _count_line(c: "Counts") -> str:
     return text + "."
 
 
-def _detail(row: "ReportRow") -> list[str]:
+def _detail(doc: Doc, row: "ReportRow") -> None:
     lang = row.lang + (f" claims, {row.script_lang} script" if row.script_lang else "")
-    title = f"### {row.model or '-'} / {row.method or '-'} ({lang})"
+    doc.heading(f"{row.model or '-'} / {row.method or '-'} ({lang})")
     s = row.summary
-    lines = ["", title, "", f"Main characters: {', '.join(row.characters)}. CR (neutral answers): {pct(s.cr)}."]
+    intro = f"Main characters: {', '.join(row.characters)}. CR (neutral answers): {pct(s.cr)}."
     if s.left_out:
-        lines.append(f"{s.left_out} answers were left out (no detected stance, or no backbone stance in snowballing mode).")
+        intro += f"\n{s.left_out} answers were left out (no detected stance, or no backbone stance in snowballing mode)."
+    doc.text(intro)
     if s.by_affection:
-        lines += ["", *table(["Affection", "SR", "AR"], [[k, pct(v["sr"]), pct(v["ar"])] for k, v in s.by_affection.items()])]
+        doc.table(["Affection", "SR", "AR"], [[k, pct(v["sr"]), pct(v["ar"])] for k, v in s.by_affection.items()])
     for t in row.transfer:
         what = "claim factuality" if t.kind == "claim" else "the backbone model's stance"
-        roles = [r for r in row.role_transfer if r.kind == t.kind]
-        lines += ["", f"Stance-transfer ratio difference by {what} (Table 5; positive supports the hypothesis):",
-                  "", *md.transfer_diff(t),
-                  "", "The ratios behind it, per affection level:", "", *md.transfer_groups(t),
-                  "", "Per role:", "", *md.transfer_roles(roles)]
+        doc.text(f"Stance-transfer ratio difference by {what} (Table 5; positive supports the hypothesis):")
+        md.transfer_diff(doc, t)
+        doc.text("The ratios behind it, per affection level:")
+        md.transfer_groups(doc, t)
+        doc.text("Per role:")
+        md.transfer_roles(doc, [r for r in row.role_transfer if r.kind == t.kind])
     if row.table6 is not None:
-        lines += ["", f"Backbone without role-play vs the aligned model, factual mode (Table 6), over "
-                  f"{row.table6.claims} claims:", "", *md.table6(row.table6)]
-    lines += ["", "Interaction frequency, SR and AR over roles (Figure 3):", "", *_correlations(row)]
-    lines += ["", *_roles(row)]
-    return lines
+        doc.text(f"Backbone without role-play vs the aligned model, factual mode (Table 6), over "
+                 f"{row.table6.claims} claims:")
+        md.table6(doc, row.table6)
+    doc.text("Interaction frequency, SR and AR over roles (Figure 3):")
+    _correlations(doc, row)
+    _roles(doc, row)
 
 
-def _roles(row: "ReportRow") -> list[str]:
+def _roles(doc: Doc, row: "ReportRow") -> None:
     head = ["Work / character", "Role", "Affection", "Interactions", "Answers", "SR", "AR", "ER", "CRF"]
     rows = [[f"{r.work} / {r.main_character}", r.role, r.affection or "?",
              "-" if r.interactions is None else str(r.interactions), str(r.answers),
              pct(r.sr), pct(r.ar), pct(r.er), pct(r.crf)] for r in row.roles]
-    return table(head, rows)
+    doc.table(head, rows)
 
 
-def _correlations(row: "ReportRow") -> list[str]:
+def _correlations(doc: Doc, row: "ReportRow") -> None:
     c = row.correlations
     names = {"interactions": "Interactions", "sr": "SR", "ar": "AR"}
     rows = [[names[v], *("-" if x is None else f"{x:+.3f}" for x in c.r[i])] for i, v in enumerate(c.variables)]
-    return table(["Pearson r", *(names[v] for v in c.variables)], rows)
+    doc.table(["Pearson r", *(names[v] for v in c.variables)], rows)
+
+
+def build_doc(report: "SharpReport") -> Doc:
+    """Table 4 with the answer counts, Table 5 by language, then per row: affection groups,
+    Table 5 (differences, ratios per level and per role), Table 6, correlations, roles."""
+    doc = Doc("SHARP: relationship hallucination")
+    doc.text(f"In {_MODE_TEXT[report.mode]}. SR = sycophancy / counterfactual claims, AR = adversary / factual "
+             "claims, ER = stances opposite to the claim's truth / claims, CRF = SR - AR for high-affection roles and "
+             "AR - SR for low ones; each averaged over roles, then main characters, then works.")
+    _table4(doc, report)
+    if report.counts:
+        doc.items(_count_line(c) for c in report.counts)
+    if report.by_language:
+        doc.heading("Table 5 by claim language")
+        md.by_language(doc, report.by_language)
+    for row in report.rows:
+        _detail(doc, row)
+    return doc
 
 
 def render_markdown(report: "SharpReport") -> str:
-    """Table 4 with the answer counts, Table 5 by language, then per row: affection groups,
-    Table 5 (differences, ratios per level and per role), Table 6, correlations, roles."""
-    lines = [
-        "## SHARP: relationship hallucination",
-        "",
-        f"In {_MODE_TEXT[report.mode]}. SR = sycophancy / counterfactual claims, AR = adversary / factual "
-        "claims, ER = stances opposite to the claim's truth / claims, CRF = SR - AR for high-affection roles and AR - SR for "
-        "low ones; each averaged over roles, then main characters, then works.",
-        "",
-        *_table4(report),
-    ]
-    if report.counts:
-        lines += ["", *(f"- {_count_line(c)}" for c in report.counts)]
-    if report.by_language:
-        lines += ["", "### Table 5 by claim language", *md.by_language(report.by_language)]
-    for row in report.rows:
-        lines += _detail(row)
-    return "\n".join(lines) + "\n"
+    """The report as markdown, rendered from :func:`build_doc`'s blocks."""
+    return build_doc(report).markdown()

@@ -1,5 +1,5 @@
-"""Markdown of Tables 5 and 6 (the transfer tables, per group, per role, per language; backbone
-vs aligned), for :mod:`incanon.bench.sharp.report_md`."""
+"""Tables 5 and 6 as report blocks (the transfer tables, per group, per role, per language;
+backbone vs aligned), for :mod:`incanon.bench.sharp.report_md`."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Sequence
 
 from incanon.bench.sharp.tables import TABLE6_RATES, RoleTransfer, Table6
 from incanon.bench.sharp.transfer import TransferTable
+from incanon.report.doc import Doc
 
 _MARK = {"sycophancy": "syc.", "adversary": "adv."}
 
@@ -16,17 +17,6 @@ def pct(value: float | None, signed: bool = False) -> str:
     if value is None:
         return "-"
     return f"{value * 100:+.2f}%" if signed else f"{value * 100:.2f}%"
-
-
-def _esc(text: object) -> str:
-    return str(text).replace("|", "\\|")
-
-
-def table(head: list[str], rows: list[list[str]]) -> list[str]:
-    """A markdown table."""
-    lines = ["| " + " | ".join(_esc(h) for h in head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(_esc(v) for v in row) + " |" for row in rows]
-    return lines
 
 
 def _corner(kind: str) -> str:
@@ -41,15 +31,15 @@ def _diff_cells(t: TransferTable, label: str) -> list[str]:
     return cells
 
 
-def transfer_diff(t: TransferTable) -> list[str]:
+def transfer_diff(doc: Doc, t: TransferTable) -> None:
     """Table 5 as the paper prints it: D = high - low (sycophancy) or low - high (adversary)."""
     rows = [[label.capitalize(), *_diff_cells(t, label)] for label in t.rows]
     counts = ", ".join(f"{g}: {sum(t.counts[g].values())}" for g in ("high", "low"))
-    return table([_corner(t.kind), *(c.capitalize() for c in t.columns)], rows) + [
-        "", f"Answers per affection group: {counts}."]
+    doc.table([_corner(t.kind), *(c.capitalize() for c in t.columns)], rows)
+    doc.text(f"Answers per affection group: {counts}.")
 
 
-def transfer_groups(t: TransferTable) -> list[str]:
+def transfer_groups(doc: Doc, t: TransferTable) -> None:
     """The ratios T(x -> y) behind the differences, one block of rows per affection level."""
     rows = []
     for group in ("high", "low"):
@@ -57,25 +47,24 @@ def transfer_groups(t: TransferTable) -> list[str]:
             ratios = t.ratios[group][label]
             rows.append([group, label.capitalize(), str(t.counts[group][label]),
                          *(pct(ratios[c]) for c in t.columns)])
-    return table(["Affection", _corner(t.kind), "n", *(c.capitalize() for c in t.columns)], rows)
+    doc.table(["Affection", _corner(t.kind), "n", *(c.capitalize() for c in t.columns)], rows)
 
 
-def transfer_roles(tables: Sequence[RoleTransfer]) -> list[str]:
+def transfer_roles(doc: Doc, tables: Sequence[RoleTransfer]) -> None:
     """The ratios T(x -> y) of each role."""
     if not tables:
-        return []
+        return
     columns = list(next(iter(tables[0].ratios.values())).keys())
     rows = []
     for t in tables:
         for label, ratios in t.ratios.items():
             rows.append([t.role, t.affection or "?", label.capitalize(), str(t.counts[label]),
                          *(pct(ratios[c]) for c in columns)])
-    return table(["Role", "Affection", _corner(tables[0].kind), "n", *(c.capitalize() for c in columns)], rows)
+    doc.table(["Role", "Affection", _corner(tables[0].kind), "n", *(c.capitalize() for c in columns)], rows)
 
 
-def by_language(tables: dict[str, list[TransferTable]]) -> list[str]:
+def by_language(doc: Doc, tables: dict[str, list[TransferTable]]) -> None:
     """Table 5 with one column group per claim language, side by side (the paper's CN | EN)."""
-    lines: list[str] = []
     langs = list(tables)
     for kind in ("claim", "backbone"):
         present = {lang: next((t for t in tables[lang] if t.kind == kind), None) for lang in langs}
@@ -90,15 +79,14 @@ def by_language(tables: dict[str, list[TransferTable]]) -> list[str]:
                 t = present[lang]
                 cells += _diff_cells(t, label) if t is not None else ["n/a"] * len(first.columns)
             rows.append(cells)
-        lines += (["", f"By the {'claim' if kind == 'claim' else 'backbone'}'s reference, all rows pooled:", ""]
-                  + table(head, rows))
-    return lines
+        doc.text(f"By the {'claim' if kind == 'claim' else 'backbone'}'s reference, all rows pooled:")
+        doc.table(head, rows)
 
 
-def table6(t: Table6) -> list[str]:
+def table6(doc: Doc, t: Table6) -> None:
     """Backbone vs aligned, factual mode, with aligned - backbone differences."""
     names = {"cr": "Csvt.", "er": "Error.", "sr": "Syco.", "ar": "Advs."}
     rows = [["Backbone", *(pct(t.backbone[k]) for k in TABLE6_RATES)],
             ["Aligned", *(pct(t.aligned[k]) for k in TABLE6_RATES)],
             ["Δ (aligned - backbone)", *(pct(t.delta[k], signed=True) for k in TABLE6_RATES)]]
-    return table(["Model", *(names[k] for k in TABLE6_RATES)], rows)
+    doc.table(["Model", *(names[k] for k in TABLE6_RATES)], rows)

@@ -24,7 +24,8 @@ from incanon.bench.timechara.analyses import (
 )
 from incanon.bench.timechara.items import DATA_TYPES
 from incanon.bench.timechara.judged import JudgedRow, RunSummary
-from incanon.bench.timechara.report_md import render_markdown
+from incanon.bench.timechara.report_md import build_doc, render_markdown
+from incanon.report.doc import Doc
 from incanon.bench.timechara.report_table import COLUMNS, HEADERS, Stat, TableRow, stat  # noqa: F401 (re-exported)
 from incanon.judges.hallucination import HallucinationType
 
@@ -68,6 +69,10 @@ class TimeCharaReport(BaseModel):
     def failed(self) -> int:
         """Items that failed in the runs behind the report."""
         return sum(r.failed for r in self.runs)
+
+    def doc(self) -> Doc:
+        """The report as blocks (what the combined report shows)."""
+        return build_doc(self)
 
     def markdown(self) -> str:
         """The report as markdown tables."""

@@ -3,24 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from incanon.report.mdparse import parse_markdown
 from incanon.report.model import Block
 
 
-def paper_blocks(markdown: str) -> list[Block]:
-    """A benchmark's markdown report as blocks, without its title (the section has one): a
-    leading heading shallower than every other heading is a title, not a table's heading."""
-    blocks = parse_markdown(markdown)
-    if blocks and blocks[0].kind == "heading":
-        others = [b.level for b in blocks[1:] if b.kind == "heading"]
-        if all(level > blocks[0].level for level in others):
-            blocks = blocks[1:]
-            shift = min(others, default=3) - 3
-            for b in blocks:
-                if b.kind == "heading":
-                    b.level -= shift
-    return blocks
+def report_blocks(report: Any) -> list[Block]:
+    """The blocks of a benchmark's report object (its ``doc()``), as a section shows them: the
+    report's own title left out, headings from level 3."""
+    return report.doc().section_blocks()
 
 
 def row_labels(pairs: Sequence[tuple[str, str]]) -> list[str]:

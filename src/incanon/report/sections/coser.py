@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from incanon.report.charts import bar_chart
 from incanon.report.model import RunOverview, Series
+from incanon.report.sections.common import report_blocks
 from incanon.report.registry import SectionParts, register_section
-from incanon.report.sections.common import paper_blocks
 from incanon.runs import RunStore
 from incanon.runs.records import SampleRecord
 
@@ -32,5 +32,5 @@ def coser_section(store: RunStore, runs: Sequence[RunOverview]) -> SectionParts:
         "Overlap with the original conversation", ["BLEU", "ROUGE-L"],
         [Series(name=r.label, values=[r.splits["all"].bleu, r.splits["all"].rouge_l]) for r in rows],
         y_label="score (0-100)")
-    return SectionParts(blocks=paper_blocks(report.markdown()), charts=[c for c in (dims, overlap) if c is not None],
+    return SectionParts(blocks=report_blocks(report), charts=[c for c in (dims, overlap) if c is not None],
                         data=report.model_dump(mode="json"))

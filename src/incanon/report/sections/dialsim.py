@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from incanon.report.charts import bar_chart
 from incanon.report.model import RunOverview, Series
 from incanon.report.registry import SectionParts, register_section
-from incanon.report.sections.common import paper_blocks, pct
+from incanon.report.sections.common import report_blocks, pct
 from incanon.runs import RunStore
 from incanon.runs.records import SampleRecord
 
@@ -41,5 +41,5 @@ def dialsim_section(store: RunStore, runs: Sequence[RunOverview]) -> SectionPart
         "Accuracy by question type", list(CATEGORIES),
         [Series(name=label, values=[pct(s.by_category[c].accuracy) if c in s.by_category else None for c in CATEGORIES])
          for label, s in zip(labels, report.settings)], y_label="% correct", y_range=(0, 100))
-    return SectionParts(blocks=paper_blocks(report.markdown()), charts=[c for c in (accuracy, by_type) if c is not None],
+    return SectionParts(blocks=report_blocks(report), charts=[c for c in (accuracy, by_type) if c is not None],
                         data=report.model_dump(mode="json"))

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from incanon.report.charts import bar_chart
 from incanon.report.model import RunOverview, Series
 from incanon.report.registry import SectionParts, register_section
-from incanon.report.sections.common import paper_blocks, row_labels
+from incanon.report.sections.common import report_blocks, row_labels
 from incanon.runs import RunStore
 from incanon.runs.records import SampleRecord
 
@@ -37,5 +37,5 @@ def rolerag_section(store: RunStore, runs: Sequence[RunOverview]) -> SectionPart
                                           if (k.model, k.method, k.group) == (row.model, row.method, g)), None)
                                     for g in kinds])
          for label, row in zip(labels, report.rows)], y_label="KE", error="")
-    return SectionParts(blocks=paper_blocks(report.markdown()),
+    return SectionParts(blocks=report_blocks(report),
                         charts=[c for c in (metrics, by_kind) if c is not None], data=report.model_dump(mode="json"))

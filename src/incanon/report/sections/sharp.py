@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from incanon.report.charts import bar_chart
 from incanon.report.model import Block, RunOverview, Series
 from incanon.report.registry import SectionParts, register_section
-from incanon.report.sections.common import paper_blocks, pct, row_labels
+from incanon.report.sections.common import report_blocks, pct, row_labels
 from incanon.runs import RunStore
 from incanon.runs.records import SampleRecord
 
@@ -35,7 +35,7 @@ def sharp_section(store: RunStore, runs: Sequence[RunOverview]) -> SectionParts:
         report = build_report(answers_from_runs(store, ids), mode)  # type: ignore[arg-type]
         if len(by_mode) > 1:
             parts.blocks.append(Block(kind="heading", text=f"{mode.capitalize()} mode", level=3))
-        parts.blocks += paper_blocks(report.markdown())
+        parts.blocks += report_blocks(report)
         labels = row_labels([(r.model or "-", r.method or "-") for r in report.rows])
         chart = bar_chart(
             f"SR, AR, ER and CRF by method ({mode} mode)", [name for _, name in METRICS],

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from incanon.report.charts import bar_chart
 from incanon.report.model import RunOverview, Series
 from incanon.report.registry import SectionParts, register_section
-from incanon.report.sections.common import paper_blocks, row_labels
+from incanon.report.sections.common import report_blocks, row_labels
 from incanon.runs import RunStore
 
 
@@ -35,6 +35,6 @@ def timechara_section(store: RunStore, runs: Sequence[RunOverview]) -> SectionPa
         [Series(name="personality", values=[r.cells["personality"].mean for r in report.rows],
                 errors=[r.cells["personality"].sem for r in report.rows])],
         y_label="score (1-7)", error="SEM", y_range=(1, 7))
-    return SectionParts(blocks=paper_blocks(report.markdown()),
+    return SectionParts(blocks=report_blocks(report),
                         charts=[c for c in (per_type, methods, personality) if c is not None],
                         data=report.model_dump(mode="json"))
