@@ -32,6 +32,7 @@ from incanon.bench.coser.curate.sources import BookSource
 from incanon.bench.coser.files import write_book
 from incanon.models import ChatModel
 from incanon.templates import PromptLibrary, fingerprint
+from incanon.tokens import token_spans
 
 JOURNAL_VERSION = 1
 Progress = Callable[[str], None]
@@ -188,9 +189,9 @@ class BookCuration:
             start = carry_from
             cap = int(self.config.max_tokens * self.config.carry_fraction)
             carried = self.book.content[carry_from : chunk.start]
-            if count_tokens(carried) > cap:
-                words = list(re.finditer(r"\S+", carried))
-                start = carry_from + words[len(words) - max(1, cap * 3 // 4)].start()
+            spans = token_spans(carried)
+            if len(spans) > cap:
+                start = carry_from + spans[len(spans) - max(1, cap)][0]
                 notes.append(f"carried text cut to {cap} tokens; "
                              f"{count_tokens(self.book.content[carry_from:start])} tokens before it were not extracted")
         passage = self.book.content[start : chunk.end]
