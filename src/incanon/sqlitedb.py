@@ -11,6 +11,7 @@ write is one transaction, so a failed one is rolled back).
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -105,18 +106,45 @@ def connect(path: Path | str, what: str, **kwargs: Any) -> GuardedConnection:
     return conn  # type: ignore[return-value]
 
 
-def require_database(path: Path, what: str) -> None:
-    """Refuse a file that cannot be an existing SQLite store (empty, or without SQLite's
-    header), before anything opens it: SQLite would silently treat an empty file as a new
-    database and write a schema into it."""
+def use_wal(conn: sqlite3.Connection, timeout_s: float) -> None:
+    """Switch ``conn`` to WAL journaling, waiting up to ``timeout_s`` for other processes. The
+    switch needs the database to itself, and SQLite reports "database is locked" at once, without
+    its busy handler, while another process is creating the same file: retry until it is free."""
+    deadline = time.monotonic() + max(0.0, timeout_s)
+    delay = 0.01
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() >= deadline:
+                raise
+        time.sleep(delay)
+        delay = min(0.25, delay * 2)
+
+
+def _head(path: Path, what: str) -> tuple[int, bytes]:
     try:
         size = path.stat().st_size
         with open(path, "rb") as stream:
-            head = stream.read(100)
+            return size, stream.read(100)
     except IsADirectoryError:
         raise InputError(f"{what} is a directory, expected a file", source=str(path)) from None
     except OSError as exc:
         raise InputError(f"cannot read {what}: {exc.strerror}", source=str(path)) from None
+
+
+def require_database(path: Path, what: str, *, wait_s: float = 0.0) -> None:
+    """Refuse a file that cannot be an existing SQLite store (empty, or without SQLite's
+    header), before anything opens it: SQLite would silently treat an empty file as a new
+    database and write a schema into it. ``wait_s``: how long an empty file may take to get its
+    header, for stores that several processes may create at once (SQLite creates the file
+    first and writes the header with the first transaction)."""
+    size, head = _head(path, what)
+    deadline = time.monotonic() + wait_s
+    while not head and time.monotonic() < deadline:
+        time.sleep(0.02)
+        size, head = _head(path, what)
     if not head:
         raise DamagedStoreError(f"{what} is an empty file, not an incanon {what}; nothing was changed",
                                 source=str(path))

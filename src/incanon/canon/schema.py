@@ -19,7 +19,7 @@ from pathlib import Path
 
 import incanon.canon.ddl as ddl
 from incanon.errors import InputError
-from incanon.sqlitedb import connect as connect_guarded
+from incanon.sqlitedb import connect as connect_guarded, use_wal
 from incanon.sqlitedb import require_database
 
 #: File name of the database inside a store directory (the directory has room for other files).
@@ -76,7 +76,7 @@ def connect(db_path: Path, *, timeout: float = 30.0) -> sqlite3.Connection:
     except BaseException:
         conn.close()
         raise
-    conn.execute("PRAGMA journal_mode = WAL")
+    use_wal(conn, timeout)
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
     conn.execute("PRAGMA synchronous = NORMAL")  # safe with WAL; a crash loses at most the last commit

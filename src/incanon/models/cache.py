@@ -120,12 +120,12 @@ class ResponseCache:
         # A connection must not cross a fork, so a child process opens its own.
         if self._conn is None or self._pid != os.getpid():
             from incanon.errors import InputError
-            from incanon.sqlitedb import DamagedStoreError, connect, require_database
+            from incanon.sqlitedb import DamagedStoreError, connect, require_database, use_wal
 
             if self.path.is_dir():
                 raise InputError("response cache is a directory, expected a SQLite file", source=str(self.path))
             if self.path.exists():
-                require_database(self.path, "response cache")
+                require_database(self.path, "response cache", wait_s=2.0)
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = connect(self.path, "response cache", timeout=self.busy_timeout_s, isolation_level=None,
                            check_same_thread=False)
@@ -135,7 +135,7 @@ class ResponseCache:
                 if tables and "responses" not in tables:
                     raise DamagedStoreError("is a SQLite file but not an incanon response cache; nothing was changed",
                                             source=str(self.path))
-                conn.execute("PRAGMA journal_mode=WAL")
+                use_wal(conn, self.busy_timeout_s)
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.executescript(_SCHEMA)
             except BaseException:

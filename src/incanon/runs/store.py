@@ -25,7 +25,7 @@ from incanon.runs.config import RunConfig, resume_notes, utcnow
 from incanon.runs.records import RunInfo, RunSummary, SampleRecord, dumps
 from incanon.runs.lease import LEASE_STALE_S, RunBusyError, alive, env_wait, holds  # noqa: F401  (re-exported)
 from incanon.runs.schema import check_schema, ensure_schema
-from incanon.sqlitedb import connect, require_database
+from incanon.sqlitedb import connect, require_database, use_wal
 from incanon.runs.stats import summarize
 
 _SAMPLE_COLUMNS = (
@@ -78,7 +78,7 @@ class RunStore:
             raise NotFoundError(f"no run store at {self.path}")
         if self.path.exists():
             # Before SQLite opens it: an empty or foreign file would silently become a new store.
-            require_database(self.path, "run store")
+            require_database(self.path, "run store", wait_s=2.0)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Autocommit mode: transactions are opened explicitly (BEGIN IMMEDIATE) so a writer takes
         # the lock up front instead of failing to upgrade a read lock under contention.
@@ -89,7 +89,7 @@ class RunStore:
             # Before anything writes: the file must be a run store already (or, when creating,
             # an empty database), never someone else's database.
             check_schema(self._db, self.path, creating=create)
-            self._db.execute("PRAGMA journal_mode = WAL")
+            use_wal(self._db, timeout)
             # NORMAL in WAL mode: a commit survives a killed process; only power loss may drop the
             # last few commits, and never leaves a torn one.
             self._db.execute("PRAGMA synchronous = NORMAL")
