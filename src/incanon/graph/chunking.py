@@ -151,7 +151,8 @@ def read_document(path: str | Path) -> Document:
     from incanon.reading import read_text
 
     p = Path(path).expanduser()
-    return Document(document_id(p), p, read_text(p, "corpus file"))
+    text = read_text(p, "corpus file")  # first: a loop or a FIFO is refused before resolve() sees it
+    return Document(document_id(p), p, text)
 
 
 def document_chunks(doc: Document, size: int = 600, overlap: int = 100,

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from incanon.bench.sharp.surface import recase
-from incanon.errors import InputError, NotFoundError
-from incanon.reading import parse_json
+from incanon.errors import InputError
+from incanon.reading import check_file, parse_json
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _COLUMNS = "assertion URI, relation URI, start URI, end URI, JSON info"
@@ -130,11 +130,8 @@ class AssertionReader(Iterator[Edge]):
         max_edges: int | None = None,
         skip_bad: bool = False,
     ):
-        self.path = Path(path).expanduser()
-        if self.path.is_dir():
-            raise InputError("ConceptNet assertion file is a directory, expected a file", source=str(self.path))
-        if not self.path.is_file():
-            raise NotFoundError(f"ConceptNet assertion file {self.path} does not exist")
+        # A folder, a FIFO (which would block), a symlink loop or a missing path: one line.
+        self.path = check_file(path, "ConceptNet assertion file")
         self.langs = _as_set(langs)
         self.relations = {relation_name(r) for r in _as_set(relations)} or None
         self.min_weight = min_weight
@@ -205,6 +202,8 @@ class AssertionReader(Iterator[Edge]):
             line = raw.decode("utf-8").rstrip("\r\n")
         except UnicodeDecodeError as exc:
             raise ValueError(f"not valid UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        if "\x00" in line:
+            raise ValueError("holds a NUL byte; expected UTF-8 text (a UTF-16 or binary file?)")
         if not line.strip():
             self._skip("blank")
             return None

@@ -18,6 +18,7 @@ rows of that series.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ from incanon.bench.timechara.published import Series, series_info
 from incanon.canon.world import Chunk, World, WorkInfo
 from incanon.errors import ConfigError, InputError
 from incanon.ingest.markdown_book import parse_markdown_book
-from incanon.reading import read_text
+from incanon.reading import check_file_or_folder, read_text, walk_files
 
 CHUNK_CHARS = 1000
 OVERLAP_CHARS = 200
@@ -85,10 +86,11 @@ def read_chapters(paths: Sequence[Path], series: Series) -> list[ChapterText]:
     chapters: list[ChapterText] = []
     for given in paths:
         given = Path(given).expanduser()
-        if not given.exists():
+        if not os.path.lexists(given):
             raise InputError("no such file or folder", source=str(given))
-        files = sorted(p for p in given.rglob("*") if p.is_file() and p.suffix.lower() in _TEXT_SUFFIXES
-                       and not p.name.startswith(".")) if given.is_dir() else [given]
+        given = check_file_or_folder(given, "book file or folder")
+        files = [p for p in walk_files(given, "book folder") if p.suffix.lower() in _TEXT_SUFFIXES
+                 and not p.name.startswith(".")] if given.is_dir() else [given]
         root = given if given.is_dir() else given.parent
         for file in files:
             text = read_text(file, "book file")

@@ -10,6 +10,7 @@ Parquet and arrow need ``pyarrow`` (``pip install pyarrow``); JSON and JSONL nee
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -17,7 +18,7 @@ from incanon.bench.timechara.items import TimeCharaItem
 from incanon.bench.timechara.validate import Unreadable, validate_rows
 from incanon.errors import ConfigError, InputError, NotFoundError
 from incanon.files import write_lines_atomic
-from incanon.reading import iter_jsonl_lenient, read_json
+from incanon.reading import check_file_or_folder, iter_jsonl_lenient, read_json, walk_files
 
 _DATA_SUFFIXES = (".jsonl", ".json", ".parquet", ".arrow")
 _METADATA = {"dataset_info.json", "state.json", "dataset_dict.json"}
@@ -101,8 +102,8 @@ def _split_files(folder: Path, split: str | None) -> list[Path]:
         names = [f["filename"] for f in files if isinstance(f, dict) and isinstance(f.get("filename"), str)]
         if names:
             return [folder / name for name in names]
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in _DATA_SUFFIXES
-                   and p.name not in _METADATA and not p.name.startswith("."))
+    files = [p for p in walk_files(folder, "TimeChara data folder") if p.suffix in _DATA_SUFFIXES
+             and p.name not in _METADATA and not p.name.startswith(".")]
     # Hub layouts name files by split: data/validation-00000-of-00001.parquet, test/...
     by_split: dict[str, list[Path]] = {}
     for path in files:
@@ -118,8 +119,9 @@ def _split_files(folder: Path, split: str | None) -> list[Path]:
 def iter_rows(path: str | Path, split: str | None = None) -> Iterator[tuple[str, Any]]:
     """``(where, raw row)`` pairs of a file or ``datasets`` folder, without validation."""
     path = Path(path).expanduser()
-    if not path.exists():
+    if not os.path.lexists(path):
         raise NotFoundError(f"no TimeChara data at {path}")
+    path = check_file_or_folder(path, "TimeChara data")
     files = _split_files(path, split) if path.is_dir() else [path]
     if not files:
         raise InputError("the folder holds no .jsonl, .json, .parquet or .arrow files", source=str(path))
