@@ -47,6 +47,19 @@ def test_a_cross_origin_write_is_refused_and_a_same_origin_one_is_not(client):
     assert client.get("/api/info", headers={"Origin": "https://evil.example"}).status_code == 200
 
 
+@pytest.mark.parametrize("host", ["127.0.0.1:18765.evil.com", "127.0.0.1:80:81", "127.0.0.1:http",
+                                  "127.0.0.1:99999", "[::1]:8765.evil.com", "user@127.0.0.1", "127.0.0.1 evil"])
+def test_a_host_with_anything_after_its_port_is_refused(client, host):
+    assert client.get("/api/info", headers={"Host": host}).status_code == 421
+
+
+@pytest.mark.parametrize("origin", ["http://127.0.0.1:18765.evil.com", "http://127.0.0.1:8765@evil.com",
+                                    "http://127.0.0.1:x", "http://localhost:8765/../evil"])
+def test_an_origin_that_only_starts_like_ours_is_refused(client, origin):
+    response = client.post("/api/chats", json={"character": "Mira", "at": "1"}, headers={"Origin": origin})
+    assert response.status_code == 403
+
+
 def test_a_large_body_is_refused_without_echo(client):
     huge = b'{"line": "' + b"A" * (2 << 20) + b'"}'
     response = client.post("/api/chats/nope/say", content=huge, headers={"Content-Type": "application/json"})

@@ -92,10 +92,21 @@ def test_the_reply_and_its_evidence_are_viewable_in_the_web_app(api, serve_confi
 
 
 def test_unknown_characters_and_bad_models_are_openai_errors(api):
-    with pytest.raises(openai.NotFoundError, match="Nobody"):
+    with pytest.raises(openai.NotFoundError, match="requested model") as missing:
         api.chat.completions.create(model="Nobody@1-3", messages=[{"role": "user", "content": "Hi"}])
+    assert "Nobody" not in str(missing.value)
     with pytest.raises(openai.BadRequestError, match="CHARACTER@AT"):
         api.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "Hi"}])
+
+
+@pytest.mark.parametrize("model", ["<script>alert(1)</script>sk-" + "A" * 48 + "@1-3",
+                                   "Wren Callow@" + "<b>9</b>" * 25, "x" * 200 + "/sk-live-secret"])
+def test_an_error_never_echoes_the_model_value(api, model):
+    with pytest.raises(openai.APIStatusError) as refused:
+        api.chat.completions.create(model=model, messages=[{"role": "user", "content": "Hi"}])
+    message = refused.value.body["message"] if isinstance(refused.value.body, dict) else str(refused.value.body)
+    for piece in ("<script>", "sk-", "<b>", "x" * 40):
+        assert piece not in message, message
 
 
 def test_a_bearer_token_is_required_when_configured(serve_config):

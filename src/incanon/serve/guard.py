@@ -15,10 +15,11 @@ to 127.0.0.1 and the page's scripts talk to the app under their own host name. S
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import re
 from collections.abc import Iterable
 from typing import Any, Awaitable, Callable
-from urllib.parse import urlsplit
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -32,14 +33,39 @@ _UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
+# host[:port] with a decimal port, or [v6][:port]; anything after the port (``:80.evil.com``)
+# or a port that is not a number makes the whole value unparseable, hence refused.
+_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9a-f:.%]+)\]|(?P<name>[^\[\]:/@\s]+))(?::(?P<port>[0-9]{1,5}))?$")
+_ORIGIN = re.compile(r"^(?P<scheme>https?)://(?P<hostport>[^/?#@\s]+)/?$")
+
+
 def _hostname(value: str) -> str:
-    """The host part of a Host header value or of an origin (no port, IPv6 unbracketed, lowercase)."""
+    """The host part of a Host header value or of an origin (no port, IPv6 unbracketed,
+    lowercase); ``""`` when the value is not strictly ``host[:port]`` (or ``scheme://host[:port]``)
+    so that a look-alike such as ``127.0.0.1:18765.evil.com`` matches no allowed name."""
     value = value.strip().lower()
     if "://" in value:
-        return (urlsplit(value).hostname or "").lower()
-    if value.startswith("["):
-        return value[1:].split("]", 1)[0]
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+        origin = _ORIGIN.match(value)
+        if origin is None:
+            return ""
+        value = origin.group("hostport")
+    if value.count(":") > 1 and not value.startswith("["):
+        return value if _is_bare_v6(value) else ""  # a bound address such as ``::1``
+    match = _HOST_PORT.match(value)
+    if match is None:
+        return ""
+    port = match.group("port")
+    if port is not None and not 0 < int(port) < 65536:
+        return ""
+    return match.group("v6") or match.group("name") or ""
+
+
+def _is_bare_v6(value: str) -> bool:
+    try:
+        ipaddress.IPv6Address(value)
+    except ValueError:
+        return False
+    return True
 
 
 def allowed_hosts(bound: str, extra: Iterable[str] = ()) -> frozenset[str]:

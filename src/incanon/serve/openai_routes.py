@@ -10,6 +10,7 @@ more get 429 with ``Retry-After``.
 from __future__ import annotations
 
 import hmac
+import re
 from collections import Counter
 from collections.abc import AsyncIterator
 from typing import Any
@@ -27,6 +28,26 @@ def openai_error(status: int, message: str, kind: str, code: str | None = None,
     """An error in the OpenAI wire format."""
     return JSONResponse({"error": {"message": message, "type": kind, "param": None, "code": code}},
                         status_code=status, headers=headers)
+
+
+_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+_NAMED = "(the requested model)"
+
+
+def without_model(message: str, model: object) -> str:
+    """``message`` with the request's ``model`` value (whole, clipped, quoted, or a quoted part of
+    it such as the character's name) taken out: the client knows what it sent, and an echo would
+    carry its markup or key-like text into logs and pages."""
+    if not isinstance(model, str) or not model:
+        return message
+    for piece in (repr(model), repr(model[:200]), model, model[:200]):
+        message = message.replace(piece, _NAMED)
+
+    def scrub(match: re.Match[str]) -> str:
+        inner = match.group(1) if match.group(1) is not None else match.group(2)
+        return _NAMED if inner and inner in model else match.group(0)
+
+    return _QUOTED.sub(scrub, message)
 
 
 def character_router(config: ServeConfig, characters: CharacterServer) -> APIRouter:
@@ -78,7 +99,7 @@ def character_router(config: ServeConfig, characters: CharacterServer) -> APIRou
             reply = await characters.complete(body)
         except IncanonError as exc:
             status = 404 if isinstance(exc, NotFoundError) else 400
-            return openai_error(status, str(exc), "invalid_request_error",
+            return openai_error(status, without_model(str(exc), body.get("model")), "invalid_request_error",
                                 "model_not_found" if status == 404 else None)
         finally:
             in_flight[client] -= 1
