@@ -104,20 +104,24 @@ def _sample_world() -> Check:
 
 
 def endpoint_check(base_url: str) -> Check:
-    """Is an OpenAI-compatible endpoint answering ``GET /models``? (No key is printed.)"""
+    """Is an OpenAI-compatible endpoint answering ``GET /models``? (No key is printed: neither
+    ``OPENAI_API_KEY`` nor a password written into the URL, ``http://user:PASSWORD@host/v1``.)"""
+    from incanon.secrets import redact
+
     key = os.environ.get("OPENAI_API_KEY", "")
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     url = base_url.rstrip("/") + "/models"
+    name = f"endpoint {redact(base_url)}"
     try:
         resp = httpx.get(url, headers=headers, timeout=5.0)
-    except httpx.HTTPError as exc:
-        return Check(f"endpoint {base_url}", False, f"unreachable ({type(exc).__name__})",
+    except (httpx.HTTPError, ValueError) as exc:
+        return Check(name, False, f"unreachable ({type(exc).__name__})",
                      "start the server or fix the base URL", required=False)
     if resp.status_code == 401:
-        return Check(f"endpoint {base_url}", False, "401 unauthorized",
+        return Check(name, False, "401 unauthorized",
                      "set OPENAI_API_KEY (or the variable named by key_env=) to a valid key", required=False)
     ok = resp.status_code < 400
-    return Check(f"endpoint {base_url}", ok, f"HTTP {resp.status_code}",
+    return Check(name, ok, f"HTTP {resp.status_code}",
                  "" if ok else "check the base URL and the server's logs", required=False)
 
 

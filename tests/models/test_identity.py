@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 
 import pytest
 
@@ -73,6 +74,42 @@ def test_gguf_fingerprint_sees_a_change_deep_in_a_large_file(tmp_path):
         stream.seek(size // 2)
         stream.write(b"\xff" * (128 << 10))
     assert file_fingerprint(first) != file_fingerprint(second)
+
+
+def test_gguf_fingerprint_sees_a_change_anywhere_in_the_file(tmp_path, monkeypatch):
+    # A million bytes changed between any blocks a sampler would read: still another identity.
+    monkeypatch.setenv("INCANON_HOME", str(tmp_path / "home"))
+    size = 40 << 20
+    first, second = tmp_path / "one.gguf", tmp_path / "two.gguf"
+    for path in (first, second):
+        with open(path, "wb") as stream:
+            stream.truncate(size)
+    with open(second, "r+b") as stream:
+        stream.seek(size // 2 + 3 * (128 << 10) + 4321)
+        stream.write(b"\x01" * 1_000_000)
+    assert file_fingerprint(first) != file_fingerprint(second)
+
+
+def test_a_file_hash_is_remembered_by_device_inode_size_and_mtime(tmp_path, monkeypatch):
+    from incanon.models import filehash
+
+    monkeypatch.setenv("INCANON_HOME", str(tmp_path / "home"))
+    path = tmp_path / "m.gguf"
+    path.write_bytes(b"\x02" * 4096)
+    first = file_fingerprint(path)
+    memo = json.loads((tmp_path / "home" / filehash.MEMO_NAME).read_text())
+    stat = path.stat()
+    assert list(memo) == [f"{stat.st_dev}:{stat.st_ino}:{stat.st_size}:{stat.st_mtime_ns}"]
+    # Another process (no memory of its own) answers from the memo without reading the file.
+    filehash._process_memo.clear()
+    monkeypatch.setattr(filehash, "_digest", lambda file: pytest.fail("hashed again"))
+    assert file_fingerprint(path) == first
+    # Rewritten with the same size: a new mtime, so it is hashed again.
+    monkeypatch.undo()
+    monkeypatch.setenv("INCANON_HOME", str(tmp_path / "home"))
+    path.write_bytes(b"\x03" * 4096)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    assert file_fingerprint(path) != first
 
 
 def test_the_same_gguf_under_embedded_and_gguf_path_is_one_identity(tmp_path, monkeypatch):

@@ -5,10 +5,9 @@ weights or which server produce the reply, so two different models never share c
 
 - HTTP backends: the model name plus the normalized base URL (scheme and host lowercased,
   default port, credentials, query and trailing slash dropped). Never the API key.
-- GGUF files: the file stem plus the file size and a hash of its first 8 MiB (header and tensor
-  table) and of 64 blocks spread over the rest of the file, memoized per (path, size, mtime).
-  Two quantizations or two fine-tunes of one architecture differ there; reading ~12 MiB keeps it
-  instant for a 70 GB file.
+- GGUF files: the file stem plus the file size and the sha256 of the whole file, so two files
+  that differ in any byte never share replies. The hash is computed once per file version and
+  remembered by device, inode, size and mtime (:mod:`incanon.models.filehash`).
 - Scripted models: a hash of the rules' content.
 """
 
@@ -16,17 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
-
-_HEAD_BYTES = 8 << 20
-_BLOCKS = 64
-_BLOCK_BYTES = 64 << 10
-
-_memo: dict[tuple[str, int, int], str] = {}
-_memo_lock = threading.Lock()
-
 
 def normalize_base_url(url: str) -> str:
     """``url`` as an identity: lowercased scheme and host, no credentials, default port, query,
@@ -44,30 +34,12 @@ def normalize_base_url(url: str) -> str:
 
 
 def file_fingerprint(path: str | os.PathLike[str]) -> str:
-    """``<size>-<sha256 prefix>`` of a (large) model file, read as the module docstring says;
-    memoized per (real path, size, mtime) so each process reads a file once."""
+    """``<size>-<sha256 prefix>`` of a (large) model file: the hash covers every byte and is
+    remembered per (device, inode, size, mtime), so a file is read once, not once per process."""
+    from incanon.models.filehash import file_sha256
+
     file = Path(path).resolve()
-    stat = file.stat()
-    memo_key = (str(file), stat.st_size, stat.st_mtime_ns)
-    with _memo_lock:
-        found = _memo.get(memo_key)
-    if found is not None:
-        return found
-    digest = hashlib.sha256()
-    size = stat.st_size
-    with open(file, "rb") as stream:
-        digest.update(stream.read(_HEAD_BYTES))
-        if size > _HEAD_BYTES:
-            span = size - _HEAD_BYTES
-            for index in range(_BLOCKS):
-                stream.seek(_HEAD_BYTES + span * index // _BLOCKS)
-                digest.update(stream.read(_BLOCK_BYTES))
-            stream.seek(max(_HEAD_BYTES, size - _BLOCK_BYTES))
-            digest.update(stream.read(_BLOCK_BYTES))
-    value = f"{size}-{digest.hexdigest()[:20]}"
-    with _memo_lock:
-        _memo[memo_key] = value
-    return value
+    return f"{file.stat().st_size}-{file_sha256(file)[:20]}"
 
 
 def content_hash(data: bytes | str) -> str:
