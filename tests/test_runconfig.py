@@ -59,6 +59,19 @@ def test_an_unknown_option_names_the_section_and_the_options(tmp_path):
     assert res.returncode == 2 and "eval[0].modle" in res.stderr and "judge" in res.stderr
 
 
+@pytest.mark.parametrize(("line", "field"), [
+    ("limit = 'ten'", "eval[0].limit"),
+    ("concurrency = -3", "eval[0].concurrency"),
+    ("limit = 0", "eval[0].limit"),
+    ("concurrency = true", "eval[0].concurrency"),
+])
+def test_a_value_the_option_would_refuse_names_the_field(tmp_path, line, field):
+    path = _write(tmp_path, f"[[eval]]\nbenchmark = 'sharp'\nmodel = 'embedded'\n{line}\n")
+    res = _cli("run", str(path), "--show", cwd=tmp_path)
+    assert res.returncode == 2, res.stdout
+    assert field in res.stderr and len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr
+
+
 def test_a_config_runs_as_its_command_line_and_the_run_stores_its_source(tmp_path):
     examples = REPO / "examples" / "sharp"
     assert _cli("canon", "import", str(examples / "zh_world.json"), "--store", "zh-canon", cwd=tmp_path).returncode == 0

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,30 @@ def resolve(data: dict[str, Any], overrides: list[str]) -> list[dict[str, Any]]:
     return sections
 
 
+def _check_value(param: Any, value: Any, field: str) -> None:
+    """Refuse a value the option would refuse on the command line (``limit = "ten"``,
+    ``concurrency = -3``), naming the field, before anything is shown or run."""
+    if isinstance(value, (dict, list)):
+        raise ConfigError(f"{field}: expected a single value, not a {'table' if isinstance(value, dict) else 'list'}")
+    if isinstance(value, bool) and not param.is_flag:
+        raise ConfigError(f"{field}: expected a value, not {str(value).lower()}")
+    if _annotation(param) not in (int, float):
+        return  # text and paths: the command itself checks them when it runs
+    try:
+        param.process_value(None, value)
+    except Exception as exc:  # typer's BadParameter (from its vendored click layer)
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        raise ConfigError(f"{field}: {message} (got {str(value)[:40]!r})") from None
+
+
+def _annotation(param: Any) -> Any:
+    """The Python type a typer option converts to (``Optional[int]`` → ``int``), or None."""
+    descriptor = getattr(param, "type_descriptor", None)
+    annotation = getattr(descriptor, "annotation", None)
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return args[0] if len(args) == 1 else annotation
+
+
 def to_argv(section: dict[str, Any], command: Any, where: str) -> list[str]:
     """The command line of one resolved section, checked against the click ``command``'s options."""
     argv = [section["benchmark"], section["command"]]
@@ -135,6 +160,8 @@ def to_argv(section: dict[str, Any], command: Any, where: str) -> list[str]:
                 argv.append(param.secondary_opts[0])
             continue
         values = value if isinstance(value, list) else [value]
+        for item in values:
+            _check_value(param, item, f"{where}.{key}")
         if param.multiple:
             for item in values:
                 argv += [option, str(item)]

@@ -122,6 +122,23 @@ CASES: list[tuple[str, Callable[[Data], None], list[str]]] = [
     ("unknown probe event", _set("probes[1].event", "s42"), ["probes[1].event: unknown scene or fact id 's42'"]),
     ("empty work id", _set("work.id", ""), ["work.id: work id must not be empty"]),
     ("newer world format", _set("schema_version", 99), ["world format version 99 is newer"]),
+    (
+        "time points in reverse order",
+        _set("characters[0].time_points[2].position", "1-1"),
+        ["characters[0].time_points[2].position: '1-1' comes before the previous time point 'End of book 1'"],
+    ),
+    (
+        "first appearance after the end of the story",
+        _set("characters[3].first_position", "9-9-9"),
+        ["characters[3].first_position: '9-9-9' is after the end of the story", "'3-1'"],
+    ),
+    ("scene at 0-0-0", _set("scenes[0].position", "0-0-0"), ["scenes[0].position: '0-0-0' is before the story begins"]),
+    ("scene at 0", _set("scenes[4].position", "0"), ["scenes[4].position: '0' is before the story begins"]),
+    (
+        "relation from a character to itself",
+        _set("relations[0].target", "alice"),
+        ["relations[0].target: a relation from 'Alice Reed' to itself"],
+    ),
 ]
 
 

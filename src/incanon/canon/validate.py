@@ -31,6 +31,10 @@ _AXIS_FORMS = {
 }
 
 
+# "0", "0-0", "0-0-0": parse as positions, but no scene happens before book 1 begins.
+_BEFORE_STORY = frozenset(Position.chapter_pos(0, *rest).key for rest in ((), (0,), (0, 0)))
+
+
 def axis_forms(axis: Axis) -> str:
     """How positions on ``axis`` are written, for error messages."""
     return _AXIS_FORMS[axis]
@@ -168,7 +172,25 @@ class _Checker:
                     self.fail(f"{tpath}.label", f"duplicate time point label {tp.label!r}")
                 labels.add(key)
                 pos = self.position(f"{tpath}.position", tp.position)
+                if j and pos < self.plan.time_points[-1][4]:
+                    # Time points are the character's story in order; a reversed pair would make
+                    # "as of the later point" mean the earlier one.
+                    previous = ch.time_points[j - 1]
+                    self.fail(f"{tpath}.position", f"{tp.position!r} comes before the previous time point "
+                              f"{previous.label!r} at {previous.position!r}; list time points in story order")
                 self.plan.time_points.append((i, key, j, tp.label, pos, tp.description))
+
+    def story_end(self) -> None:
+        """A character cannot first appear after the last position the world tells of."""
+        ends = [*self.plan.scenes, *(key for key, _ in self.plan.chunks)]
+        if not ends:
+            return  # a world of characters only: no story to be after
+        last = max(ends)
+        for i, (ch, first) in enumerate(zip(self.world.characters, self.plan.characters)):
+            if first is not None and first > last:
+                end = Position.from_key(self.axis, last)
+                self.fail(f"characters[{i}].first_position",
+                          f"{ch.first_position!r} is after the end of the story (its last scene or chunk is at {str(end)!r})")
 
     def scene_ids(self) -> None:
         for i, sc in enumerate(self.world.scenes):
@@ -187,7 +209,11 @@ class _Checker:
     def scenes(self) -> None:
         for i, sc in enumerate(self.world.scenes):
             path = f"scenes[{i}]"
-            self.plan.scenes.append(self.position(f"{path}.position", sc.position))
+            key = self.position(f"{path}.position", sc.position)
+            if self.axis is Axis.CHAPTER and key in _BEFORE_STORY:
+                self.fail(f"{path}.position", f"{sc.position!r} is before the story begins (book, chapter and scene "
+                          "count from 1, as in '1-1-1')")
+            self.plan.scenes.append(key)
             if sc.date is not None:
                 try:
                     _dt.date.fromisoformat(sc.date)
@@ -247,6 +273,9 @@ class _Checker:
             path = f"relations[{i}]"
             src = self.ref(f"{path}.source", rel.source)
             tgt = self.ref(f"{path}.target", rel.target)
+            if src == tgt:
+                self.fail(f"{path}.target", f"a relation from {rel.source!r} to itself (source and target are "
+                          "the same)")
             self.nonblank(f"{path}.type", rel.type, "relation type")
             start = self.opt_position(f"{path}.valid_from", rel.valid_from)
             end = self.opt_position(f"{path}.valid_to", rel.valid_to)
@@ -301,6 +330,7 @@ def plan_import(world: World, *, source: str | None = None) -> Plan:
     check.scene_ids()  # chunks and facts refer to scenes listed after them
     check.chunks()
     check.scenes()
+    check.story_end()
     check.entities()
     check.relations()
     check.facts()

@@ -56,7 +56,7 @@ def build(
     knn_threshold: float = typer.Option(0.86, "--knn-threshold", help="Cosine an embedding neighbour needs."),
     fuzzy: float = typer.Option(0.88, "--fuzzy", help="Name similarity (0-1) for a fuzzy candidate."),
     budget: int = typer.Option(120, "--description-budget", help="Tokens before merged descriptions are summarized."),
-    concurrency: int = typer.Option(4, "--concurrency", help="Chunks extracted at once."),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, help="Chunks extracted at once."),
     retry_empty: bool = typer.Option(False, "--retry-empty", help="Extract chunks that yielded nothing again."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N chunks (a trial run)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print chunks, calls, tokens and cost; call no model, write nothing."),
