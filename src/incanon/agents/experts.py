@@ -65,6 +65,9 @@ def expert_params(agent: Agent) -> GenerationParams:
 
 def _books(who: CharacterAt) -> list[tuple[str, str]]:
     books = dict(who.scope.work.books) if who.scope is not None else {}
+    if who.scope is not None and who.scope.witnessed_only and who.position.book is not None:
+        # A scope kept to what the character knows does not name later books either.
+        books = {k: v for k, v in books.items() if not k.isdigit() or int(k) <= who.position.book}
     return sorted(books.items(), key=lambda kv: (not kv[0].isdigit(), int(kv[0]) if kv[0].isdigit() else 0, kv[0]))
 
 

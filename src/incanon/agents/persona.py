@@ -1,32 +1,53 @@
-"""Build a ``CharacterAt`` from the canon store: who the agent plays, and when."""
+"""Build a ``CharacterAt`` from the canon store: who the agent plays, and when.
+
+The character comes from ``incanon.canon.persona_at``, the one scoped builder: names in use,
+profile and personality as of the position, the situation of the time point. Nothing of the
+whole-story text that names something hidden at the position reaches an agent.
+"""
 
 from __future__ import annotations
 
+import sys
+
 from incanon.agents.base import CharacterAt
+from incanon.canon.persona import Persona, persona_at
 from incanon.canon.position import Position
 from incanon.canon.store import CanonStore
 
+_WARNED: set[tuple[str, str, str]] = set()
 
-def character_at(store: CanonStore, work: str, character: str, at: str | Position) -> CharacterAt:
+
+def character_at(store: CanonStore, work: str, character: str, at: str | Position, *,
+                 witnessed_only: bool = False, warn: bool = True) -> CharacterAt:
     """The character ``character`` (name or alias) of ``work`` at ``at`` (position or time-point
-    label), with its knowledge scope. Unknown names and positions raise ``NotFoundError``."""
+    label), with its knowledge scope. Unknown names and positions raise ``NotFoundError``.
+
+    ``witnessed_only``: the scope keeps to scenes the character witnessed (the strict method's
+    scope; the papers' methods cut by time only). ``warn``: say on stderr, once per process and
+    character@position, what whole-story text was withheld."""
     record = store.character(work, character)
-    info = store.work(work)
-    position = store.resolve_position(work, at, record)
-    label, description = "", ""
-    for tp in record.time_points:
-        if tp.position == position:
-            label, description = tp.label, tp.description
-            break
+    persona = persona_at(store, work, record, at)
+    if warn:
+        key = (work, persona.name, str(persona.position))
+        if key not in _WARNED:
+            _WARNED.add(key)
+            for line in persona.warnings:
+                print(f"note: {line}", file=sys.stderr)
+    return from_persona(persona, store.scope(work, record, persona.position, witnessed_only=witnessed_only))
+
+
+def from_persona(persona: Persona, scope: object = None) -> CharacterAt:
+    """The ``CharacterAt`` of a built persona (with ``scope`` for methods that read canon)."""
     return CharacterAt(
-        work_title=info.title,
-        author=info.author,
-        character=record.name,
-        aliases=list(record.aliases),
-        profile=record.profile,
-        personality=record.personality,
-        position=position,
-        time_label=label,
-        time_description=description,
-        scope=store.scope(work, record, position),
+        work_title=persona.work_title,
+        author=persona.author,
+        character=persona.name,
+        aliases=list(persona.names),
+        profile=persona.profile,
+        personality=persona.personality,
+        position=persona.position,
+        time_label=persona.time_label,
+        time_description=persona.time_description,
+        scope=scope,
+        notes=persona.warnings,
     )

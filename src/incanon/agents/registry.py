@@ -70,8 +70,13 @@ BUILTIN_AGENTS: dict[str, str] = {
     "rag-cutoff": "incanon.agents.rag:RAGCutoffAgent",
     "narrative-experts": "incanon.agents.narrative:NarrativeExpertsAgent",
     "narrative-experts-rag-cutoff": "incanon.agents.narrative:NarrativeExpertsRAGCutoffAgent",
+    "in-canon": "incanon.agents.in_canon:InCanonAgent",
 }
 _loaded = False
+
+DEFAULT_METHOD = "in-canon"
+"""The method incanon plays characters with unless told otherwise (chat, serve, ``/v1``, the
+demo): the one strict by construction. The papers' methods are baselines."""
 
 
 def _load_builtins() -> None:

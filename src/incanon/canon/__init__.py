@@ -18,9 +18,12 @@ from incanon.canon.records import (
     ProbeRecord,
     RelationRecord,
     SceneRecord,
+    SegmentRecord,
     TimePointRecord,
     WorkRecord,
 )
+from incanon.canon.horizon import Horizon, Leaks
+from incanon.canon.persona import Persona, Withheld, persona_at
 from incanon.canon.schema import MIGRATIONS, SCHEMA_VERSION
 from incanon.canon.scope import KnowledgeScope
 from incanon.canon.store import CanonStore, default_store_path
@@ -33,6 +36,7 @@ from incanon.canon.world import (
     Probe,
     Relation,
     Scene,
+    Segment,
     TimePoint,
     Utterance,
     WorkInfo,
@@ -53,8 +57,11 @@ __all__ = [
     "Fact",
     "FactRecord",
     "Hit",
+    "Horizon",
     "KnowledgeScope",
+    "Leaks",
     "MessageRecord",
+    "Persona",
     "Position",
     "Probe",
     "ProbeRecord",
@@ -62,16 +69,20 @@ __all__ = [
     "RelationRecord",
     "Scene",
     "SceneRecord",
+    "Segment",
+    "SegmentRecord",
     "TimePoint",
     "TimePointRecord",
     "Utterance",
     "VectorKind",
     "VectorSet",
     "WorkInfo",
+    "Withheld",
     "WorkRecord",
     "World",
     "default_store_path",
     "load_world_file",
+    "persona_at",
     "world_from_data",
     "write_world_file",
 ]

@@ -350,3 +350,21 @@ CREATE TABLE graph_chunk_vectors (
     PRIMARY KEY (chunk_id, embedder)
 ) WITHOUT ROWID;
 """
+
+# The character in time: an alias is in use from a position on, profile and personality can be
+# written per time point or as dated segments (the scoped persona reads them; see
+# incanon.canon.persona).
+V5_PERSONA_TIME = """
+ALTER TABLE aliases ADD COLUMN from_key INTEGER;                      -- NULL: in use from the start
+ALTER TABLE time_points ADD COLUMN profile TEXT NOT NULL DEFAULT '';
+ALTER TABLE time_points ADD COLUMN personality TEXT NOT NULL DEFAULT '';
+
+CREATE TABLE persona_segments (
+    character_id INTEGER NOT NULL REFERENCES characters(id) ON DELETE CASCADE,
+    kind         TEXT NOT NULL CHECK (kind IN ('profile', 'personality')),
+    ord          INTEGER NOT NULL,
+    from_key     INTEGER,                                             -- NULL: from the start
+    text         TEXT NOT NULL,
+    PRIMARY KEY (character_id, kind, ord)
+) WITHOUT ROWID;
+"""

@@ -28,6 +28,7 @@ from incanon.canon.world import (
     Probe,
     Relation,
     Scene,
+    Segment,
     TimePoint,
     Utterance,
     WorkInfo,
@@ -69,11 +70,16 @@ def export_world(conn: sqlite3.Connection, work_row_id: int) -> World:
             Character(
                 name=c.name,
                 aliases=list(c.aliases),
+                alias_from={a: str(p) for a, p in zip(c.aliases, c.alias_from) if p is not None},
                 profile=c.profile,
                 personality=c.personality,
+                profile_segments=[Segment(text=g.text, **{"from": _s(g.position)}) for g in c.profile_segments],
+                personality_segments=[Segment(text=g.text, **{"from": _s(g.position)})
+                                      for g in c.personality_segments],
                 first_position=_s(c.first_position),
                 time_points=[
-                    TimePoint(label=t.label, position=str(t.position), description=t.description)
+                    TimePoint(label=t.label, position=str(t.position), description=t.description,
+                              profile=t.profile, personality=t.personality)
                     for t in c.time_points
                 ],
             )

@@ -83,13 +83,18 @@ def _write(conn: sqlite3.Connection, plan: Plan) -> int:
         ),
     )
     conn.executemany(
-        "INSERT INTO aliases (work_id, norm, character_id, ord, alias, is_name) VALUES (?, ?, ?, ?, ?, ?)",
-        ((work_id, key, cb + c, j, alias, is_name) for c, j, alias, key, is_name in plan.names),
+        "INSERT INTO aliases (work_id, norm, character_id, ord, alias, is_name, from_key)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        ((work_id, key, cb + c, j, alias, is_name, since) for c, j, alias, key, is_name, since in plan.names),
     )
     conn.executemany(
-        "INSERT INTO time_points (character_id, norm, ord, label, pos_key, description)"
-        " VALUES (?, ?, ?, ?, ?, ?)",
-        ((cb + c, key, j, label, pos, desc) for c, key, j, label, pos, desc in plan.time_points),
+        "INSERT INTO time_points (character_id, norm, ord, label, pos_key, description, profile, personality)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        ((cb + c, *rest) for c, *rest in plan.time_points),
+    )
+    conn.executemany(
+        "INSERT INTO persona_segments (character_id, kind, ord, from_key, text) VALUES (?, ?, ?, ?, ?)",
+        ((cb + c, kind, j, since, text) for c, kind, j, since, text in plan.segments),
     )
 
     conn.executemany(

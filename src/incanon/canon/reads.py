@@ -24,6 +24,7 @@ from incanon.canon.records import (
     ProbeRecord,
     RelationRecord,
     SceneRecord,
+    SegmentRecord,
     TimePointRecord,
     WorkRecord,
 )
@@ -71,9 +72,14 @@ _CHARACTERS = f"""
 SELECT c.id, c.name, c.profile, c.personality, c.first_key,
   {_names("alias AS name FROM aliases a WHERE a.character_id = c.id AND NOT a.is_name ORDER BY a.ord")}
     AS aliases,
-  (SELECT json_group_array(json_array(label, pos_key, description)) FROM
-    (SELECT label, pos_key, description FROM time_points t WHERE t.character_id = c.id
-     ORDER BY t.ord)) AS time_points
+  (SELECT json_group_array(from_key) FROM (SELECT from_key FROM aliases a
+     WHERE a.character_id = c.id AND NOT a.is_name ORDER BY a.ord)) AS alias_from,
+  (SELECT json_group_array(json_array(label, pos_key, description, profile, personality)) FROM
+    (SELECT label, pos_key, description, profile, personality FROM time_points t WHERE t.character_id = c.id
+     ORDER BY t.ord)) AS time_points,
+  (SELECT json_group_array(json_array(kind, from_key, text)) FROM
+    (SELECT kind, from_key, text FROM persona_segments g WHERE g.character_id = c.id
+     ORDER BY g.kind, g.ord)) AS segments
 FROM characters c
 """
 
@@ -89,13 +95,25 @@ def select_characters(conn: sqlite3.Connection, axis: Axis, where: str, params: 
             personality=r["personality"],
             first_position=_pos(axis, r["first_key"]),
             time_points=tuple(
-                TimePointRecord(label, position_of(axis, key), desc)
-                for label, key, desc in json.loads(r["time_points"])
+                TimePointRecord(label, position_of(axis, key), desc, profile, personality)
+                for label, key, desc, profile, personality in json.loads(r["time_points"])
             ),
+            alias_from=_starts(axis, json.loads(r["alias_from"])),
+            profile_segments=_segments(axis, r["segments"], "profile"),
+            personality_segments=_segments(axis, r["segments"], "personality"),
             row_id=r["id"],
         )
         for r in rows
     ]
+
+
+def _starts(axis: Axis, keys: list[int | None]) -> tuple[Position | None, ...]:
+    # No dated alias at all: an empty tuple says "every alias from the start" cheaply.
+    return tuple(_pos(axis, k) for k in keys) if any(k is not None for k in keys) else ()
+
+
+def _segments(axis: Axis, raw: str, kind: str) -> tuple[SegmentRecord, ...]:
+    return tuple(SegmentRecord(text, _pos(axis, key)) for k, key, text in json.loads(raw) if k == kind)
 
 
 _SCENES = f"""

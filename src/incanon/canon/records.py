@@ -63,11 +63,27 @@ class TimePointRecord(_Record):
     label: str
     position: Position
     description: str
+    profile: str = ""
+    """The profile as of this moment ("" when the world gives none)."""
+    personality: str = ""
+    """The personality as of this moment ("" when the world gives none)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentRecord(_Record):
+    """Dated profile or personality text, true from ``position`` (None: from the start)."""
+
+    text: str
+    position: Position | None
 
 
 @dataclass(frozen=True, slots=True)
 class CharacterRecord(_Record):
-    """A character with every name it answers to and its named time points."""
+    """A character with every name it answers to and its named time points.
+
+    ``profile`` and ``personality`` are the world's undated text (often written from the whole
+    story): build what a character may say of itself at a position with
+    ``incanon.canon.persona_at``, never from these fields directly."""
 
     name: str
     aliases: tuple[str, ...]
@@ -75,7 +91,24 @@ class CharacterRecord(_Record):
     personality: str
     first_position: Position | None
     time_points: tuple[TimePointRecord, ...]
+    alias_from: tuple[Position | None, ...] = ()
+    """Per alias, the position from which it is in use (None: from the start)."""
+    profile_segments: tuple[SegmentRecord, ...] = ()
+    personality_segments: tuple[SegmentRecord, ...] = ()
     row_id: int = field(default=0, repr=False, compare=False)
+
+    def alias_since(self, alias: str) -> Position | None:
+        """Where ``alias`` comes into use (None: from the start, or not an alias)."""
+        for name, since in zip(self.aliases, self.alias_from):
+            if name == alias:
+                return since
+        return None
+
+    def names_at(self, at: Position) -> tuple[str, ...]:
+        """The aliases in use at ``at`` (the canonical name is always in use)."""
+        if not self.alias_from:
+            return self.aliases
+        return tuple(a for a, since in zip(self.aliases, self.alias_from) if since is None or since <= at)
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,6 +68,14 @@ _RELATIONS_FROM = (
 )
 
 
+IN_SCOPE = "in scope"
+"""Before now, and witnessed (or tied to no scene): the character can know it."""
+NOT_WITNESSED = "before now, not witnessed"
+"""Before now, from a scene the character missed."""
+AFTER_NOW = "after now"
+"""Later in the story."""
+
+
 class KnowledgeScope:
     """What ``character`` (None: the omniscient reader) can know at ``at`` in one work."""
 
@@ -97,6 +105,23 @@ class KnowledgeScope:
         """Default for scenes/chunks: only what the character witnessed (plus untied chunks)."""
         self._cid = character.row_id if character is not None else None
         self._at = at.key
+
+    def witnessed_view(self) -> "KnowledgeScope":
+        """The same scope kept to the scenes the character witnessed (itself if it already is)."""
+        if self.witnessed_only:
+            return self
+        return KnowledgeScope(self._conn, self._cache, self._wid, self.work, self.character, self.at,
+                              witnessed_only=True)
+
+    def label(self, position: Position | str, scene: str | None = None) -> str:
+        """How a piece of canon at ``position`` (tied to ``scene``, if any) stands for the
+        character: ``in scope`` (before now and witnessed, or tied to no scene), ``before now,
+        not witnessed`` or ``after now``."""
+        if not self.is_known_time(position):
+            return AFTER_NOW
+        if scene is not None and self._cid is not None and not self.witnessed(scene):
+            return NOT_WITNESSED
+        return IN_SCOPE
 
     # -- conditions (SQL text, parameters) ---------------------------------------------------
     def _wo(self, witnessed_only: bool | None) -> bool:
@@ -285,10 +310,13 @@ class KnowledgeScope:
             t: self._count(t, ("work_id = ?", wid))
             for t in ("scenes", "chunks", "facts", "entities", "relations")
         }
+        # A character sees only the chunks of scenes it witnessed: text before now from a missed
+        # scene is hidden ("before now, not witnessed"), whatever a method's own cut-off reads.
+        past_chunks = self._count("chunks k", self._chunk_cond(False))
         visible = {
             "scenes": self._count("scenes s", self._scene_cond(None)),
             "witnessed_scenes": self._count("scenes s", self._scene_cond(True)),
-            "chunks": self._count("chunks k", self._chunk_cond(None)),
+            "chunks": self._count("chunks k", self._chunk_cond(True)),
             "facts": self._count("facts f", self._fact_cond(False)),
             "entities": self._count("entities e", self._entity_cond()),
             "relations": self._count(_RELATIONS_FROM, self._relation_cond(True)),
@@ -305,6 +333,8 @@ class KnowledgeScope:
                 "future_scenes": future,
                 "missed_scenes": past - visible["witnessed_scenes"],
                 "chunks": total["chunks"] - visible["chunks"],
+                "chunks_after_now": total["chunks"] - past_chunks,
+                "chunks_not_witnessed": past_chunks - visible["chunks"],
                 "facts": total["facts"] - visible["facts"],
                 "entities": total["entities"] - visible["entities"],
                 "relations": total["relations"] - visible["relations"],

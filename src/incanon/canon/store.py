@@ -42,6 +42,7 @@ from incanon.canon.scope import KnowledgeScope
 from incanon.canon.validate import axis_forms
 from incanon.canon.vectors import VectorSet
 from incanon.canon.world import World
+from incanon.created import holds_rows, track_new
 from incanon.errors import InputError, NotFoundError
 
 
@@ -67,8 +68,10 @@ class CanonStore:
         root = Path(path).expanduser()
         if root.exists() and not root.is_dir():
             raise InputError(f"canon store {root} is a file; a store is a directory (it holds {DB_NAME})")
-        root.mkdir(parents=True, exist_ok=True)
         db = root / DB_NAME
+        # A store this command creates goes again if the command fails before a work is in it.
+        track_new(root if not root.exists() else db, keep=holds_rows(db, "works"))
+        root.mkdir(parents=True, exist_ok=True)
         conn = connect(db)
         try:
             migrate(conn, source=str(db))
@@ -86,6 +89,11 @@ class CanonStore:
     def schema_version(self) -> int:
         """The schema version of the open database."""
         return user_version(self._conn)
+
+    def data_version(self) -> tuple[int, int]:
+        """Changes whenever the store's content may have: SQLite's data version (commits by other
+        connections) and this connection's own change count. For caches of derived views."""
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0]), self._conn.total_changes
 
     def close(self) -> None:
         """Close the connection."""

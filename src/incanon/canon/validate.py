@@ -46,8 +46,9 @@ class Plan:
 
     world: World
     characters: list[int | None] = field(default_factory=list)  # first_key per character
-    names: list[tuple[int, int, str, str, int]] = field(default_factory=list)
-    time_points: list[tuple[int, str, int, str, int, str]] = field(default_factory=list)
+    names: list[tuple[int, int, str, str, int, int | None]] = field(default_factory=list)  # ..., from_key
+    time_points: list[tuple[int, str, int, str, int, str, str, str]] = field(default_factory=list)
+    segments: list[tuple[int, str, int, int | None, str]] = field(default_factory=list)  # (char, kind, ord, from, text)
     scenes: list[int] = field(default_factory=list)  # pos_key per scene
     participants: list[tuple[int, int, int, int, int | None, int | None]] = field(default_factory=list)
     messages: list[tuple[int, int, int | None, str, str, str, str]] = field(default_factory=list)
@@ -162,7 +163,13 @@ class _Checker:
                     self.fail(apath, f"{alias!r} is already a name of {owner[key]!r}")
                 self.char_by_norm[key] = i
                 owner[key] = ch.name
-                self.plan.names.append((i, j, alias, key, int(j < 0)))
+                start = ch.alias_from.get(alias) if j >= 0 else None
+                since = self.opt_position(f"{path}.aliases[{j}].from", start)
+                self.plan.names.append((i, j, alias, key, int(j < 0), since))
+            for kind in ("profile", "personality"):
+                for j, seg in enumerate(getattr(ch, f"{kind}_segments")):
+                    since = self.opt_position(f"{path}.{kind}_segments[{j}].from", seg.from_)
+                    self.plan.segments.append((i, kind, j, since, seg.text))
             labels: set[str] = set()
             for j, tp in enumerate(ch.time_points):
                 tpath = f"{path}.time_points[{j}]"
@@ -178,7 +185,7 @@ class _Checker:
                     previous = ch.time_points[j - 1]
                     self.fail(f"{tpath}.position", f"{tp.position!r} comes before the previous time point "
                               f"{previous.label!r} at {previous.position!r}; list time points in story order")
-                self.plan.time_points.append((i, key, j, tp.label, pos, tp.description))
+                self.plan.time_points.append((i, key, j, tp.label, pos, tp.description, tp.profile, tp.personality))
 
     def story_end(self) -> None:
         """A character cannot first appear after the last position the world tells of."""

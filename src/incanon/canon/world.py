@@ -8,9 +8,9 @@ on import and reports the first bad one by JSON path.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator, model_validator
 
 from incanon.canon.position import Axis, Position
 from incanon.errors import InputError
@@ -46,8 +46,41 @@ class TimePoint(_Record):
     """Where on the axis it falls."""
     description: str = ""
     """What the character's situation is at that moment (used in role-play prompts)."""
+    profile: str = ""
+    """Who the character is *as of this moment*, written only from the story up to it. When set,
+    the character at this time point (and until the next one that sets it) gets this profile
+    instead of anything derived from the whole-story ``profile``."""
+    personality: str = ""
+    """Tone and manner as of this moment (same rule as ``profile``)."""
 
     _v = field_validator("position")(_check_position)
+
+
+class Segment(_Record):
+    """A dated piece of profile or personality text: true of the character from ``from`` on."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, populate_by_name=True, serialize_by_alias=True)
+
+    text: str
+    """The sentence(s)."""
+    from_: str | None = Field(default=None, alias="from")
+    """Where it becomes true; None = from the start."""
+
+    _v = field_validator("from_")(_check_position)
+
+
+def _dated_names(value: Any) -> tuple[list[Any], dict[str, str]]:
+    """Split an ``aliases`` list that mixes plain names and ``{"name", "from"}`` objects."""
+    names: list[Any] = []
+    starts: dict[str, str] = {}
+    for item in value:
+        if isinstance(item, dict) and set(item) <= {"name", "from"} and "name" in item:
+            names.append(item["name"])
+            if item.get("from") is not None:
+                starts[str(item["name"])] = item["from"]
+        else:
+            names.append(item)
+    return names, starts
 
 
 class Character(_Record):
@@ -56,17 +89,63 @@ class Character(_Record):
     name: str
     """Canonical name."""
     aliases: list[str] = Field(default_factory=list)
-    """Other names and forms of address the story uses."""
+    """Other names and forms of address the story uses. In a world file an alias may be
+    ``{"name": "Stormwren", "from": "2-3-1"}``: in use from that position on (a plain string is
+    in use from the start)."""
+    alias_from: dict[str, str] = Field(default_factory=dict, exclude=True)
+    """Alias → the position from which it is in use (filled from the ``aliases`` objects)."""
     profile: str = ""
-    """Who they are (background, role in the story); written from the whole work."""
+    """Who they are (background, role in the story). Often written from the whole work: the
+    character at a position then gets only the sentences that name nothing hidden there."""
     personality: str = ""
     """Traits, tone, manner and vocabulary, for personality judging and role-play prompts."""
+    profile_segments: list[Segment] = Field(default_factory=list)
+    """Dated profile text (a world file may also give ``profile`` as a list of
+    ``{"text", "from"}``): the character at a position gets the segments begun by then."""
+    personality_segments: list[Segment] = Field(default_factory=list)
+    """Dated personality text, as ``profile_segments``."""
     first_position: str | None = None
     """Where the character first appears."""
     time_points: list[TimePoint] = Field(default_factory=list)
     """Named moments a user can put the character at."""
 
     _v = field_validator("first_position")(_check_position)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _dated_forms(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if isinstance(data.get("aliases"), list):
+            names, starts = _dated_names(data["aliases"])
+            data["aliases"] = names
+            if starts:
+                data["alias_from"] = {**starts, **dict(data.get("alias_from") or {})}
+        for key in ("profile", "personality"):
+            if isinstance(data.get(key), list):
+                data[f"{key}_segments"] = [*data[key], *(data.get(f"{key}_segments") or [])]
+                data[key] = ""
+        return data
+
+    @field_validator("alias_from")
+    @classmethod
+    def _alias_positions(cls, value: dict[str, str]) -> dict[str, str]:
+        for pos in value.values():
+            _check_position(pos)
+        return value
+
+    @model_validator(mode="after")
+    def _known_aliases(self) -> "Character":
+        unknown = [a for a in self.alias_from if a not in self.aliases]
+        if unknown:
+            raise ValueError(f"alias_from names {unknown[0]!r}, which is not one of the aliases")
+        return self
+
+    @field_serializer("aliases")
+    def _write_aliases(self, aliases: list[str]) -> list[Any]:
+        # Dated aliases go back out in the form a world file gives them.
+        return [{"name": a, "from": self.alias_from[a]} if a in self.alias_from else a for a in aliases]
 
 
 class Chunk(_Record):

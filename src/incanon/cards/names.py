@@ -12,10 +12,7 @@ Marrow-Hame" is one (later) name and not "Aldric Hame" followed by text.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-
-from incanon.canon.names import norm
+from incanon.canon.namebook import NameBook
 
 #: Speaker name given to the front end's user in imported example dialogue; never a lorebook entry.
 USER_NAME = "{{user}}"
@@ -23,53 +20,4 @@ USER_NAME = "{{user}}"
 #: story text, so they do not date names.
 CARD_SCENE_PREFIX = "card-"
 
-
-def _pattern(names: Iterable[str]) -> re.Pattern[str] | None:
-    forms = sorted({n.strip() for n in names if n.strip()}, key=len, reverse=True)
-    if not forms:
-        return None
-    alternation = "|".join(r"\s+".join(re.escape(part) for part in form.split()) for form in forms)
-    return re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE)
-
-
-class NameBook:
-    """Every name of a work's characters and entities, and which of them a text has used."""
-
-    def __init__(self, named: Iterable[tuple[str, Iterable[str]]]):
-        """From ``(canonical name, aliases)`` pairs; the first owner of a name keeps it."""
-        self.owners: dict[str, str] = {}
-        """Normalized name → the canonical name of the character or entity it belongs to."""
-        self.attested: set[str] = set()
-        """Normalized names found in the texts given to ``attest``."""
-        forms: list[str] = []
-        for name, aliases in named:
-            for form in [name, *aliases]:
-                if form.strip() and norm(form) not in self.owners:
-                    self.owners[norm(form)] = name
-                    forms.append(form)
-        self._re = _pattern(forms)
-
-    def mentions(self, text: str) -> list[str]:
-        """The normalized names ``text`` mentions, in order (longest match at each place)."""
-        if self._re is None or not text:
-            return []
-        return [norm(m.group(0)) for m in self._re.finditer(text)]
-
-    def attest(self, texts: Iterable[str]) -> None:
-        """Mark every name the texts mention as attested."""
-        for text in texts:
-            self.attested.update(self.mentions(text))
-
-    def attest_all(self) -> None:
-        """Take every name as attested (a work with no source text to date names by)."""
-        self.attested.update(self.owners)
-
-    def keys_for(self, name: str, aliases: Iterable[str]) -> list[str]:
-        """The attested names of one owner, canonical first; the canonical name alone when none
-        is attested (the owner is known some other way, e.g. met in a scene)."""
-        found = [f for f in [name, *aliases] if norm(f) in self.attested]
-        return found or [name]
-
-    def unknown_in(self, text: str, known: set[str]) -> list[str]:
-        """Names ``text`` mentions that are not in ``known`` (normalized names)."""
-        return [n for n in self.mentions(text) if n not in known]
+__all__ = ["CARD_SCENE_PREFIX", "USER_NAME", "NameBook"]

@@ -28,18 +28,23 @@ def _retrieved(details: dict[str, Any]) -> list[dict[str, Any]]:
     return [r for r in found if isinstance(r, dict) and "id" in r]
 
 
-def _in_scope(who: CharacterAt, position: str, scene: str | None) -> bool:
+def _label(who: CharacterAt, position: str, scene: str | None) -> str:
+    """How the passage stands for the character (``KnowledgeScope.label``): in scope only when
+    before now and witnessed, whatever the method's own cut-off was."""
+    from incanon.canon.scope import IN_SCOPE
+
     scope = who.scope
     if scope is None or not position:
-        return True
+        return IN_SCOPE
     try:
-        if not scope.is_known_time(position):
-            return False
-        if scope.witnessed_only and scope.character is not None and scene:
-            return bool(scope.witnessed(scene))
-    except Exception:  # noqa: BLE001 - a position of another axis or a vanished scene: say unknown
-        return True
-    return True
+        return scope.label(position, scene)
+    except Exception:  # noqa: BLE001 - a position of another axis or a vanished scene: say in scope
+        return IN_SCOPE
+
+
+def _scoped(who: CharacterAt, position: str, scene: str | None) -> dict[str, Any]:
+    label = _label(who, position, scene)
+    return {"label": label, "in_scope": label == "in scope"}
 
 
 def chunk_evidence(reply: Reply, who: CharacterAt, lookup: ChunkLookup) -> list[ChunkEvidence]:
@@ -52,15 +57,14 @@ def chunk_evidence(reply: Reply, who: CharacterAt, lookup: ChunkLookup) -> list[
         scene = found.get("scene") if found.get("scene") is not None else (record.scene if record else None)
         rows[found["id"]] = ChunkEvidence(
             id=found["id"], position=position, scene=scene, score=found.get("score"),
-            text=record.text if record else "", shown=found["id"] in shown,
-            in_scope=_in_scope(who, position, scene))
+            text=record.text if record else "", shown=found["id"] in shown, **_scoped(who, position, scene))
     for cid in reply.context:
         if cid in rows:
             continue
         record = lookup(cid)
         if record is not None:
             rows[cid] = ChunkEvidence(id=cid, position=str(record.position), scene=record.scene, text=record.text,
-                                      shown=True, in_scope=_in_scope(who, str(record.position), record.scene))
+                                      shown=True, **_scoped(who, str(record.position), record.scene))
     return list(rows.values())
 
 

@@ -67,7 +67,7 @@ def why_lines(evidence: Evidence | None, scope_now: dict[str, Any] | None) -> li
         shown = sum(c.shown for c in evidence.chunks)
         lines.append(f"  Retrieved chunks: {len(evidence.chunks)}, {shown} reached the answer's prompt")
         for c in evidence.chunks:
-            flags = ["in prompt" if c.shown else "not in prompt"] + ([] if c.in_scope else ["OUTSIDE SCOPE"])
+            flags = ["in prompt" if c.shown else "not in prompt"] + ([] if c.in_scope else [c.label.upper()])
             score = f" score {c.score:.3f}" if c.score is not None else ""
             lines.append(f"    [{c.position}] {c.id}{score} ({', '.join(flags)}): {clip(c.text, 140)}")
     else:

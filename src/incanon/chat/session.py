@@ -21,7 +21,7 @@ from typing import Any
 
 from incanon.agents.base import Agent, CharacterAt, Reply, Turn
 from incanon.agents.persona import character_at
-from incanon.agents.registry import create_agent
+from incanon.agents.registry import DEFAULT_METHOD, create_agent
 from incanon.canon.position import Position
 from incanon.canon.records import ChunkRecord
 from incanon.canon.store import CanonStore
@@ -78,7 +78,7 @@ class ChatSession:
         character: str,
         at: str,
         model: ChatModel,
-        method: str = "zero-shot",
+        method: str = DEFAULT_METHOD,
         work: str | None = None,
         model_spec: str = "",
         prompts: PromptLibrary | None = None,

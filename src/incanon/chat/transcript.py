@@ -37,8 +37,11 @@ class ChunkEvidence(BaseModel):
     shown: bool = False
     """True when the passage reached the final (answering) prompt."""
     in_scope: bool = True
-    """False for a passage after the character's position or from a scene they missed: only a
-    method without the cutoff (``rag``) or a narrative expert may read one."""
+    """True only when the character can know the passage: before now *and* witnessed (or tied
+    to no scene). The papers' methods may read others (``rag`` the future, ``rag-cutoff`` scenes
+    the character missed, the narrative experts the whole book)."""
+    label: str = "in scope"
+    """``in scope``, ``before now, not witnessed`` or ``after now``."""
 
 
 class CallEvidence(BaseModel):

@@ -145,16 +145,7 @@ def scope_cmd(
     Example: incanon canon scope --work lanterns --character Stormwren --at "end of book 1"
     """
     with _open_existing(store) as canon:
-        scope = canon.scope(work, character, at, witnessed_only=witnessed_only)
-        missed = scope.missed_scenes()
-        missed_ids = {s.id for s in missed}
-        data = {
-            "scope": scope.describe(),
-            "scenes": [{**s.to_dict(), "witnessed": s.id not in missed_ids} for s in scope.scenes()],
-            "missed_scenes": [s.to_dict() for s in missed],
-            "facts": [f.to_dict() for f in scope.facts()],
-            "relations": [r.to_dict() for r in scope.relations()],
-        }
+        data = scope_report(canon, work, character, at, witnessed_only=witnessed_only)
     if json_:
         emit_json(data)
         return
@@ -163,23 +154,62 @@ def scope_cmd(
     out.print(f"{who} at {d['at']} in {d['work']}", highlight=False)
     hidden = d["hidden"]
     out.print(
-        "hidden: " + ", ".join(_count(hidden[k], noun) for k, noun in (
-            ("future_scenes", "future scene"), ("missed_scenes", "missed scene"),
-            ("facts", "fact"), ("chunks", "chunk"),
-        )), highlight=False,
+        "hidden: " + ", ".join(_count(n, noun) + tail for n, noun, tail in (
+            (hidden["future_scenes"], "future scene", ""), (hidden["missed_scenes"], "scene", " before now, not witnessed"),
+            (hidden["chunks_after_now"], "chunk", " after now"),
+            (hidden["chunks_not_witnessed"], "chunk", " before now, not witnessed"),
+            (hidden["facts"], "fact", ""), (len(data["hidden_relations"]), "relation", ""),
+        )), soft_wrap=True, highlight=False,
     )
-    scenes = _table("scenes so far", "id", "position", "seen", "summary")
+    scenes = _table("scenes witnessed so far" if d["character"] else "scenes so far", "id", "position", "summary")
     for s in data["scenes"]:
-        scenes.add_row(s["id"], s["position"], "yes" if s["witnessed"] else "missed", clip(s["summary"] or s["title"]))
+        scenes.add_row(s["id"], s["position"], clip(s["summary"] or s["title"]))
     out.print(scenes)
+    if data["missed_scenes"]:
+        missed = _table("hidden: before now, not witnessed", "id", "position", "title")
+        for s in data["missed_scenes"]:
+            missed.add_row(s["id"], s["position"], clip(s["title"] or s["id"]))
+        out.print(missed)
     facts = _table("known facts", "id", "position", "subject", "fact")
     for f in data["facts"]:
         facts.add_row(f["id"], f["position"], f["subject"], f["text"])
     out.print(facts)
-    rels = _table("current relations", "source", "relation", "target", "since")
+    rels = _table("relations the character can know" if d["character"] else "current relations",
+                  "source", "relation", "target", "since")
     for r in data["relations"]:
         rels.add_row(r["source"], r["type"], r["target"], r["valid_from"] or "start")
     out.print(rels)
+
+
+def scope_report(canon: Any, work: str, character: str | None, at: str, *, witnessed_only: bool = False) -> dict[str, Any]:
+    """What ``canon scope`` shows: the visible parts (witnessed scenes and chunks, known facts,
+    relations the character can know) and the hidden ones, never overlapping."""
+    from incanon.canon.horizon import Horizon
+
+    scope = canon.scope(work, character, at, witnessed_only=witnessed_only)
+    missed = scope.missed_scenes()
+    current = scope.relations()
+    if scope.character is None:
+        known_relations, hidden_relations = current, []
+        visible_chunks = scope.chunk_ids()
+    else:
+        horizon = Horizon(canon, work, scope.character, scope.at)
+        known_relations = horizon.relations()
+        hidden_relations = [r for r in current if r not in known_relations]
+        visible_chunks = sorted(horizon.visible_chunks)
+    described = scope.describe()
+    total_relations = described["visible"]["relations"] + described["hidden"]["relations"]
+    described["visible"]["relations"] = len(known_relations)
+    described["hidden"]["relations"] = total_relations - len(known_relations)
+    return {
+        "scope": described,
+        "scenes": [s.to_dict() for s in scope.scenes(witnessed_only=scope.character is not None)],
+        "missed_scenes": [{**s.to_dict(), "label": "before now, not witnessed"} for s in missed],
+        "chunks": visible_chunks,
+        "facts": [f.to_dict() for f in scope.facts()],
+        "relations": [r.to_dict() for r in known_relations],
+        "hidden_relations": [r.to_dict() for r in hidden_relations],
+    }
 
 
 from incanon.cli.card import app as card_app  # noqa: E402  (the sub-app mounts after this group's commands)

@@ -121,7 +121,7 @@ def register(app: typer.Typer) -> None:
     def chat(
         character: str = typer.Option(..., "--character", "-c", help="Character to talk to (name or alias)."),
         at: str = typer.Option(..., "--at", help="Where in the story they stand: a position (2-4) or one of their time-point labels."),
-        method: str = typer.Option("zero-shot", "--method", "-m", help="Role-play method: zero-shot, zero-shot-cot, guided-cot, few-shot, self-refine, rag, rag-cutoff, narrative-experts, narrative-experts-rag-cutoff, and the benchmarks' own (/help in the chat lists them all with what each does; /method switches)."),
+        method: str = typer.Option("in-canon", "--method", "-m", help="Role-play method: in-canon (default: strict by construction), zero-shot, zero-shot-cot, guided-cot, few-shot, self-refine, rag, rag-cutoff, narrative-experts, narrative-experts-rag-cutoff (the papers' baselines, which let some later or missed text through: docs/audit.md), and the benchmarks' own (/help in the chat lists them all with what each does; /method switches)."),
         store: Optional[Path] = typer.Option(None, "--store", help=SAMPLE_CANON_HELP),
         work: Optional[str] = typer.Option(None, "--work", help="Work id (needed only when the store holds several)."),
         model: str = typer.Option("embedded", "--model", help="Model that plays the character (spec string)."),

@@ -27,7 +27,8 @@ def character_names(annotations: Mapping[str, Any]) -> dict[str, str]:
     """Every character name and alias (folded) → canonical name."""
     table: dict[str, str] = {}
     for character in annotations.get("characters", []):
-        for name in [character["name"], *character.get("aliases", [])]:
+        aliases = [a["name"] if isinstance(a, dict) else a for a in character.get("aliases", [])]
+        for name in [character["name"], *aliases]:
             table[fold(name)] = character["name"]
     return table
 

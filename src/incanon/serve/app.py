@@ -22,7 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from incanon import __version__
-from incanon.agents import agent_descriptions
+from incanon.agents import DEFAULT_METHOD, agent_descriptions
 from incanon.canon.schema import DB_NAME
 from incanon.canon.store import CanonStore
 from incanon.chat import Outcome
@@ -43,7 +43,7 @@ class NewChat(BaseModel):
 
     character: str = Field(min_length=1)
     at: str = Field(min_length=1)
-    method: str = "zero-shot"
+    method: str = DEFAULT_METHOD
     work: str | None = None
 
 

@@ -137,24 +137,11 @@ class CharacterServer:
         self.keep_replies = keep_replies
 
     def list_models(self) -> list[dict[str, Any]]:
-        """``/v1/models`` entries: every character at each named time point (and at the end),
-        with the time points listed in an ``incanon`` field."""
-        created = int(time.time())
-        entries: list[dict[str, Any]] = []
-        with CanonStore.open(self.config.canon) as store:
-            for work in store.works():
-                for character in store.characters(work.id):
-                    points = [{"label": tp.label, "position": str(tp.position), "description": tp.description}
-                              for tp in character.time_points]
-                    stops = [tp["label"] for tp in points] or ["end"]
-                    for stop in stops:
-                        entries.append({
-                            "id": f"{work.id}/{character.name}@{stop}", "object": "model", "created": created,
-                            "owned_by": "incanon",
-                            "incanon": {"work": work.id, "title": work.title, "character": character.name,
-                                        "aliases": list(character.aliases), "at": stop, "time_points": points,
-                                        "methods": list(self.config.methods)}})
-        return entries
+        """``/v1/models`` entries: every character at each named time point (at the end when it
+        has none). Each entry's ``incanon`` field describes the character as it stands at that
+        point only (names in use then, that point's description, the points reached by then),
+        built by the scoped builder; later points' labels are added only with ``spoilers``."""
+        return model_entries(self.config)
 
     async def _session(self, who: CharacterModel) -> _Open:
         found = self._sessions.get(who)
@@ -249,3 +236,29 @@ def stream_events(reply: CharacterReply, piece_chars: int = 24) -> list[str]:
     events.append(event({}, "stop", {"incanon": reply.incanon(), "usage": usage}))
     events.append("data: [DONE]\n\n")
     return events
+
+
+def model_entries(config: ServeConfig) -> list[dict[str, Any]]:
+    """The ``/v1/models`` entries of the canon store of ``config`` (see ``list_models``)."""
+    from incanon.canon.persona import persona_at
+    from incanon.retrieval.chunks import end_of_story
+
+    created = int(time.time())
+    entries: list[dict[str, Any]] = []
+    with CanonStore.open(config.canon) as store:
+        for work in store.works():
+            for character in store.characters(work.id):
+                points = sorted(character.time_points, key=lambda tp: tp.position.key)
+                stops = [(tp.label, tp.position) for tp in points] or [("end", end_of_story(work.axis))]
+                for label, position in stops:
+                    persona = persona_at(store, work.id, character, position, text=False)
+                    info: dict[str, Any] = {
+                        "work": work.id, "title": work.title, "character": character.name,
+                        "names": list(persona.names), "at": label, "position": str(position),
+                        "description": persona.time_description,
+                        "time_points": [tp.label for tp in persona.reached], "methods": list(config.methods)}
+                    if config.spoilers:
+                        info["later_time_points"] = [tp.label for tp in points if tp.position > position]
+                    entries.append({"id": f"{work.id}/{character.name}@{label}", "object": "model",
+                                    "created": created, "owned_by": "incanon", "incanon": info})
+    return entries

@@ -97,7 +97,7 @@ async function chatView() {
   }
   const workSel = h("select", { testid: "work", onchange: () => loadWork(workSel.value) },
     works.map((w) => h("option", { value: w.id }, `${w.title} (${w.id})`)));
-  const charSel = h("select", { testid: "character", onchange: () => updateMarks() });
+  const charSel = h("select", { testid: "character", onchange: () => { updateMarks(); toStartingStop(); } });
   const methodSel = h("select", { testid: "method", onchange: () => changeMethod(methodSel.value) },
     methods.map((m) => h("option", { value: m.name, title: m.description }, m.name)));
   const methodHelp = h("p", { class: "small muted", testid: "method-help" });
@@ -132,7 +132,7 @@ async function chatView() {
   const ui = { workSel, charSel, methodSel, methodHelp, slider, stopLabel, stopInfo, marks, start, turns, input,
     sendBtn, saveBtn, header, scope, evidence };
   chatState.ui = ui;
-  methodSel.value = "zero-shot";
+  methodSel.value = "in-canon";
   describeMethod();
   await loadWork(workSel.value);
 }
@@ -149,8 +149,24 @@ async function loadWork(work) {
   chatState.timeline = timeline;
   ui.charSel.replaceChildren(...timeline.characters.map((c) => h("option", { value: c.name }, c.name)));
   ui.slider.max = Math.max(0, timeline.stops.length - 1);
-  ui.slider.value = String(Math.max(0, timeline.stops.length - 1));
   updateMarks();
+  toStartingStop();
+}
+
+// A new character starts at its first time point (else where it first appears, else the
+// story's start): never at the end, where the character knows the most.
+function toStartingStop() {
+  const ui = chatState.ui;
+  const { stops, characters } = chatState.timeline;
+  const character = characters.find((c) => c.name === ui.charSel.value);
+  let index = 0;
+  if (character) {
+    const firstPoint = character.time_points[0];
+    const wanted = firstPoint ? firstPoint.at : character.first;
+    const found = wanted ? stops.findIndex((s) => s.at === wanted) : -1;
+    if (found >= 0) index = found;
+  }
+  ui.slider.value = String(index);
   showStop();
 }
 
@@ -260,7 +276,7 @@ function renderEvidence() {
         h("div", {}, h("span", { class: "tag" }, c.id), h("span", { class: "tag" }, `at ${c.position}`),
           c.score !== null ? h("span", { class: "tag" }, `score ${fmt(c.score)}`) : null,
           h("span", { class: `tag ${c.shown ? "good" : ""}` }, c.shown ? "in the prompt" : "not shown"),
-          c.in_scope ? null : h("span", { class: "tag bad" }, "outside the scope")),
+          c.in_scope ? null : h("span", { class: "tag bad" }, c.label || "outside the scope")),
         h("div", {}, c.text)));
     }
   }

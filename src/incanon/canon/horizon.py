@@ -1,0 +1,306 @@
+"""What a character has and has not come across at a position: the material the scoped persona,
+the strict method and the leak audit all judge text against.
+
+``Horizon(store, work, character, at)`` splits the work in two:
+
+* **known**: text of scenes the character witnessed up to ``at`` (chunks, dialogue without
+  other characters' thoughts, scene titles, places and summaries), facts the scope lets the
+  character know, the character's own time points reached by then, names in use;
+* **hidden**: everything else that names or tells something: scenes after ``at``, scenes before
+  it that the character missed, facts not known, later time points of every character,
+  aliases not yet in use, characters and entities first seen later or only in missed scenes.
+
+Two tests read text against it. A *hidden name* is a name (character or entity, any alias) the
+character cannot use at ``at``. A *hidden term* is a content word whose stem (Snowball English)
+occurs in the compact hidden material (summaries, facts, time-point descriptions) and nowhere in
+the known material, the prompt templates or the words of the question: "Stormwren", "betrays"
+or "elected" in a whole-story profile read at the end of book 1. Raw chunk text of hidden
+scenes is not used for terms (a novel's common words would hide everything); hidden chunks are
+counted by id instead. The tests are word-level: a paraphrase that shares no hidden word or
+name passes, which is why the strict method also never reads hidden text in the first place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from incanon.canon.namebook import NameBook
+from incanon.canon.names import norm
+from incanon.canon.position import Position
+from incanon.canon.records import CharacterRecord, FactRecord, RelationRecord
+from incanon.canon.scope import KnowledgeScope
+from incanon.canon.store import CanonStore
+from incanon.sentences import split_sentences
+
+_WORD = re.compile(r"[^\W\d_][\w'’-]*[^\W\d_]|[^\W\d_]", re.UNICODE)
+_MIN_WORD = 4  # shorter words are function words or too common to say anything on their own
+
+
+@lru_cache(maxsize=1)
+def _stemmer():  # noqa: ANN202 - nltk's stemmer has no public type
+    from nltk.stem.snowball import SnowballStemmer
+
+    return SnowballStemmer("english")
+
+
+@lru_cache(maxsize=262144)
+def stem(word: str) -> str:
+    """The comparison form of a word: case-folded, possessive dropped, Snowball-stemmed."""
+    w = word.casefold().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    return _stemmer().stem(w.strip("'-"))
+
+
+def stems(text: str) -> set[str]:
+    """The stems of the content words (``_MIN_WORD`` letters or more) of ``text``."""
+    return {stem(w) for w in _WORD.findall(text) if len(w) >= _MIN_WORD}
+
+
+@lru_cache(maxsize=1)
+def neutral_stems() -> frozenset[str]:
+    """Stems of the words incanon's own prompt templates use: instructions, not story."""
+    from importlib.resources import files
+
+    found: set[str] = set()
+    for entry in files("incanon.prompts").iterdir():
+        if entry.name.endswith(".j2"):
+            found |= stems(entry.read_text(encoding="utf-8"))
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class Leaks:
+    """What one text carries from beyond the character's horizon, by kind."""
+
+    names_not_in_use: list[str] = field(default_factory=list)
+    """Aliases used before they come into use (any character's)."""
+    later_names: list[str] = field(default_factory=list)
+    """Characters and entities first seen after the position."""
+    unseen_names: list[str] = field(default_factory=list)
+    """Names met only in scenes the character missed (or nowhere the character has been)."""
+    hidden_terms: list[str] = field(default_factory=list)
+    """Words of future or missed scenes, unknown facts or later time points."""
+    hidden_chunks: list[str] = field(default_factory=list)
+    """Chunk ids of future or missed scenes (evidence and prompts that cite them)."""
+    unknown_facts: list[str] = field(default_factory=list)
+    """Fact ids whose text appears though the character does not know them."""
+
+    @property
+    def total(self) -> int:
+        """How many leaks in all."""
+        return sum(len(getattr(self, k)) for k in KINDS)
+
+    def counts(self) -> dict[str, int]:
+        """Leaks per kind."""
+        return {k: len(getattr(self, k)) for k in KINDS}
+
+
+KINDS = ("names_not_in_use", "later_names", "unseen_names", "hidden_terms", "hidden_chunks", "unknown_facts")
+"""The leak kinds, in report order."""
+
+
+class Horizon:
+    """Known and hidden material of one character at one position (see the module docstring)."""
+
+    def __init__(self, store: CanonStore, work: str, character: str | CharacterRecord, at: str | Position):
+        me = store.character(work, character) if isinstance(character, str) else character
+        self.character = me
+        """The character."""
+        self.scope: KnowledgeScope = store.scope(work, me, at, witnessed_only=True)
+        """The character's scope, kept to witnessed scenes."""
+        self.at: Position = self.scope.at
+        """The position."""
+        scope, at_ = self.scope, self.scope.at
+        self.facts: list[FactRecord] = scope.facts()
+        """Facts the character knows."""
+        self.scenes = scope.scenes(witnessed_only=True)
+        """Scenes the character witnessed."""
+        self.witnessed_ids = {s.id for s in self.scenes}
+        dialogue = [m for s in self.scenes for m in scope.messages(s.id)]
+        chunks = scope.chunks(witnessed_only=True)
+        self.visible_chunks = {c.id for c in chunks}
+        """Ids of the chunks the character may see."""
+        reached = [tp for tp in me.time_points if tp.position <= at_]
+        known_texts = [c.text for c in chunks] + [f.text for f in self.facts]
+        known_texts += [p for s in self.scenes for p in (s.title, s.location, s.summary)]
+        known_texts += [p for m in dialogue for p in (m.speech, m.action, m.thought)]
+        known_texts += [p for tp in reached for p in (tp.label, tp.description, tp.profile, tp.personality)]
+        known_texts += [g.text for g in (*me.profile_segments, *me.personality_segments)
+                        if g.position is None or g.position <= at_]
+
+        others = store.characters(work)
+        entities = store.entities(work)
+        self.book = NameBook([(c.name, c.aliases) for c in others] + [(e.name, e.aliases) for e in entities])
+        self.book.attest(t for t in known_texts if t)
+        met = {p for s in self.scenes for p in s.participants} | {f.subject for f in self.facts}
+        self.later: set[str] = set()
+        self.not_in_use: set[str] = set()
+        known: set[str] = {norm(me.name), *(norm(a) for a in me.names_at(at_))}
+        for c in others:
+            in_use = {norm(n) for n in (c.name, *c.names_at(at_))}
+            self.not_in_use |= {norm(a) for a in c.aliases} - in_use
+            attested = in_use & self.book.attested
+            if c.first_position is not None and c.first_position > at_:
+                # Mentioned in what the character saw before appearing: known by that name.
+                self.later |= in_use - attested
+                known |= attested
+                continue
+            if c.name == me.name:
+                continue
+            if c.name in met:
+                attested.add(norm(c.name))
+            known |= attested
+        for e in entities:
+            forms = {norm(n) for n in (e.name, *e.aliases)}
+            if e.position is not None and e.position > at_:
+                self.later |= forms - self.book.attested
+                known |= forms & self.book.attested
+            elif e.name in met:
+                known |= forms & self.book.attested | {norm(e.name)}
+            else:
+                known |= forms & self.book.attested
+        self.known_names: set[str] = known - self.not_in_use
+        """Normalized names the character can use at the position."""
+
+        hidden_texts = [p for s in scope.future_scenes() for p in (s.title, s.summary)]
+        hidden_texts += [p for s in scope.missed_scenes() for p in (s.title, s.summary)]
+        everything = store.scope(work, None, _end(at_)).facts(include_expired=True)
+        known_fact_ids = {f.id for f in self.facts}
+        self.unknown_facts: list[FactRecord] = [f for f in everything if f.id not in known_fact_ids]
+        hidden_texts += [f.text for f in self.unknown_facts]
+        for c in others:
+            later_points = [tp for tp in c.time_points if tp.position > at_]
+            hidden_texts += [p for tp in later_points for p in (tp.description, tp.profile, tp.personality)]
+            hidden_texts += [g.text for g in (*c.profile_segments, *c.personality_segments)
+                             if g.position is not None and g.position > at_]
+        hidden_texts += [n for n in self.not_in_use | self.later]
+        known_stems = set().union(*(stems(t) for t in known_texts if t)) if known_texts else set()
+        known_stems |= set().union(*(stems(n) for n in self.known_names)) if self.known_names else set()
+        self.hidden_stems: set[str] = (
+            set().union(*(stems(t) for t in hidden_texts if t)) - known_stems - neutral_stems()
+            if hidden_texts else set())
+        """Stems that only hidden material uses."""
+        all_chunk_ids = store.scope(work, None, _end(at_)).chunk_ids()
+        self.hidden_chunk_ids = set(all_chunk_ids) - self.visible_chunks
+        """Ids of chunks of future or missed scenes."""
+
+    # -- tests -------------------------------------------------------------------------------
+    def hidden_names_in(self, text: str) -> list[str]:
+        """Names in ``text`` the character cannot use at the position."""
+        return [n for n in self.book.mentions(text) if n not in self.known_names]
+
+    def leaks(self, text: str, *, chunk_ids: Iterable[str] = (), fact_ids: Iterable[str] = (),
+              allowed: str = "") -> Leaks:
+        """Everything in ``text`` (and the cited chunk and fact ids) from beyond the horizon.
+        ``allowed``: words the user wrote (the question), which are not incanon's to withhold."""
+        found = Leaks()
+        for name in self.hidden_names_in(text):
+            if name in self.not_in_use:
+                found.names_not_in_use.append(name)
+            elif name in self.later:
+                found.later_names.append(name)
+            else:
+                found.unseen_names.append(name)
+        own = stems(allowed) if allowed else set()
+        found.hidden_terms.extend(sorted((stems(text) & self.hidden_stems) - own))
+        found.hidden_chunks.extend(c for c in chunk_ids if c in self.hidden_chunk_ids)
+        known = {f.id for f in self.facts}
+        found.unknown_facts.extend(f for f in fact_ids if f not in known)
+        folded = " ".join(text.split()).casefold()
+        for f in self.unknown_facts:
+            probe = " ".join(f.text.split()).casefold()[:60]
+            if len(probe) >= 30 and probe in folded and f.id not in found.unknown_facts:
+                found.unknown_facts.append(f.id)
+        return found
+
+    def clean(self, text: str) -> tuple[str, list[tuple[str, str]]]:
+        """``text`` without the sentences that name or tell anything hidden; also the withheld
+        sentences with the reason for each."""
+        if not text.strip():
+            return text, []
+        sentences = split_sentences(text)
+        kept: list[str] = []
+        dropped: list[tuple[str, str]] = []
+        for sentence in sentences:
+            why = self.why_hidden(sentence)
+            if why:
+                dropped.append((sentence, why))
+            else:
+                kept.append(sentence)
+        if not dropped:
+            return text, []
+        return " ".join(kept), dropped
+
+    def why_hidden(self, sentence: str) -> str:
+        """Why ``sentence`` may not be said at the position ("" when it may)."""
+        leaks = self.leaks(sentence)
+        if leaks.names_not_in_use:
+            return f"uses a name not yet in use ({', '.join(leaks.names_not_in_use)})"
+        if leaks.later_names:
+            return f"names someone or something first seen later ({', '.join(leaks.later_names)})"
+        if leaks.unseen_names:
+            return f"names someone or something the character has not come across ({', '.join(leaks.unseen_names)})"
+        if leaks.hidden_terms:
+            return f"tells of later or missed events ({', '.join(leaks.hidden_terms[:4])})"
+        if leaks.unknown_facts:
+            return "states a fact the character does not know"
+        return ""
+
+    # -- relations ---------------------------------------------------------------------------
+    def knows_relation(self, r: RelationRecord) -> bool:
+        """True when the character can know relation ``r`` at the position: both ends are known
+        to them, and it was established in a scene they witnessed, or is their own relation held
+        from the start, or a known fact names both ends."""
+        if r.valid_to is not None and r.valid_to <= self.at:
+            return False
+        if r.valid_from is not None and r.valid_from > self.at:
+            return False
+        me = self.character.name
+        ends = (r.source, r.target)
+        if any(e != me and norm(e) not in self.known_names for e in ends):
+            return False
+        if r.valid_from is not None:
+            at_scene = [s for s in self._scenes_at(r.valid_from)]
+            if at_scene and any(s in self.witnessed_ids for s in at_scene):
+                return True
+            if at_scene:
+                return self._fact_names_both(r)
+        if me in ends and r.valid_from is None:
+            return True
+        return self._fact_names_both(r)
+
+    def _scenes_at(self, pos: Position) -> list[str]:
+        cached = getattr(self, "_scene_pos", None)
+        if cached is None:
+            every = self.scope.scenes(witnessed_only=False)
+            cached = {}
+            for s in every:
+                cached.setdefault(s.position.key, []).append(s.id)
+            self._scene_pos = cached
+        return cached.get(pos.key, [])
+
+    def _fact_names_both(self, r: RelationRecord) -> bool:
+        a, b = norm(r.source), norm(r.target)
+        owners = self.book.owners
+        for f in self.facts:
+            said = {owners.get(n, n) for n in self.book.mentions(f.text)} | {f.subject}
+            said_norm = {norm(x) for x in said}
+            if a in said_norm and b in said_norm:
+                return True
+        return False
+
+    def relations(self) -> list[RelationRecord]:
+        """The current relations the character can know (see ``knows_relation``)."""
+        return [r for r in self.scope.relations() if self.knows_relation(r)]
+
+
+def _end(at: Position) -> Position:
+    # The omniscient reader's position; retrieval owns the definition (imported late: it
+    # depends on the canon package).
+    from incanon.retrieval.chunks import end_of_story
+
+    return end_of_story(at.axis)

@@ -1,0 +1,155 @@
+"""The one builder of "character C at position P": names, profile, personality and situation as
+of P, and nothing from later or from scenes C missed.
+
+Every path that prompts a model as a character or shows a character to a client (agents,
+judges, chat, ``/v1``, cards, the web app, the demo) goes through ``persona_at``. Where the
+world gives text as of a position, that text is used; where it only has whole-story text, the
+character gets the sentences that name nothing hidden at P (see ``incanon.canon.horizon``) and
+a warning saying what was withheld:
+
+* **names**: the canonical name and the aliases in use at P (an alias has the position from
+  which it is used; a plain alias is in use from the start);
+* **profile** / **personality**: the latest time point at or before P that gives one; else the
+  dated segments begun by P; else the whole-story text, cleaned sentence by sentence;
+* **situation**: the label and description of the time point at P, if P is one;
+* **time points reached**: the character's time points at or before P (later ones are not
+  named at all).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from incanon.canon.horizon import Horizon
+from incanon.canon.position import Position
+from incanon.canon.records import CharacterRecord, SegmentRecord, TimePointRecord
+from incanon.canon.store import CanonStore
+
+
+@dataclass(frozen=True)
+class Withheld:
+    """A sentence of whole-story text left out of the persona, and why."""
+
+    field: str
+    """``profile`` or ``personality``."""
+    sentence: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Persona:
+    """A character as it stands at one position (see the module docstring)."""
+
+    work: str
+    work_title: str
+    author: str
+    name: str
+    position: Position
+    names: tuple[str, ...]
+    """Aliases in use at the position (the canonical name not repeated)."""
+    profile: str
+    personality: str
+    time_label: str
+    time_description: str
+    reached: tuple[TimePointRecord, ...]
+    """The character's time points at or before the position, in story order."""
+    sources: dict[str, str] = field(default_factory=dict)
+    """Where ``profile`` and ``personality`` came from: ``time point LABEL``, ``dated
+    segments``, ``whole story, cleaned``, ``whole story`` or ``none``."""
+    withheld: tuple[Withheld, ...] = ()
+
+    @property
+    def warnings(self) -> list[str]:
+        """One line per field that lost whole-story sentences, saying how many and why."""
+        lines = []
+        for name in ("profile", "personality"):
+            dropped = [w for w in self.withheld if w.field == name]
+            if dropped:
+                reasons = "; ".join(sorted({w.reason for w in dropped}))
+                kept = "nothing kept" if not getattr(self, name) else "the rest kept"
+                lines.append(f"{self.name} at {self.position}: {len(dropped)} sentence(s) of the whole-story "
+                             f"{name} withheld ({kept}): {reasons}")
+        return lines
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        return {
+            "work": self.work, "character": self.name, "at": str(self.position), "names": list(self.names),
+            "profile": self.profile, "personality": self.personality, "time_label": self.time_label,
+            "time_description": self.time_description,
+            "time_points": [{"label": t.label, "position": str(t.position)} for t in self.reached],
+            "sources": dict(self.sources),
+            "withheld": [{"field": w.field, "sentence": w.sentence, "reason": w.reason} for w in self.withheld],
+        }
+
+
+def _dated(segments: tuple[SegmentRecord, ...], at: Position) -> str:
+    return " ".join(g.text.strip() for g in segments if g.position is None or g.position <= at)
+
+
+def _pick(record: CharacterRecord, kind: str, at: Position, reached: list[TimePointRecord],
+          horizon: Horizon | None) -> tuple[str, str, list[Withheld]]:
+    for tp in sorted(reached, key=lambda t: t.position.key, reverse=True):
+        text = getattr(tp, kind)
+        if text.strip():
+            return text, f"time point {tp.label}", []
+    segments = getattr(record, f"{kind}_segments")
+    if segments:
+        return _dated(segments, at), "dated segments", []
+    whole = getattr(record, kind)
+    if not whole.strip():
+        return "", "none", []
+    if horizon is None:
+        return whole, "whole story", []
+    kept, dropped = horizon.clean(whole)
+    source = "whole story, cleaned" if dropped else "whole story"
+    return kept, source, [Withheld(kind, s, why) for s, why in dropped]
+
+
+def persona_at(store: CanonStore, work: str, character: str | CharacterRecord, at: str | Position,
+               *, horizon: Horizon | None = None, text: bool = True) -> Persona:
+    """Character ``character`` (name, alias or record) of ``work`` at ``at`` (position or
+    time-point label). ``horizon``: one already built for the same character and position.
+    ``text=False``: names and time points only (profile and personality left empty), for
+    listings that show no prose."""
+    record = store.character(work, character) if isinstance(character, str) else character
+    position = store.resolve_position(work, at, record)
+    info = store.work(work)
+    reached = sorted((tp for tp in record.time_points if tp.position <= position), key=lambda t: t.position.key)
+    label, description = "", ""
+    for tp in reached:
+        if tp.position == position:
+            label, description = tp.label, tp.description
+    needs_horizon = any(
+        not any(getattr(tp, k).strip() for tp in reached) and not getattr(record, f"{k}_segments")
+        and getattr(record, k).strip() for k in ("profile", "personality"))
+    if not text:
+        profile, p_src, p_drop, personality, q_src, q_drop = "", "not built", [], "", "not built", []
+    else:
+        if horizon is None and needs_horizon:
+            horizon = horizon_at(store, work, record, position)
+        profile, p_src, p_drop = _pick(record, "profile", position, reached, horizon)
+        personality, q_src, q_drop = _pick(record, "personality", position, reached, horizon)
+    return Persona(
+        work=info.id, work_title=info.title, author=info.author, name=record.name, position=position,
+        names=record.names_at(position), profile=profile, personality=personality, time_label=label,
+        time_description=description, reached=tuple(reached),
+        sources={"profile": p_src, "personality": q_src}, withheld=tuple(p_drop + q_drop))
+
+
+def horizon_at(store: CanonStore, work: str, record: CharacterRecord, position: Position) -> Horizon:
+    """The ``Horizon`` of ``record`` at ``position``, kept per store for repeated builds (a
+    server asks for the same character@point many times)."""
+    return _cached_horizon(store, store_generation(store), work, record.name, position)
+
+
+def store_generation(store: CanonStore) -> tuple[int, int]:
+    """A value that changes whenever the store's content may have."""
+    return store.data_version()
+
+
+@lru_cache(maxsize=64)
+def _cached_horizon(store: CanonStore, generation: tuple[int, int], work: str, name: str, position: Position) -> Horizon:
+    return Horizon(store, work, store.character(work, name), position)
