@@ -8,8 +8,6 @@ objects through every call.
 from __future__ import annotations
 
 import contextvars
-from contextlib import contextmanager
-from typing import Iterator
 
 from incanon.models.types import Usage
 
@@ -24,7 +22,8 @@ class UsageMeter:
     def add(self, model: str, usage: Usage) -> None:
         """Record ``usage`` spent on ``model``."""
         self.total = self.total + usage
-        self.by_model[model] = self.by_model.get(model, Usage()) + usage
+        known = self.by_model.get(model)
+        self.by_model[model] = usage if known is None else known + usage
 
 
 _active: contextvars.ContextVar[tuple[UsageMeter, ...]] = contextvars.ContextVar(
@@ -32,15 +31,23 @@ _active: contextvars.ContextVar[tuple[UsageMeter, ...]] = contextvars.ContextVar
 )
 
 
-@contextmanager
-def metered() -> Iterator[UsageMeter]:
-    """Open a meter that sees every model call made inside the ``with`` block (async-safe)."""
-    meter = UsageMeter()
-    token = _active.set(_active.get() + (meter,))
-    try:
-        yield meter
-    finally:
-        _active.reset(token)
+class metered:  # noqa: N801 - used like the function it replaced: ``with metered() as meter``
+    """Open a meter that sees every model call made inside the ``with`` block (async-safe).
+
+    A class rather than a generator-based context manager: the runner opens one per sample,
+    and this is several times cheaper."""
+
+    __slots__ = ("meter", "_token")
+
+    def __init__(self) -> None:
+        self.meter = UsageMeter()
+
+    def __enter__(self) -> UsageMeter:
+        self._token = _active.set(_active.get() + (self.meter,))
+        return self.meter
+
+    def __exit__(self, *exc: object) -> None:
+        _active.reset(self._token)
 
 
 def record_usage(model: str, usage: Usage) -> None:

@@ -36,7 +36,7 @@ class RunItem(BaseModel):
 
 def input_hash(value: Any) -> str:
     """sha256 (hex, 16 chars) of ``value`` in canonical JSON."""
-    text = json.dumps(value, default=_default, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = _CANONICAL.encode(value)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -46,7 +46,41 @@ def to_jsonable(value: Any) -> Any:
     Pydantic models, datetimes, tuples/sets and numpy scalars/arrays are converted; non-finite
     floats become ``None`` (JSON has no NaN, and a NaN score is a missing score).
     """
-    return json.loads(dumps(value))
+    try:
+        # Plain JSON data (nearly every task's outputs) is copied directly: the round trip
+        # through text below cost more than the rest of a light sample's bookkeeping.
+        return _plain_copy(value, 0)
+    except _NotPlain:
+        return json.loads(dumps(value))
+
+
+class _NotPlain(Exception):
+    """A value the direct copy leaves to the JSON round trip."""
+
+
+_MAX_DEPTH = 64
+
+
+def _plain_copy(value: Any, depth: int) -> Any:
+    """A deep copy of ``value`` made only of dicts with str keys, lists, str, int, bool, None
+    and floats (non-finite ones become None, as in :func:`dumps`); else raises ``_NotPlain``."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if depth >= _MAX_DEPTH:
+        raise _NotPlain  # deep or circular: the encoder reports it properly
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotPlain
+            out[key] = _plain_copy(item, depth + 1)
+        return out
+    if kind is list:
+        return [_plain_copy(item, depth + 1) for item in value]
+    raise _NotPlain
 
 
 def _default(obj: Any) -> Any:
@@ -71,14 +105,21 @@ def _finite(value: Any) -> Any:
     return value
 
 
+# Encoders made once: json.dumps with options builds a new encoder on every call, and the
+# runner encodes several values per sample.
+_CANONICAL = json.JSONEncoder(default=_default, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_STRICT = json.JSONEncoder(default=_default, ensure_ascii=False, allow_nan=False)
+_LENIENT = json.JSONEncoder(default=_default, ensure_ascii=False)
+
+
 def dumps(value: Any) -> str:
     """Strict JSON text for the store (no NaN, no pickle, no ``str()`` fallbacks)."""
     try:
-        return json.dumps(value, default=_default, ensure_ascii=False, allow_nan=False)
+        return _STRICT.encode(value)
     except ValueError:
         # allow_nan=False found a NaN/inf somewhere: rewrite those as null and try again.
-        plain = json.loads(json.dumps(value, default=_default, ensure_ascii=False))
-        return json.dumps(_finite(plain), ensure_ascii=False, allow_nan=False)
+        plain = json.loads(_LENIENT.encode(value))
+        return _STRICT.encode(_finite(plain))
 
 
 class ItemOutcome(BaseModel):

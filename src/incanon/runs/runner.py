@@ -1,7 +1,8 @@
 """The runner: stream items through a task with bounded concurrency, one stored sample each.
 
 Items are pulled lazily by a fixed pool of workers (a 100k-item dataset never becomes 100k
-pending tasks); every finished sample is committed before the next is pulled, so stopping at
+pending tasks); every finished sample is committed before its worker pulls the next one (the
+samples finishing together share one transaction, :mod:`incanon.runs.commits`), so stopping at
 any moment (Ctrl-C, kill -9, a crash) loses at most the samples in flight, and running the same
 command again picks up where it stopped.
 
@@ -23,6 +24,7 @@ from incanon.errors import ConfigError, InputError
 from incanon.models.types import Usage
 from incanon.runs.ambient import current_defaults
 from incanon.runs.budget import Budget
+from incanon.runs.commits import GroupCommit
 from incanon.runs.config import RunConfig
 from incanon.runs.executor import Executor, TaskArg, create_executor
 from incanon.runs.progress import RunProgress
@@ -120,7 +122,9 @@ async def _units(
                 elif status == "ok" or not retry_failed:
                     tally.skipped += 1
                     continue
-            yield WorkUnit(item.model_copy(update={"epoch": epoch}), digest, problem)
+            # The item itself when its epoch is already right: no copy per sample.
+            unit_item = item if item.epoch == epoch else item.model_copy(update={"epoch": epoch})
+            yield WorkUnit(unit_item, digest, problem)
 
 
 def _sized_total(items: Items, epochs: int, shard: Shard | None) -> int | None:
@@ -220,6 +224,7 @@ async def run_items(
     stream_error: list[BaseException] = []
     stopped: list[str] = []
     unpriced_seen: set[str] = set()
+    committer = GroupCommit(store)
 
     async def next_unit() -> WorkUnit | None:
         # One worker at a time advances the (async) generator; a broken input stream stops
@@ -247,11 +252,11 @@ async def run_items(
             current = asyncio.current_task()
             if current is not None and current.cancelling():
                 raise asyncio.CancelledError  # the task swallowed a cancel: do not record it
-            store.record(sample)
+            if budget is not None:
+                budget.add(sample.usage.cost)  # spent now, whether or not the commit follows
+            await committer.commit(sample)  # done only once committed
             tally.ran += 1
             tally.usage = tally.usage + sample.usage
-            if budget is not None:
-                budget.add(sample.usage.cost)
             for model in attempt.unpriced:
                 if model not in unpriced_seen:
                     unpriced_seen.add(model)
@@ -295,6 +300,7 @@ async def run_items(
             tally.note("budget", f"{stopped[0]}; no new samples were started. Run again with a "
                        "higher --max-cost to continue where it stopped", reporter)
         await units.aclose()
+        committer.flush()  # samples of workers cancelled while their batch waited
         used = dict(templates or {})
         try:
             used.update(await engine.end_run())

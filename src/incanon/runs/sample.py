@@ -83,9 +83,12 @@ async def run_sample(
         try:
             if unit.problem is not None:
                 raise InputError(unit.problem)
-            async with asyncio.timeout(timeout):
-                result = task(item)
-                if inspect.isawaitable(result):
+            result = task(item)
+            if inspect.isawaitable(result):
+                if timeout is not None:
+                    async with asyncio.timeout(timeout):
+                        result = await result
+                else:
                     result = await result
             outcome = result if isinstance(result, ItemOutcome) else ItemOutcome.model_validate(result)
             # Convert here, inside the try: output that JSON cannot hold is this item's error.

@@ -1,8 +1,9 @@
 """The run store: every sample of every run in one SQLite file.
 
-WAL journal so readers (``incanon runs show`` while a run goes on) never block the writer; each
-sample is one short transaction, so a killed process leaves whole samples or none; values are
-JSON text, never pickle, so a store can be read by anything and shared safely.
+WAL journal so readers (``incanon runs show`` while a run goes on) never block the writer;
+samples are written in short transactions (one sample, or a batch of them from the runner's
+group commit), so a killed process leaves whole samples or none; values are JSON text, never
+pickle, so a store can be read by anything and shared safely.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from incanon.errors import InputError, NotFoundError
 from incanon.models.types import Usage
@@ -43,8 +44,8 @@ _UPSERT = (
     + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS if c not in ("run_id", "item_id", "epoch", "attempts"))
     + ", attempts = CASE WHEN samples.input_hash = excluded.input_hash"
     " THEN samples.attempts + 1 ELSE 1 END"
-    " RETURNING attempts"
 )
+_RETURNING = " RETURNING attempts"
 
 
 def _ts(value: datetime | None) -> str | None:
@@ -53,6 +54,18 @@ def _ts(value: datetime | None) -> str | None:
 
 def _loads(text: str | None) -> Any:
     return json.loads(text) if text is not None else None
+
+
+def _row(sample: SampleRecord) -> tuple[Any, ...]:
+    """A sample's values in ``_SAMPLE_COLUMNS`` order, JSON encoded (attempts start at 1)."""
+    return (
+        sample.run_id, sample.item_id, sample.epoch, sample.input_hash, dumps(sample.input),
+        None if sample.outputs is None else dumps(sample.outputs),
+        None if sample.scores is None else dumps(sample.scores),
+        None if sample.extra is None else dumps(sample.extra),
+        sample.usage.model_dump_json(), _ts(sample.started), _ts(sample.finished),
+        sample.duration_s, sample.status, sample.error_type, sample.error, sample.traceback, 1,
+    )
 
 
 def _sample(row: sqlite3.Row | tuple[Any, ...]) -> SampleRecord:
@@ -288,18 +301,30 @@ class RunStore:
         A sample already stored for (run, item, epoch) is replaced; its attempt count goes up
         by one, or restarts at 1 when the input changed (a different item under the same id).
         """
-        values = (
-            sample.run_id, sample.item_id, sample.epoch, sample.input_hash, dumps(sample.input),
-            None if sample.outputs is None else dumps(sample.outputs),
-            None if sample.scores is None else dumps(sample.scores),
-            None if sample.extra is None else dumps(sample.extra),
-            dumps(sample.usage.model_dump()), _ts(sample.started), _ts(sample.finished),
-            sample.duration_s, sample.status, sample.error_type, sample.error, sample.traceback, 1,
-        )
+        row = _row(sample)
         with self._tx() as db:
-            (attempts,) = db.execute(_UPSERT, values).fetchone()
-            db.execute("UPDATE runs SET updated = ? WHERE id = ?", (values[10] or _ts(utcnow()), sample.run_id))
+            (attempts,) = db.execute(_UPSERT + _RETURNING, row).fetchone()
+            db.execute("UPDATE runs SET updated = ? WHERE id = ?", (row[10] or _ts(utcnow()), sample.run_id))
         return int(attempts)
+
+    def record_many(self, samples: Sequence[SampleRecord]) -> None:
+        """Write finished samples in one transaction (all or none), each as :meth:`record` would.
+
+        The runner's group commit: one commit per batch instead of per sample, with the same
+        guarantee per sample (a sample is in the store whole once its batch commits, else not
+        at all, and is then run again on resume).
+        """
+        if not samples:
+            return
+        # JSON is encoded before the lock is taken: the transaction holds it for SQL only.
+        rows = [_row(sample) for sample in samples]
+        latest: dict[str, str] = {}
+        for sample, row in zip(samples, rows):
+            latest[sample.run_id] = max(latest.get(sample.run_id, ""), row[10] or "")
+        with self._tx() as db:
+            db.executemany(_UPSERT, rows)
+            db.executemany("UPDATE runs SET updated = ? WHERE id = ?",
+                           [(stamp or _ts(utcnow()), run_id) for run_id, stamp in latest.items()])
 
     def sample_states(self, run_id: str) -> dict[tuple[str, int], tuple[str, str]]:
         """(item id, epoch) → (status, input hash) of every stored sample: what resume needs."""
