@@ -78,3 +78,24 @@ def test_demo_end_to_end_on_the_embedded_model(tmp_path):
         assert row["status"] == "ok" and row["answer"].strip()
         assert row["score"] in (0, 1, None)
     assert (tmp_path / "runs.sqlite").is_file()
+
+
+@pytest.mark.slow
+def test_a_demo_whose_every_answer_failed_is_a_failed_run_and_a_failed_command(tmp_path, monkeypatch, capsys):
+    from incanon.cli.main import main
+    from incanon.runs import RunStore
+
+    monkeypatch.setenv("INCANON_HOME", str(tmp_path / "home"))
+    silent = tmp_path / "silent.json"
+    silent.write_text('{"rules": []}', encoding="utf-8")  # no rule, no default: every call fails
+    runs = tmp_path / "runs.sqlite"
+    monkeypatch.setattr(sys, "argv", ["incanon", "demo", "--model", f"scripted:{silent}", "--judge", f"scripted:{silent}",
+                                      "--runs", str(runs), "--store", str(tmp_path / "canon"), "--no-cache"])
+    with pytest.raises(SystemExit) as ended:
+        main()
+    assert ended.value.code == 2
+    err = capsys.readouterr().err
+    assert "every sample of run demo-" in err and "recorded as failed" in err and "Traceback" not in err
+    with RunStore(runs, read_only=True) as store:
+        (info,) = store.runs()
+        assert info.status == "failed"

@@ -40,5 +40,13 @@ class NotFoundError(IncanonError):
     """A named thing (character, position, run, work, file) does not exist."""
 
 
+class NoSpaceError(IncanonError):
+    """The disk (or a file size limit) ran out while writing: ``no space left on DIR``."""
+
+
+class WriteError(IncanonError):
+    """A file or folder cannot be written (read-only, no permission); the message names it."""
+
+
 class ModelError(IncanonError):
     """A model backend failed for good (after retries) or cannot be loaded."""

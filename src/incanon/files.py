@@ -23,8 +23,15 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
     """A stream (UTF-8 text with ``\\n`` line ends, or bytes with ``binary``) whose content
     replaces ``path`` when the block ends without an error. Missing parent folders are created."""
     target = Path(path).expanduser()
+    if not target.parent.is_dir():
+        from incanon.created import not_empty, track_new
+
+        track_new(target.parent, keep=not_empty(target.parent))
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _naming(exc, target) from None
     try:
         stream_cm = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="\n")
         with stream_cm as stream:
@@ -34,9 +41,20 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
         # mkstemp makes 0600: keep the mode of the file replaced, else the usual 0644.
         os.chmod(tmp, target.stat().st_mode & 0o777 if target.exists() else 0o644)
         os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        # A full disk or a size limit hits the hidden temporary file: name the file the user asked for.
+        raise _naming(exc, target) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _naming(exc: OSError, target: Path) -> OSError:
+    """``exc`` as the same error about ``target`` (not the temporary file beside it)."""
+    if exc.errno is None:
+        return exc
+    return type(exc)(exc.errno, exc.strerror, str(target))
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:

@@ -13,6 +13,10 @@ from pathlib import Path
 def home() -> Path:
     """The incanon home folder, created on first use."""
     path = Path(os.environ.get("INCANON_HOME", Path.home() / ".incanon")).expanduser()
+    if not path.is_dir():
+        from incanon.created import not_empty, track_new
+
+        track_new(path, keep=not_empty(path))  # made for a command that failed: not left empty
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -5,17 +5,20 @@ point anywhere: at a truncated copy, a file that is not SQLite, a disk image gon
 reports that as ``sqlite3.DatabaseError`` from whichever statement first touches a bad page,
 deep inside some read. Connections made here turn those errors, wherever they happen, into one
 :class:`DamagedStoreError` line that names the file and says that nothing was changed (every
-write is one transaction, so a failed one is rolled back).
+write is one transaction, so a failed one is rolled back). A full disk, a file size limit or a
+read-only file become one line too (:mod:`incanon.oserrors`), and :func:`connect_read_only`
+opens a store for commands that only read, so they work on a store nobody may write.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
-from incanon.errors import InputError
+from incanon.errors import IncanonError, InputError
 
 # SQLite result codes that mean the file itself is bad, not the statement or a lock.
 _DAMAGE_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
@@ -54,6 +57,15 @@ class _GuardedCursor(sqlite3.Cursor):
         except sqlite3.DatabaseError as exc:
             if is_damage(exc):
                 raise damaged(*self._where, exc) from None
+            if _is_rollback(args) and "no transaction is active" in str(exc):
+                # SQLite rolls back by itself on a full disk or an I/O error; the caller's own
+                # ROLLBACK then has nothing to do and must not hide the first error.
+                return self
+            from incanon.oserrors import sqlite_user_error
+
+            mapped = sqlite_user_error(exc, *self._where)
+            if mapped is not None:
+                raise mapped from None
             raise
 
     def execute(self, *args: Any) -> Any:  # type: ignore[override]
@@ -98,12 +110,48 @@ class GuardedConnection(sqlite3.Connection):
         return self.cursor().executescript(*args)
 
 
+def _is_rollback(args: tuple[Any, ...]) -> bool:
+    return bool(args) and isinstance(args[0], str) and args[0].strip().upper() == "ROLLBACK"
+
+
 def connect(path: Path | str, what: str, **kwargs: Any) -> GuardedConnection:
     """``sqlite3.connect(path, **kwargs)`` with damage reported as :class:`DamagedStoreError`
     naming ``what`` (``"run store"``, ``"canon store"``) and the file."""
-    conn = sqlite3.connect(str(path), factory=GuardedConnection, **kwargs)
+    try:
+        conn = sqlite3.connect(str(path), factory=GuardedConnection, **kwargs)
+    except sqlite3.Error as exc:
+        from incanon.oserrors import sqlite_user_error
+
+        raise (sqlite_user_error(exc, path, what) or exc) from None
     conn._where = (str(path), what)
     return conn  # type: ignore[return-value]
+
+
+def connect_read_only(path: Path | str, what: str, **kwargs: Any) -> GuardedConnection:
+    """A connection for commands that only read ``path``; the caller writes nothing through it.
+
+    Where the user may write the file and its folder, it is an ordinary connection (which tidies
+    SQLite's ``-wal`` / ``-shm`` files away when it closes). Where they may not (a read-only
+    file, folder or disk), it is opened ``mode=ro``, and if SQLite cannot even make the
+    shared-memory file a WAL store wants, as immutable (nobody can be writing it there)."""
+    from urllib.parse import quote
+
+    target = Path(path)
+    if os.access(target, os.W_OK) and os.access(target.absolute().parent, os.W_OK):
+        return connect(target, what, **kwargs)
+    uri = "file:" + quote(str(target.absolute()))
+    for flags in ("?mode=ro", "?mode=ro&immutable=1"):
+        try:
+            conn = sqlite3.connect(uri + flags, uri=True, factory=GuardedConnection, **kwargs)
+            conn._where = (str(path), what)
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opening is lazy: read now
+            return conn  # type: ignore[return-value]
+        except DamagedStoreError:
+            raise
+        except (sqlite3.OperationalError, IncanonError):
+            if flags.endswith("immutable=1"):
+                raise
+    raise AssertionError("unreachable")
 
 
 def use_wal(conn: sqlite3.Connection, timeout_s: float) -> None:

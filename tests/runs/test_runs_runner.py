@@ -75,6 +75,27 @@ async def test_retry_failed_false_keeps_errors(store, config):
     assert (again.ran, again.skipped) == (0, 3)
 
 
+async def test_a_run_whose_every_sample_failed_is_recorded_as_failed(store, config):
+    from incanon import outcome
+
+    async def boom(item: RunItem) -> ItemOutcome:
+        raise ValueError("no server")
+
+    outcome.reset()
+    result = await run_items(make_items(3), boom, store=store, config=config, progress=False)
+    assert result.status == "failed" and store.get_run(result.run_id).status == "failed"
+    (noted,) = outcome.failed_runs()
+    assert noted.run_id == result.run_id and noted.failed == 3 and "no server" in (noted.first_error or "")
+    assert "recorded as failed" in str(outcome.failure_error())
+
+    async def fine(item: RunItem) -> ItemOutcome:
+        return ItemOutcome(outputs={"ok": True}, scores={"s": 1})
+
+    outcome.reset()
+    again = await run_items(make_items(3), fine, store=store, config=config, progress=False)
+    assert again.status == "finished" and outcome.failure_error() is None
+
+
 async def test_resume_skips_finished_items(store, config):
     executed: Counter[str] = Counter()
 

@@ -7,6 +7,7 @@ module only wires them together and turns user errors into one line and exit cod
 from __future__ import annotations
 
 import importlib
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Optional
@@ -92,13 +93,30 @@ _register()
 
 def main() -> None:
     """Console entry point: run the app, print user errors as one line, exit 2 on them."""
+    from incanon import created, outcome
+    from incanon.oserrors import user_error
+
+    created.reset()
+    outcome.reset()
     try:
         # In non-standalone mode click returns a command's exit code instead of exiting.
         code = app(standalone_mode=False, prog_name="incanon")
+        failure = outcome.failure_error()
+        if failure is not None and code in (None, 0):
+            raise failure  # the command printed its rows; it must not end as a success
         sys.exit(code if isinstance(code, int) else 0)
     except IncanonError as exc:
+        created.discard_new()  # a failed command leaves no new store, cache or folder behind
         err.print(error_line(exc), highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
+    except (OSError, sqlite3.Error) as exc:
+        # A full disk, a file size limit, a read-only file: the machine, not a bug.
+        mapped = user_error(exc)
+        created.discard_new()
+        if mapped is None:
+            raise
+        err.print(error_line(mapped), highlight=False, soft_wrap=True)
+        sys.exit(mapped.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except typer.Abort:

@@ -41,7 +41,7 @@ def register(app: typer.Typer) -> None:
         path = (runs or default_runs_path()).expanduser()
         if not path.is_file():
             raise NotFoundError(f"no run store at {path}")
-        with RunStore(path, create=False) as store:
+        with RunStore(path, create=False, read_only=True) as store:
             result = build_report(store, run_refs, title=title)
         if html is None and md is None and csv_dir is None and not json_:
             sys.stdout.write(render_markdown(result, plots=False))

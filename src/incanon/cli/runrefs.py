@@ -17,7 +17,7 @@ def open_runs(path: Path | None) -> RunStore:
     there is none (a report never creates an empty store)."""
     from incanon.paths import default_runs_path
 
-    return RunStore((path or default_runs_path()).expanduser(), create=False)
+    return RunStore((path or default_runs_path()).expanduser(), create=False, read_only=True)
 
 
 def resolve_runs(store: RunStore, refs: Sequence[str], benchmark: str | None = None, name: str = "") -> list[str]:

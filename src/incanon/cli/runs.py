@@ -31,7 +31,7 @@ def _open(path: Optional[Path]) -> RunStore | None:
         if path is not None:
             raise NotFoundError(f"no run store at {target}")
         return None
-    return RunStore(target, create=False)
+    return RunStore(target, create=False, read_only=True)  # list, show, export only read
 
 
 def _require(path: Optional[Path]) -> RunStore:

@@ -126,6 +126,11 @@ class ResponseCache:
                 raise InputError("response cache is a directory, expected a SQLite file", source=str(self.path))
             if self.path.exists():
                 require_database(self.path, "response cache", wait_s=2.0)
+            from incanon.created import track_new
+
+            # A cache this command creates goes again if the command fails: a failed command
+            # leaves nothing new (its finished samples are in the run store, not here).
+            track_new(self.path)
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = connect(self.path, "response cache", timeout=self.busy_timeout_s, isolation_level=None,
                            check_same_thread=False)

@@ -14,7 +14,7 @@ from incanon.models.types import Usage
 from incanon.runs.config import RunConfig
 
 SampleStatus = Literal["ok", "error"]
-RunStatus = Literal["running", "interrupted", "finished", "crashed", "stopped-budget"]
+RunStatus = Literal["running", "interrupted", "finished", "failed", "crashed", "stopped-budget"]
 
 
 class RunItem(BaseModel):

@@ -30,6 +30,7 @@ from incanon.runs.executor import Executor, TaskArg, create_executor
 from incanon.runs.progress import RunProgress
 from incanon.runs.prices import Prices, PricesArg, as_prices
 from incanon.runs.records import RunItem, RunResult, input_hash
+from incanon.outcome import FailedRun, note_failed_run
 from incanon.runs.sample import Task, TaskResult, WorkUnit, describe_error
 from incanon.runs.shard import Shard
 from incanon.runs.store import RunStore
@@ -284,7 +285,9 @@ async def run_items(
             raise
         if stream_error:
             raise stream_error[0]
-        status = "stopped-budget" if stopped else "finished"
+        # Every sample failed and none was done before: the run produced nothing (say so).
+        all_failed = tally.failed and not tally.ok and not tally.skipped
+        status = "stopped-budget" if stopped else ("failed" if all_failed else "finished")
     except (asyncio.CancelledError, KeyboardInterrupt):
         status = "interrupted"
         raise
@@ -314,6 +317,8 @@ async def run_items(
         except sqlite3.Error as exc:
             # The store itself failing (disk full, locked) must not hide why the run stopped.
             logger.warning("could not record the end of run %s: %s", run_id, exc)
+        if status == "failed":
+            note_failed_run(FailedRun(run_id, tally.failed, next((s.error for s in store.samples(run_id, "error")), None)))
     return RunResult(
         run_id=run_id, status=status, resumed=info.resumed, ran=tally.ran, ok=tally.ok,
         failed=tally.failed, skipped=tally.skipped, replaced=tally.replaced,

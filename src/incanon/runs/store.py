@@ -26,7 +26,8 @@ from incanon.runs.config import RunConfig, resume_notes, utcnow
 from incanon.runs.records import RunInfo, RunSummary, SampleRecord, dumps
 from incanon.runs.lease import LEASE_STALE_S, RunBusyError, alive, env_wait, holds  # noqa: F401  (re-exported)
 from incanon.runs.schema import check_schema, ensure_schema
-from incanon.sqlitedb import connect, require_database, use_wal
+from incanon.created import holds_rows, track_new
+from incanon.sqlitedb import connect, connect_read_only, require_database, use_wal
 from incanon.runs.stats import summarize
 
 _SAMPLE_COLUMNS = (
@@ -82,16 +83,24 @@ def _sample(row: sqlite3.Row | tuple[Any, ...]) -> SampleRecord:
 class RunStore:
     """SQLite store of runs and their samples (one file; safe for concurrent readers)."""
 
-    def __init__(self, path: str | Path | None = None, *, create: bool = True, timeout: float = 30.0):
-        """Open (and by default create) the store at ``path`` (default ``~/.incanon/runs.sqlite``)."""
+    def __init__(self, path: str | Path | None = None, *, create: bool = True, timeout: float = 30.0,
+                 read_only: bool = False):
+        """Open (and by default create) the store at ``path`` (default ``~/.incanon/runs.sqlite``).
+        ``read_only``: an existing store, opened so that nothing can be written (commands that
+        only read work on a store or folder the user may not write)."""
         self.path = Path(path).expanduser() if path is not None else default_runs_path()
         if self.path.is_dir():
             raise InputError("run store is a directory, expected a SQLite file", source=str(self.path))
-        if not create and not self.path.is_file():
+        if (not create or read_only) and not self.path.is_file():
             raise NotFoundError(f"no run store at {self.path}")
         if self.path.exists():
             # Before SQLite opens it: an empty or foreign file would silently become a new store.
             require_database(self.path, "run store", wait_s=2.0)
+        if read_only:
+            self._open_read_only(timeout)
+            return
+        # A store this command creates goes again if the command fails before a sample is in it.
+        track_new(self.path, keep=holds_rows(self.path, "samples"))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Autocommit mode: transactions are opened explicitly (BEGIN IMMEDIATE) so a writer takes
         # the lock up front instead of failing to upgrade a read lock under contention.
@@ -109,6 +118,16 @@ class RunStore:
             self._db.execute("PRAGMA foreign_keys = ON")
             with self._lock:
                 ensure_schema(self._db, self.path)
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _open_read_only(self, timeout: float) -> None:
+        self._db = connect_read_only(self.path, "run store", timeout=timeout, isolation_level=None,
+                                     check_same_thread=False)
+        self._lock = threading.RLock()
+        try:
+            check_schema(self._db, self.path)
         except BaseException:
             self._db.close()
             raise
@@ -345,8 +364,9 @@ class RunStore:
         if status is not None:
             query += " AND status = ?"
             args += (status,)
-        # A separate connection so a long export never holds this one's lock.
-        reader = sqlite3.connect(str(self.path), timeout=30.0)
+        # A separate connection so a long export never holds this one's lock (read-only: it
+        # works on a store nobody may write, and can never change one).
+        reader = connect_read_only(self.path, "run store", timeout=30.0)
         try:
             for row in reader.execute(query + " ORDER BY rowid", args):
                 yield _sample(row)
@@ -365,7 +385,7 @@ class RunStore:
 
     def sample_rows(self, run_id: str) -> Iterator[tuple[Any, ...]]:
         """The run's samples as raw rows (:data:`SAMPLE_COLUMNS`, JSON as text), for copying."""
-        reader = sqlite3.connect(str(self.path), timeout=30.0)
+        reader = connect_read_only(self.path, "run store", timeout=30.0)
         try:
             yield from reader.execute(
                 f"SELECT {_SAMPLE_COLUMNS} FROM samples WHERE run_id = ? ORDER BY rowid", (run_id,))
