@@ -70,3 +70,42 @@ async def test_cancelled_waiters_free_nothing_they_did_not_take(slow_server):
         await second
     await model.generate([user("c")])
     assert slow_server.max_in_flight == 1
+
+
+async def test_a_freed_slot_wakes_only_waiters_that_fit():
+    from incanon.models.limit import EndpointGate
+
+    gate = EndpointGate()
+    entered: list[str] = []
+    release = asyncio.Event()
+
+    async def call(name: str, limit: int) -> None:
+        async with gate.slot(limit):
+            entered.append(name)
+            await release.wait()
+
+    tasks = [asyncio.ensure_future(call(f"w{i}", 2)) for i in range(5)]
+    await asyncio.sleep(0.01)
+    assert entered == ["w0", "w1"] and gate.active == 2
+    # A wider limit behind narrow waiters still gets in while it fits.
+    wide = asyncio.ensure_future(call("wide", 3))
+    await asyncio.sleep(0.01)
+    assert entered[-1] == "wide" and gate.active == 3
+    release.set()
+    await asyncio.gather(*tasks, wide)
+    assert sorted(entered) == sorted(["w0", "w1", "w2", "w3", "w4", "wide"]) and gate.active == 0
+
+
+async def test_many_waiters_keep_arrival_order():
+    from incanon.models.limit import EndpointGate
+
+    gate = EndpointGate()
+    order: list[int] = []
+
+    async def call(i: int) -> None:
+        async with gate.slot(4):
+            order.append(i)
+            await asyncio.sleep(0)
+
+    await asyncio.gather(*(call(i) for i in range(300)))
+    assert order == list(range(300)) and gate.active == 0

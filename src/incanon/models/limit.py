@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from collections import Counter, deque
 from contextlib import asynccontextmanager
 from typing import AsyncIterator, Sequence
 
@@ -17,26 +18,68 @@ from incanon.models.types import ChatModel, Completion, GenerationParams, Messag
 
 
 class EndpointGate:
-    """Counts calls in flight at one endpoint and lets a call in while under its limit."""
+    """Counts calls in flight at one endpoint and lets a call in while under its limit.
+
+    Waiters queue in arrival order; a freed slot wakes only the waiters that fit under their
+    own limit (a condition variable woke every waiter on every release: with hundreds queued
+    that was most of a fast endpoint's client CPU)."""
 
     def __init__(self) -> None:
         self.active = 0
         """Calls in flight now."""
-        self._changed = asyncio.Condition()
+        self._waiters: deque[tuple[int, asyncio.Future[None]]] = deque()
+        self._limits: Counter[int] = Counter()
+        """How many waiters have each limit (the widest decides whether anyone can enter)."""
 
     @asynccontextmanager
     async def slot(self, limit: int) -> AsyncIterator[None]:
         """Hold one of the endpoint's slots, waiting until fewer than ``limit`` are taken."""
-        async with self._changed:
-            await self._changed.wait_for(lambda: self.active < limit)
+        if self.active < limit and not self._waiters:
             self.active += 1
+        else:
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            entry = (limit, waiter)
+            self._waiters.append(entry)
+            self._limits[limit] += 1
+            self._wake()  # others wait on a narrower limit: this one may fit at once
+            try:
+                await waiter  # the slot is counted for us when we are woken
+            except BaseException:
+                if waiter.done() and not waiter.cancelled():
+                    self._release()  # woken, then cancelled before using the slot: hand it on
+                elif entry in self._waiters:
+                    self._waiters.remove(entry)
+                    self._forget(limit)
+                raise
         try:
             yield
         finally:
-            async with self._changed:
-                self.active -= 1
-                # Waiters may have different limits, so each one re-checks its own.
-                self._changed.notify_all()
+            self._release()
+
+    def _release(self) -> None:
+        self.active -= 1
+        self._wake()
+
+    def _wake(self) -> None:
+        # Arrival order, each against its own limit: a narrow waiter that does not fit yet does
+        # not hold back a wider one behind it. With one limit (the usual case) the first
+        # waiter fits or nobody does, so a release costs O(1).
+        while self._waiters and self.active < max(self._limits):
+            found = next((i for i, (limit, _) in enumerate(self._waiters) if self.active < limit), None)
+            if found is None:
+                return
+            limit, waiter = self._waiters[found]
+            del self._waiters[found]
+            self._forget(limit)
+            if waiter.cancelled():
+                continue  # its task has not run its cleanup yet: nothing to hand it
+            self.active += 1
+            waiter.set_result(None)
+
+    def _forget(self, limit: int) -> None:
+        self._limits[limit] -= 1
+        if not self._limits[limit]:
+            del self._limits[limit]
 
 
 _per_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, EndpointGate]]" = (

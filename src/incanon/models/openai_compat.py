@@ -144,6 +144,8 @@ class OpenAIChatModel:
         self.timeout = timeout
         self.endpoint = self.base_url
         """Concurrency-limit key: all models of one server share a limit."""
+        self._where = f"{self.name} at {redact(self.base_url)}"
+        """How messages name this model (the base URL redacted once, not per call)."""
         # httpx pools belong to an event loop, so each loop gets its own client.
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 
@@ -180,39 +182,55 @@ class OpenAIChatModel:
     ) -> Completion:
         """One ``/chat/completions`` call; failures become ``RetryableError`` or ``ModelError``."""
         params = params or GenerationParams()
-        where = f"{self.name} at {redact(self.base_url)}"
+        where = self._where
         start = time.perf_counter()
         error: ModelError | None = None
+        body = {"model": self.model, "messages": [{"role": m.role, "content": m.content} for m in messages],
+                **request_options(params)}
         try:
-            response = await self._client().chat.completions.create(
-                model=self.model,
-                messages=[{"role": m.role, "content": m.content} for m in messages],
-                **request_options(params),
-            )
+            # The client's plain POST (auth, timeout, status errors as the SDK raises them), with
+            # the reply read as JSON data: the SDK's typed-parameter transform and response
+            # models cost more CPU per call than the rest of the call path together, which
+            # capped a 2-core machine at ~200 calls/s (benchmarks/models.py).
+            data = await self._client().post("/chat/completions", body=body, cast_to=object)
         except Exception as exc:  # noqa: BLE001 - every failure is translated below
             error = translate_error(exc, where, self._key, self.timeout)
         if error is not None:
             raise error  # raised outside the except block: the openai exception is not chained
-        return _completion(response, self.model, where, time.perf_counter() - start)
+        return _completion(data, self.model, where, time.perf_counter() - start)
 
 
-def _completion(response: Any, model: str, where: str, latency: float) -> Completion:
-    choices = getattr(response, "choices", None)
-    if not choices:
+def _field(value: Any, name: str) -> Any:
+    return value.get(name) if isinstance(value, dict) else None
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _completion(data: Any, model: str, where: str, latency: float) -> Completion:
+    """A ``chat.completion`` JSON object as a :class:`Completion` (anything else is malformed)."""
+    if not isinstance(data, dict):
+        raise MalformedResponseError(f"{where}: reply is not a JSON object ({type(data).__name__})")
+    choices = data.get("choices")
+    if not choices or not isinstance(choices, list):
         raise MalformedResponseError(f"{where}: reply has no choices")
     choice = choices[0]
-    message = getattr(choice, "message", None)
-    text = getattr(message, "content", None)
-    if text is None:
-        if getattr(message, "refusal", None):
-            raise ModelError(f"{where}: the model refused: {message.refusal}")
+    message = _field(choice, "message")
+    text = _field(message, "content")
+    if not isinstance(text, str):
+        refusal = _field(message, "refusal")
+        if refusal:
+            raise ModelError(f"{where}: the model refused: {refusal}")
         raise MalformedResponseError(f"{where}: reply has no message content")
-    usage = getattr(response, "usage", None)
+    usage = data.get("usage")
+    reason = _field(choice, "finish_reason")
+    name = data.get("model")
     return Completion(
         text=text,
-        model=getattr(response, "model", None) or model,
-        prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-        completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        model=name if isinstance(name, str) and name else model,
+        prompt_tokens=_count(_field(usage, "prompt_tokens")),
+        completion_tokens=_count(_field(usage, "completion_tokens")),
         latency_s=latency,
-        finish_reason=getattr(choice, "finish_reason", None),
+        finish_reason=reason if isinstance(reason, str) else None,
     )
