@@ -72,3 +72,43 @@ async def test_the_report_gives_accuracy_with_std_over_runs_and_by_type(tmp_path
     assert "## With a time limit" in text and "## Without a time limit" in text
     assert "| model | bm25-session | recent |" in text
     assert "unanswerable" in text and "update mean" in text
+
+
+async def test_an_interrupted_repetition_resumes_after_its_last_saved_session(tmp_path, sample_script, sample_questions):
+    import pytest
+
+    script = sample_script.first(6)
+    for memory in ("bm25-utterance", "bm25-summary", "recent"):
+        reference_store = RunStore(tmp_path / f"reference-{memory}.sqlite")
+        whole = await run_setting(_setup(script, sample_questions, ScriptedModel(default=_answer), memory=memory),
+                                  reference_store)
+        expected = {s.item_id: s.outputs["question"] for s in reference_store.samples(whole.run_id)}
+
+        asked: list[str] = []
+
+        def dies_at_the_fourth_question(messages):
+            if "Hello." not in messages[-1].content and "(A)" in messages[-1].content:
+                asked.append(messages[-1].content)
+                if len(asked) == 4:
+                    raise KeyboardInterrupt  # the process is killed while session 4 runs
+            return _answer(messages)
+
+        store = RunStore(tmp_path / f"runs-{memory}.sqlite")
+        with pytest.raises(KeyboardInterrupt):
+            await run_setting(_setup(script, sample_questions, ScriptedModel(default=dies_at_the_fourth_question),
+                                     memory=memory), store)
+        saved = [s.item_id for s in store.samples(whole.run_id)]
+        assert len(saved) == 3
+
+        model = ScriptedModel(default=_answer)
+        resumed = await run_setting(_setup(script, sample_questions, model, memory=memory), store)
+        assert resumed.resumed and resumed.simulated == [0]
+        assert any("resumes after session" in note and "3 of 6" in note for note in resumed.notes), resumed.notes
+        questions = [c for c in model.calls if "(A)" in c.messages[-1].content]
+        assert len(questions) == 3, "only the sessions after the last saved one are asked again"
+        got = {s.item_id: s.outputs["question"] for s in store.samples(whole.run_id)}
+        # The same questions, and the memory put back retrieves exactly what an unbroken run did.
+        assert {k: (q or {}).get("retrieved") for k, q in got.items()} == \
+            {k: (q or {}).get("retrieved") for k, q in expected.items()}
+        assert {k: (q or {}).get("question_id") for k, q in got.items()} == \
+            {k: (q or {}).get("question_id") for k, q in expected.items()}

@@ -86,8 +86,12 @@ def sample_dialogue_world() -> World:
     for scene in scenes:
         for name in scene.participants:
             firsts.setdefault(name, scene.date or "")
+    # Positions of the book's chapter axis (time points, an alias's first use, dated profile
+    # text) mean nothing on this date axis: the dialogue work keeps only the undated parts.
     characters = [
-        c.model_copy(update={"first_position": firsts[c.name], "time_points": []})
+        c.model_copy(update={"first_position": firsts[c.name], "time_points": [], "alias_from": {},
+                             "profile_segments": [g for g in c.profile_segments if g.from_ is None],
+                             "personality_segments": [g for g in c.personality_segments if g.from_ is None]})
         for c in world.characters if c.name in people
     ]
     return World(

@@ -6,9 +6,11 @@ id comes from that configuration, so the same command resumes the same run. Each
 as the paper repeats each experiment three times. Every session's record (memory-update
 latencies, the question and its outcome) is committed as soon as the session ends.
 
-A simulation is sequential (memory carries over), so resuming works per repetition: one whose
-every session is stored and ok is skipped; any other is simulated again from the start, which
-asks exactly the same questions (the plan depends on the seed alone).
+A simulation is sequential (memory carries over): a repetition whose every session is stored
+and ok is skipped; one cut short (Ctrl-C, ``kill -9``) resumes after its last stored session,
+with the memory those sessions added put back (:mod:`incanon.bench.dialsim.resume`); the
+questions are the same (the plan depends on the seed alone). Repetitions simulated on other
+workers (``--executor ray``) are stored whole, so they start again from their first session.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from incanon.bench.dialsim.agents.memory import DEFAULT_CONTEXT_TOKENS, MemoryAg
 from incanon.bench.dialsim.names import name_map
 from incanon.bench.dialsim.outcomes import SessionRecord
 from incanon.bench.dialsim.promptsets import template_name
+from incanon.bench.dialsim.resume import MEMORY_KEY, MemoryJournal, ResumePoint, resume_point
 from incanon.bench.dialsim.questions import Question
 from incanon.bench.dialsim.scoring import AnswerJudge
 from incanon.bench.dialsim.script import DialScript
@@ -146,7 +149,8 @@ def memory_agent(setup: RunSetup) -> MemoryAgent:
     return agent
 
 
-def _sample(run_id: str, epoch: int, seed: int, record: SessionRecord, started: Any) -> SampleRecord:
+def _sample(run_id: str, epoch: int, seed: int, record: SessionRecord, started: Any,
+            memory: list[dict[str, Any]] | None = None) -> SampleRecord:
     item_input = {"session": record.session, "seed": seed}
     q = record.question
     status = record.sample_status()
@@ -157,6 +161,7 @@ def _sample(run_id: str, epoch: int, seed: int, record: SessionRecord, started: 
         duration_s=record.update.get("mean", 0.0) * record.update.get("count", 0) + ((q.answer_s or 0.0) if q else 0.0),
         status=status, error_type="QuestionError" if status == "error" else None,
         error=(q.error if q is not None and status == "error" else None),
+        extra=None if memory is None else {MEMORY_KEY: memory},
     )
 
 
@@ -197,11 +202,20 @@ async def run_setting(
                 outcome.skipped.append(epoch)
             else:
                 todo.append(epoch)
+        points: dict[int, ResumePoint] = {}
+        if todo and remote_task is None:
+            stored = list(store.samples(info.id))
+            points = {epoch: resume_point(stored, sessions, epoch) for epoch in todo}
+            for epoch, point in points.items():
+                if point.start:
+                    outcome.notes.append(f"repetition {epoch + 1} resumes after session {sessions[point.start - 1]} "
+                                         f"({point.start} of {len(sessions)} sessions already done)")
 
-        done: dict[int, int] = {}
+        done: dict[int, int] = {epoch: point.start for epoch, point in points.items()}
 
-        def save(record: SessionRecord, epoch: int, seed: int, last: bool) -> None:
-            store.record(_sample(info.id, epoch, seed, record, utcnow()))
+        def save(record: SessionRecord, epoch: int, seed: int, last: bool,
+                 memory: list[dict[str, Any]] | None = None) -> None:
+            store.record(_sample(info.id, epoch, seed, record, utcnow(), memory))
             outcome.usage = outcome.usage + record.usage
             done[epoch] = done.get(epoch, 0) + 1
             if progress is not None:
@@ -216,7 +230,7 @@ async def run_setting(
             if remote_task is not None:
                 templates = await _simulate_remote(setup, scale, remote_task, info.id, todo, budget, save, outcome)
             else:
-                await _simulate_here(setup, scale, judge, todo, budget, save, outcome)
+                await _simulate_here(setup, scale, judge, todo, budget, save, outcome, points)
             status = "finished"
         except BudgetReached as stop:
             status = outcome.status = "stopped-budget"
@@ -242,8 +256,9 @@ def _unpriced_notes(outcome: RunOutcome, names: set[str] | list[str]) -> None:
 
 
 async def _simulate_here(setup: RunSetup, scale: Scale, judge: AnswerJudge | None, todo: list[int],
-                         budget: Budget | None, save: Callable[..., None], outcome: RunOutcome) -> None:
-    """Each repetition in this process, one after the other."""
+                         budget: Budget | None, save: Callable[..., None], outcome: RunOutcome,
+                         points: dict[int, ResumePoint] | None = None) -> None:
+    """Each repetition in this process, one after the other, each from its resume point."""
     sessions = [s.id for s in setup.script.dialogue]
     for epoch in todo:
         if budget is not None and budget.exhausted:
@@ -251,12 +266,16 @@ async def _simulate_here(setup: RunSetup, scale: Scale, judge: AnswerJudge | Non
         seed = setup.config.seed + epoch
         cfg = replace(setup.config, seed=seed)
         names = name_map(setup.script, setup.names, seed=seed)
-        sim = Simulator(setup.script, setup.questions, memory_agent(setup), config=cfg, judge=judge,
+        agent = memory_agent(setup)
+        journal = MemoryJournal(agent)
+        point = (points or {}).get(epoch, ResumePoint())
+        sim = Simulator(setup.script, setup.questions, agent, config=cfg, judge=judge,
                         style=setup.style, names=names, prices=scale.prices)
         last = epoch == todo[-1]
         try:
             await sim.run(on_session=lambda r, e=epoch, sd=seed, lst=last: save(
-                r, e, sd, lst and r.session == sessions[-1]))
+                r, e, sd, lst and r.session == sessions[-1], journal.take()),
+                start=point.start, restore=lambda _agent, p=point: journal.restore(p.memory))
         finally:
             _unpriced_notes(outcome, sim.unpriced)
         outcome.simulated.append(epoch)

@@ -116,14 +116,19 @@ class Simulator:
             if remaining > 0:
                 await self.sleep(remaining)
 
-    async def run(self, on_session: Callable[[SessionRecord], object] | None = None) -> SimulationResult:
-        """Replay the dialogue; ``on_session`` gets each session's record as soon as it is done."""
+    async def run(self, on_session: Callable[[SessionRecord], object] | None = None, *, start: int = 0,
+                  restore: Callable[[MemoryAgent], object] | None = None) -> SimulationResult:
+        """Replay the dialogue; ``on_session`` gets each session's record as soon as it is done.
+        To resume (:mod:`incanon.bench.dialsim.resume`): ``restore`` puts back the memory of the
+        sessions already done, then the replay starts at session index ``start``."""
         self.agent.reset()
         if self.warm_up:
             await self.agent.warm_up()
+        if restore is not None:
+            restore(self.agent)
         result = SimulationResult(seed=self.config.seed, main=self.script.main,
                                   names=dict(self.names.mapping) if self.names else {})
-        for session in self.script.dialogue:
+        for session in self.script.dialogue[start:]:
             with metered() as meter:
                 record = await self._session(session)
             record.usage = meter.total
