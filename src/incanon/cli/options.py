@@ -67,6 +67,11 @@ PRICES_OPTION: Any = typer.Option(
     help="Prices per model, JSON or TOML: {model: {input_per_1m, output_per_1m}} in USD. Wins over "
          f"the built-in table (local models 0, a few hosted ones as examples from {EXAMPLE_PRICES_DATE}).")
 
+SKIP_BAD_LINES_OPTION: Any = typer.Option(
+    False, "--skip-bad-lines",
+    help="Skip the lines of JSON Lines inputs that are not UTF-8 or not JSON instead of refusing the "
+         "file; how many were skipped, and which, is said at the end.")
+
 _OPTION_PARAMS: list[tuple[str, Any, Any]] = [
     ("executor", str, EXECUTOR_OPTION),
     ("address", Optional[str], ADDRESS_OPTION),
@@ -162,7 +167,8 @@ def _prices(path: Path | None) -> Prices:
 
 def with_run_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Decorator (under ``@app.command``): adds the six options to ``command``, which receives
-    them as one ``run_options: RunOptions`` argument."""
+    them as one ``run_options: RunOptions`` argument, and ``--skip-bad-lines``, which applies
+    :func:`incanon.reading.skipping_bad_lines` around the whole command."""
     signature = inspect.signature(command)
     if "run_options" not in signature.parameters:
         raise TypeError(f"{command.__name__} needs a `run_options: RunOptions` parameter")
@@ -172,15 +178,25 @@ def with_run_options(command: Callable[..., Any]) -> Callable[..., Any]:
     added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
              for name, kind, default in _OPTION_PARAMS]
 
+    added.append(inspect.Parameter("skip_bad_lines", inspect.Parameter.KEYWORD_ONLY,
+                                   default=SKIP_BAD_LINES_OPTION, annotation=bool))
+
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from incanon.reading import skipping_bad_lines
+
         values = {name: kwargs.pop(name) for name, _, _ in _OPTION_PARAMS if name in kwargs}
-        return command(*args, **kwargs, run_options=run_options(**values))
+        with skipping_bad_lines(bool(kwargs.pop("skip_bad_lines", False))) as skipped:
+            try:
+                return command(*args, **kwargs, run_options=run_options(**values))
+            finally:
+                if skipped.count:  # also when the command fails: the count explains a short run
+                    err.print(Text(skipped.summary(), style="yellow"), soft_wrap=True)
 
     params = kept
     wrapper.__signature__ = signature.replace(parameters=params + added)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {**{p.name: p.annotation for p in params},
-                               **{name: kind for name, kind, _ in _OPTION_PARAMS},
+                               **{name: kind for name, kind, _ in _OPTION_PARAMS}, "skip_bad_lines": bool,
                                "return": hints.get("return", None)}
     return wrapper
 
@@ -245,6 +261,7 @@ def print_estimate(estimate: RunEstimate, *, max_cost: float | None = None) -> N
 
 __all__ = [
     "ADDRESS_OPTION", "DRY_RUN_OPTION", "EXECUTOR_OPTION", "MAX_COST_OPTION", "PRICES_OPTION", "SHARD_OPTION",
+    "SKIP_BAD_LINES_OPTION",
     "CallPattern", "EstimateLine", "RunOptions", "method_lines", "print_estimate", "run_options",
     "with_run_options",
 ]
