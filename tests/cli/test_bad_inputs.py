@@ -1,7 +1,12 @@
 """The bad-input corpus: every command that reads a file, given every kind of bad file.
 
 Each case must end with exit code 2, exactly one line on stderr that names the file, no
-traceback, and nothing created or changed (in the scratch folder or in INCANON_HOME).
+traceback, and nothing created or changed (in the scratch folder or in INCANON_HOME), within a
+time limit (a command that blocks on a FIFO or walks the whole filesystem fails, not hangs).
+
+The second round (files that are not what they seem): a FIFO, a symlink loop, a symlink to
+``/``, duplicate keys, a lone surrogate escape, a NUL byte in text. The machine under the user
+(a read-only store or folder, a full disk or a file size limit) is at the end of this file.
 """
 
 from __future__ import annotations
@@ -36,13 +41,23 @@ JSON_KINDS: dict[str, bytes] = {
     "infinity": b'[{"n": -Infinity}]',
     "pickle": pickle.dumps({"work": {"id": "x"}}, protocol=4),
     "ten-mb-line": b'{"title": "' + b"x" * TEN_MB + b'"}\n',
+    "duplicate-key": b'{"work": {"id": "x", "title": "T", "id": "y"}, "characters": []}\n',
+    "lone-surrogate": b'{"work": {"id": "x", "title": "\\ud800"}, "characters": []}\n',
 }
 TEXT_KINDS: dict[str, bytes] = {
     "empty": b"",
     "non-utf8": b"## 1187-03-22\nWren: caf\xe9 \xff\xfe\n",
     "pickle": pickle.dumps(["Wren: hello"], protocol=4),
+    "nul-byte": b"## 1187-03-22\nWren: the lamp is lit\nMira: ca\x00fe\n",
 }
-PATH_KINDS = ("directory", "missing")
+#: A NUL inside an otherwise valid line of the format the command reads.
+NUL_LINES: dict[str, bytes] = {
+    "sharp claims --conceptnet": b"/a/[/r/IsA/,/c/en/cat/,/c/en/animal/]\t/r/IsA\t/c/en/ca\x00t\t/c/en/animal\t"
+                                 b'{"weight": 1.0}\n',
+}
+PATH_KINDS = ("directory", "missing", "fifo", "symlink-loop", "link-to-root")
+#: Seconds a case may take: a command blocked on a FIFO or walking ``/`` fails instead of hanging.
+CASE_TIMEOUT = 60
 STORE_KINDS = ("empty", "not-sqlite", "garbage-sqlite", "truncated", "foreign-sqlite", "directory")
 
 SCRIPTED = "scripted:{rules}"
@@ -54,6 +69,14 @@ def _write_bad(tmp: Path, kind: str, data: bytes | None, suffix: str) -> Path:
         path.mkdir()
     elif kind == "missing":
         pass
+    elif kind == "fifo":
+        os.mkfifo(path)  # opening it for reading would block until someone writes
+    elif kind == "symlink-loop":
+        other = tmp / f"bad-{kind}-other{suffix}"
+        path.symlink_to(other)
+        other.symlink_to(path)
+    elif kind == "link-to-root":
+        path.symlink_to("/")
     else:
         path.write_bytes(data or b"")
     return path
@@ -192,6 +215,7 @@ def _run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, 
     return code, captured.out, captured.err
 
 
+@pytest.mark.timeout(CASE_TIMEOUT)
 @pytest.mark.parametrize(("command", "family", "kind"), CASES)
 def test_bad_input_is_one_line_exit_2_and_leaves_no_trace(scratch, capsys, command, family, kind):
     rules = scratch / "rules.json"
@@ -199,7 +223,8 @@ def test_bad_input_is_one_line_exit_2_and_leaves_no_trace(scratch, capsys, comma
         bad = _write_bad(scratch, kind, JSON_KINDS.get(kind), ".jsonl" if "questions" in command else ".json")
         argv = JSON_COMMANDS[command](bad, scratch)
     elif family == "text":
-        bad = _write_bad(scratch, kind, TEXT_KINDS.get(kind), ".txt" if "graph" in command else ".md")
+        data = NUL_LINES.get(command, TEXT_KINDS.get(kind)) if kind == "nul-byte" else TEXT_KINDS.get(kind)
+        bad = _write_bad(scratch, kind, data, ".txt" if "graph" in command else ".md")
         argv = TEXT_COMMANDS[command](bad, scratch)
     elif family == "store":
         bad = _write_bad_store(scratch, kind)
@@ -219,3 +244,139 @@ def test_bad_input_is_one_line_exit_2_and_leaves_no_trace(scratch, capsys, comma
     assert bad.name in lines[0] or str(bad) in lines[0], f"the message does not name {bad.name}: {lines[0][:300]}"
     assert len(lines[0]) < 2_500, "the message echoes the input"
     assert _snapshot(scratch) == before, "the command created or changed files"
+
+
+# -- the machine under the user: read-only stores and folders, a full disk ------------------
+
+REPO = Path(__file__).resolve().parents[2]
+TIMECHARA = ["timechara", "eval", "--dataset", str(REPO / "examples/timechara/published/validation.json"),
+             "--personalities", str(REPO / "examples/timechara/personality"),
+             "--model", f"scripted:{REPO / 'examples/timechara/agent.json'}",
+             "--judge", f"scripted:{REPO / 'examples/timechara/judge.json'}", "--method", "zero-shot"]
+
+
+def _make_read_only(folder: Path) -> Callable[[], None]:
+    """Make ``folder`` and what it holds read-only; returns the undo. Permissions do not stop
+    root, so as root the folder becomes a read-only tmpfs holding a copy (or the test skips)."""
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0:
+        paths = [folder, *folder.rglob("*")]
+        for path in paths:
+            path.chmod(0o555 if path.is_dir() else 0o444)
+        return lambda: [p.chmod(0o755 if p.is_dir() else 0o644) for p in paths]  # type: ignore[func-returns-value]
+    saved = folder.with_name(folder.name + ".saved")
+    shutil.copytree(folder, saved)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(folder)], capture_output=True).returncode:
+        shutil.rmtree(saved)
+        pytest.skip("as root, a read-only folder needs a tmpfs mount, which is not allowed here")
+    shutil.copytree(saved, folder, dirs_exist_ok=True)
+    shutil.rmtree(saved)
+    subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True)
+    # Lazy: stores the in-process commands opened may still hold files there.
+    return lambda: subprocess.run(["umount", "-l", str(folder)], check=True)  # type: ignore[return-value]
+
+
+@pytest.fixture
+def read_only_runs(scratch: Path, capsys: pytest.CaptureFixture[str]):
+    """A run store with one finished TimeChara run, in a read-only folder."""
+    folder = scratch / "shelf"
+    folder.mkdir()
+    code, _, err = _run_cli([*TIMECHARA, "--runs", str(folder / "runs.sqlite")], capsys)
+    assert code == 0, err[-400:]
+    undo = _make_read_only(folder)
+    yield folder / "runs.sqlite"
+    undo()
+
+
+READING: dict[str, Argv] = {
+    "runs list": lambda store, tmp: ["runs", "list", "--runs", str(store)],
+    "runs show": lambda store, tmp: ["runs", "show", "timechara", "--runs", str(store)],
+    "runs export": lambda store, tmp: ["runs", "export", "timechara", "--runs", str(store), "--out", str(tmp / "out.jsonl")],
+    "report": lambda store, tmp: ["report", "timechara", "--runs", str(store)],
+    "timechara report": lambda store, tmp: ["timechara", "report", "timechara", "--runs", str(store)],
+}
+
+
+@pytest.mark.timeout(CASE_TIMEOUT)
+@pytest.mark.parametrize("command", READING)
+def test_reading_commands_work_on_a_read_only_store(read_only_runs, scratch, capsys, command):
+    before = _snapshot(read_only_runs.parent)
+    code, out, err = _run_cli(READING[command](read_only_runs, scratch), capsys)
+    assert "Traceback" not in err
+    assert code == 0, err[-400:]
+    assert out.strip() or "wrote" in err
+    assert _snapshot(read_only_runs.parent) == before
+
+
+WRITING: dict[str, Argv] = {
+    "timechara eval into a read-only store": lambda store, tmp: [*TIMECHARA, "--runs", str(store), "--fresh"],
+    "timechara eval into a read-only folder": lambda store, tmp: [*TIMECHARA, "--runs", str(store.parent / "new.sqlite")],
+    "canon import into a read-only folder": lambda store, tmp: [
+        "canon", "import", str(REPO / "examples/world.json"), "--store", str(store.parent / "new-canon")],
+    "runs export into a read-only folder": lambda store, tmp: [
+        "runs", "export", "timechara", "--runs", str(store), "--out", str(store.parent / "out.jsonl")],
+}
+
+
+@pytest.mark.timeout(CASE_TIMEOUT)
+@pytest.mark.parametrize("command", WRITING)
+def test_writing_commands_on_a_read_only_store_or_folder_are_one_line(read_only_runs, scratch, capsys, command):
+    shelf = read_only_runs.parent
+    before, entries = _snapshot(shelf), sorted(os.listdir(scratch))
+    code, _, err = _run_cli(WRITING[command](read_only_runs, scratch), capsys)
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err
+    assert code == 2, err[-400:]
+    assert len(lines) == 1 and str(shelf) in lines[0], err[-400:]
+    assert _snapshot(shelf) == before and sorted(os.listdir(scratch)) == entries
+
+
+def _limited(argv: list[str], home: Path, limit_kib: int) -> tuple[int, str]:
+    """``incanon ARGV`` in a process that may write files of at most ``limit_kib`` KiB (as
+    ``ulimit -f``; Python ignores SIGXFSZ, so writes past it fail with EFBIG)."""
+    import resource
+    import subprocess
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit_kib << 10, limit_kib << 10))
+
+    done = subprocess.run([sys.executable, "-m", "incanon", *argv], capture_output=True, text=True, cwd=REPO,
+                          env={**os.environ, "INCANON_HOME": str(home)}, preexec_fn=limit, timeout=CASE_TIMEOUT)
+    return done.returncode, done.stderr
+
+
+FULL_DISK: dict[str, Argv] = {
+    "canon import": lambda bad, tmp: ["canon", "import", str(REPO / "examples/world.json"), "--store", str(tmp / "new-canon")],
+    "timechara eval": lambda bad, tmp: [*TIMECHARA, "--runs", str(tmp / "new-runs" / "runs.sqlite")],
+    "dialsim ingest": lambda bad, tmp: ["dialsim", "ingest", "--sample", "--store", str(tmp / "new-dialsim")],
+}
+
+
+@pytest.mark.timeout(CASE_TIMEOUT)
+@pytest.mark.parametrize("command", FULL_DISK)
+def test_a_full_disk_says_no_space_and_leaves_nothing_new(tmp_path, command):
+    home = tmp_path / "new-home"
+    before = _snapshot(tmp_path)
+    code, err = _limited(FULL_DISK[command](tmp_path, tmp_path), home, 64)
+    errors = [line for line in err.strip().splitlines() if line.startswith("error:")]
+    assert "Traceback" not in err
+    assert code == 2, err[-600:]
+    # One error line (a run's own summary line may come before it).
+    assert len(errors) == 1 and "no space left on " + str(tmp_path) in errors[0], err[-600:]
+    assert _snapshot(tmp_path) == before, "a new folder, store or cache was left behind"
+
+
+@pytest.mark.timeout(CASE_TIMEOUT)
+def test_a_run_cut_short_by_a_full_disk_keeps_its_finished_samples(tmp_path):
+    runs = tmp_path / "runs.sqlite"
+    code, err = _limited([*TIMECHARA, "--runs", str(runs)], tmp_path / "home", 400)
+    assert code == 2 and "no space left on" in err and "Traceback" not in err, err[-600:]
+    with RunStore(runs, read_only=True) as store:
+        (run,) = store.runs()
+        kept = sum(1 for s in store.samples(run.id) if s.status == "ok")
+    assert 0 < kept < 20
+    code, err = _limited([*TIMECHARA, "--runs", str(runs)], tmp_path / "home", 1 << 20)
+    assert code == 0, err[-600:]
+    assert f"{kept} already done" in err

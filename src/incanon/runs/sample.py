@@ -13,7 +13,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping, Union
 
-from incanon.errors import IncanonError, InputError
+from incanon.errors import IncanonError, InputError, NoSpaceError
 from incanon.models.usage import metered
 from incanon.runs.config import utcnow
 from incanon.runs.prices import Prices
@@ -94,6 +94,8 @@ async def run_sample(
             # Convert here, inside the try: output that JSON cannot hold is this item's error.
             outputs, extra = to_jsonable(outcome.outputs), to_jsonable(outcome.extra)
             scores = outcome.scores
+        except NoSpaceError:
+            raise  # a full disk fails every later item and the store too: stop, keep what finished
         except Exception as exc:  # noqa: BLE001 - one failing item must never end the run
             error_type, error, tb = describe_error(exc, timeout)
             outputs = scores = extra = None

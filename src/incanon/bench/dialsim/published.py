@@ -27,9 +27,9 @@ from incanon.bench.dialsim.questions import IDK, Question
 from incanon.canon.names import norm
 from incanon.canon.position import Axis
 from incanon.canon.world import Character, Scene, Utterance, WorkInfo, World
-from incanon.errors import InputError, NotFoundError
+from incanon.errors import InputError
 from incanon.files import write_text_atomic
-from incanon.reading import decode_text, parse_json
+from incanon.reading import check_file, decode_text, parse_json
 
 _PLAIN = {("builtins", n) for n in ("dict", "list", "set", "frozenset", "tuple", "str", "int", "float", "bool",
                                     "bytes", "complex")} | {("collections", "OrderedDict"), ("collections", "defaultdict")}
@@ -46,10 +46,7 @@ class _PlainUnpickler(pickle.Unpickler):
 
 
 def _raw(p: Path, what: str) -> bytes:
-    if p.is_dir():
-        raise InputError(f"{what} is a directory, expected a file", source=str(p))
-    if not p.exists():
-        raise NotFoundError(f"{what} {p} does not exist")
+    check_file(p, what)  # a folder, a FIFO (which would block), a symlink loop: one line
     raw = p.read_bytes()
     if not raw.strip():
         raise InputError(f"{what} is empty", source=str(p))
