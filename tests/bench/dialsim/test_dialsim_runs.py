@@ -47,6 +47,7 @@ async def test_a_repetition_with_an_error_is_simulated_again_on_resume(tmp_path,
     first = await run_setting(_setup(script, sample_questions, ScriptedModel(default=answer), runs=2), store)
     errors = [s for s in store.samples(first.run_id) if s.status == "error"]
     assert len(errors) == 6 and all("connection reset" in s.error for s in errors)
+    assert first.status == "failed" and store.get_run(first.run_id).status == "failed"
     flaky["fail"] = False
     second = await run_setting(_setup(script, sample_questions, ScriptedModel(default=answer), runs=2), store)
     assert second.simulated == [0, 1]

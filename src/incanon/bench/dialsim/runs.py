@@ -112,7 +112,8 @@ class RunOutcome:
     usage: Usage = field(default_factory=Usage)
     elapsed_s: float = 0.0
     status: str = "finished"
-    """``finished``, or ``stopped-budget`` when ``--max-cost`` stopped the simulation."""
+    """``finished``; ``failed`` when every question asked ended in an error; ``stopped-budget``
+    when ``--max-cost`` stopped the simulation."""
     notes: list[str] = field(default_factory=list)
 
 
@@ -212,10 +213,14 @@ async def run_setting(
                                          f"({point.start} of {len(sessions)} sessions already done)")
 
         done: dict[int, int] = {epoch: point.start for epoch, point in points.items()}
+        asked = {"questions": 0, "errors": 0}
 
         def save(record: SessionRecord, epoch: int, seed: int, last: bool,
                  memory: list[dict[str, Any]] | None = None) -> None:
             store.record(_sample(info.id, epoch, seed, record, utcnow(), memory))
+            if record.question is not None:
+                asked["questions"] += 1
+                asked["errors"] += record.sample_status() == "error"
             outcome.usage = outcome.usage + record.usage
             done[epoch] = done.get(epoch, 0) + 1
             if progress is not None:
@@ -231,7 +236,9 @@ async def run_setting(
                 templates = await _simulate_remote(setup, scale, remote_task, info.id, todo, budget, save, outcome)
             else:
                 await _simulate_here(setup, scale, judge, todo, budget, save, outcome, points)
-            status = "finished"
+            # Every question asked ended in an error: the run produced nothing (and says so).
+            status = "failed" if asked["questions"] and asked["errors"] == asked["questions"] else "finished"
+            outcome.status = status
         except BudgetReached as stop:
             status = outcome.status = "stopped-budget"
             outcome.notes.append(f"{stop}; no new session was started. Run again with a higher --max-cost "
