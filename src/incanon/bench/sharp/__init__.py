@@ -85,7 +85,7 @@ from incanon.bench.sharp.metrics import (
 from incanon.bench.sharp.prompting import prompt_for
 from incanon.bench.sharp.report import Counts, ReportRow, SharpReport, build_report
 from incanon.bench.sharp.roles import InteractionGraph, interaction_graph, main_character
-from incanon.bench.sharp.sampling import BuildReport, build_claims, largest_balanced
+from incanon.bench.sharp.sampling import BuildReport, ClaimSampler, build_claims, largest_balanced
 from incanon.bench.sharp.tables import RoleTransfer, Table6, role_transfers, table6, tables_by_language
 from incanon.bench.sharp.stance import (
     STANCES,
@@ -114,6 +114,7 @@ __all__ = [
     "AssertionReader",
     "BackboneMetrics",
     "BuildReport",
+    "ClaimSampler",
     "Cast",
     "Claim",
     "ClaimSource",

@@ -36,6 +36,8 @@ GENERIC_ANCESTORS = frozenset({"thing", "object", "entity", "item", "something",
                                "artifact", "artefact", "concept", "whole", "unit", "matter", "stuff"})
 
 _Key = tuple[str, str]  # (language, casefolded text)
+_NO_DONORS = NEGATIVE_RELATIONS | LEXICAL_RELATIONS
+"""Relations whose edges are never donors to the substitute rule (made once, not per edge)."""
 
 
 def concept_key(concept: Concept) -> _Key:
@@ -61,7 +63,8 @@ class KnowledgeIndex:
 
     def add(self, edge: Edge) -> None:
         """Index one edge."""
-        h, t = concept_key(edge.head), concept_key(edge.tail)
+        head, tail = edge.head, edge.tail
+        h, t = (head.lang, head.text.casefold()), (tail.lang, tail.text.casefold())
         self.triples.add((edge.relation, h, t))
         self.pairs.add((h, t))
         if edge.relation == "Antonym" and edge.head.lang == edge.tail.lang:
@@ -72,7 +75,7 @@ class KnowledgeIndex:
         elif edge.relation == "IsA":
             self.parents[h].add(t[1])
             self._ancestors.clear()
-        if edge.relation not in NEGATIVE_RELATIONS | LEXICAL_RELATIONS:
+        if edge.relation not in _NO_DONORS:
             self.by_relation[(edge.head.lang, edge.relation)].append(edge)
             self._sorted.discard((edge.head.lang, edge.relation))
 

@@ -5,6 +5,9 @@ The paper's test set is about half commonsense claims and half "ridiculous" ones
 counterfactuals evenly over the rules, never repeats a text, and by default never uses one edge
 for two claims, so a model under test never sees a fact next to its own negation. Everything
 random flows from ``seed``: the same seed and edges give the same claims in the same order.
+Indexing the graph is one pass over it; a draw then renders and checks only the edges it
+reaches (:class:`ClaimSampler`): drawing N claims costs O(N) renderings and rule checks, not a
+rendering of every edge.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ class BuildReport:
 
     edges: int = 0
     candidates: int = 0
-    """Distinct edges that render as a factual claim in the chosen language."""
+    """Distinct usable edges in the chosen language (rendering is checked only for the edges a
+    draw reaches; those that do not render are counted under ``skipped['no_template']``)."""
     skipped: Counter[str] = field(default_factory=Counter)
     """Edges left out, by reason: language, excluded_relation, relation_filter, no_template, duplicate."""
     quotas: dict[str, int] = field(default_factory=dict)
@@ -111,35 +115,189 @@ def _trim(chosen: dict[str, list[Claim]], rules: Sequence[str], size: int, ratio
     return dropped
 
 
-def _candidates(edges: list[Edge], lang: str, relations: set[str] | None, exclude: frozenset[str],
-                report: BuildReport) -> list[tuple[Edge, Claim]]:
+def _usable(edges: list[Edge], lang: str, relations: set[str] | None, exclude: frozenset[str],
+            skipped: Counter[str]) -> list[Edge]:
+    """The distinct edges that may make claims, in a fixed order (the heaviest of duplicates).
+
+    Only filters and a dict here: whether an edge renders is decided when it is drawn."""
     language = get_language(lang)
     best: dict[tuple[str, str, str], Edge] = {}
     for edge in edges:
         if edge.head.lang != lang or edge.tail.lang != lang:
-            report.skipped["language"] += 1
+            skipped["language"] += 1
         elif relations is not None and edge.relation not in relations:
-            report.skipped["relation_filter"] += 1
+            skipped["relation_filter"] += 1
         elif edge.relation in exclude:
-            report.skipped["excluded_relation"] += 1
+            skipped["excluded_relation"] += 1
         elif not language.supports(edge.relation):
-            report.skipped["no_template"] += 1
+            skipped["no_template"] += 1
         else:
             key = (edge.relation, edge.head.text.casefold(), edge.tail.text.casefold())
             if key in best:
-                report.skipped["duplicate"] += 1
+                skipped["duplicate"] += 1
                 kept = best[key]
                 if (-edge.weight, edge.uri) >= (-kept.weight, kept.uri):  # heaviest, then by URI
                     continue
             best[key] = edge
-    out = []
-    for key in sorted(best):
-        claim = edge_to_claim(best[key], lang)
-        if claim is None:
-            report.skipped["no_template"] += 1
-        else:
-            out.append((best[key], claim))
-    return out
+    return [best[key] for key in sorted(best)]
+
+
+class ClaimSampler:
+    """A graph indexed once, from which samples of claims are drawn.
+
+    Building it is the one pass over the graph (the knowledge index the rules consult, and the
+    pool of usable edges). A draw of ``n`` claims then walks the shuffled pool only until its
+    quotas are full and renders only the edges it reaches: its rendering and rule work grows
+    with ``n``, not with the graph (``last_draw_touched`` says how many edges a draw reached).
+    """
+
+    def __init__(self, edges: Iterable[Edge], *, lang: str = "en", relations: Iterable[str] | None = None,
+                 exclude_relations: Iterable[str] | None = None) -> None:
+        """Index ``edges`` for claims in ``lang`` (filters as in :func:`build_claims`)."""
+        self.edges = list(edges)
+        self.lang = lang
+        self.index = KnowledgeIndex(self.edges)
+        exclude = (frozenset(relation_name(r) for r in exclude_relations) if exclude_relations is not None
+                   else get_language(lang).claim_exclude)
+        wanted = {relation_name(r) for r in relations} if relations is not None else None
+        self.skipped: Counter[str] = Counter()
+        """Edges left out of the pool, by reason (see ``BuildReport.skipped``)."""
+        self.pool = _usable(self.edges, lang, wanted, exclude, self.skipped)
+        self._facts: dict[int, Claim | None] = {}
+        self.last_draw_touched = 0
+        """Pool positions the last draw reached."""
+
+    def fact(self, i: int) -> Claim | None:
+        """The factual claim of pool edge ``i`` (rendered once, on first use), or None."""
+        if i not in self._facts:
+            self._facts[i] = edge_to_claim(self.pool[i], self.lang)
+        return self._facts[i]
+
+    def draw(self, n: int = 100, *, seed: int = 0, ratio: float = 0.5, rules: Sequence[str] = RULES,
+             separate_edges: bool = True, strict_balance: bool = False,
+             report: BuildReport | None = None) -> list[Claim]:
+        """``n`` claims as :func:`build_claims` describes (same arguments)."""
+        if n < 0 or not 0.0 <= ratio <= 1.0:
+            raise ConfigError(f"build_claims needs n >= 0 and 0 <= ratio <= 1 (got n={n}, ratio={ratio})")
+        unknown = [r for r in rules if r not in RULE_FUNCTIONS]
+        if unknown or (ratio > 0 and not rules):
+            raise ConfigError(f"unknown or missing counterfactual rules {unknown}; choose from {', '.join(RULES)}")
+        return _Draw(self, n, seed, ratio, list(dict.fromkeys(rules)), separate_edges,
+                     report if report is not None else BuildReport()).run(strict_balance)
+
+
+class _Draw:
+    """One sample: quotas, the walk over the shuffled pool, the balance (see ``build_claims``)."""
+
+    def __init__(self, sampler: ClaimSampler, n: int, seed: int, ratio: float, rules: list[str],
+                 separate_edges: bool, report: BuildReport) -> None:
+        self.sampler, self.n, self.seed, self.ratio, self.rules = sampler, n, seed, ratio, rules
+        self.separate_edges, self.report = separate_edges, report
+        rng = random.Random(seed)
+        # The pool's positions are shuffled, not its edges: integers only (about 0.1 s for
+        # 200,000), and the same permutation as shuffling the rendered pool was, so a seed
+        # still draws the claims it drew before rendering became lazy.
+        self.order = list(range(len(sampler.pool)))
+        rng.shuffle(self.order)
+        self.quotas = _quotas(n, ratio, rules, rng)
+        self.chosen: dict[str, list[Claim]] = {bucket: [] for bucket in self.quotas}
+        self.texts: set[str] = set()
+        self.fact_used: set[int] = set()
+        self.cf_used: set[int] = set()
+        self.unrendered: set[int] = set()
+        self.cache: dict[tuple[int, str], Claim | None] = {}
+        self.rng = rng
+
+    def attempt(self, i: int, bucket: str) -> Claim | None:
+        """The claim pool edge i gives for a bucket, if that edge may still serve it."""
+        fact = self.sampler.fact(i)
+        if fact is None:
+            self.unrendered.add(i)  # no sentence for this edge: no claim of any kind
+            return None
+        if bucket == FACT:
+            if i in self.fact_used or (self.separate_edges and i in self.cf_used):
+                return None
+        elif i in self.cf_used or (self.separate_edges and i in self.fact_used):
+            return None
+        if (i, bucket) not in self.cache:
+            if bucket == FACT:
+                self.cache[(i, bucket)] = fact
+            else:
+                edge = self.sampler.pool[i]
+                edge_rng = random.Random(f"{self.seed}|{bucket}|{edge.uri}|{edge.key}")
+                self.cache[(i, bucket)] = RULE_FUNCTIONS[bucket](edge, self.sampler.index, lang=self.sampler.lang,
+                                                                 rng=edge_rng)
+        claim = self.cache[(i, bucket)]
+        return None if claim is None or _norm(claim.text) in self.texts else claim
+
+    def take(self, i: int, bucket: str, claim: Claim) -> None:
+        self.chosen[bucket].append(claim)
+        self.texts.add(_norm(claim.text))
+        (self.fact_used if bucket == FACT else self.cf_used).add(i)
+
+    def need(self, bucket: str) -> float:
+        quota = self.quotas[bucket]
+        return (quota - len(self.chosen[bucket])) / quota if quota else 0.0
+
+    def run(self, strict_balance: bool) -> list[Claim]:
+        quotas, chosen, rules, order = self.quotas, self.chosen, self.rules, self.order
+        # Pass 1: each edge goes to the bucket furthest from its quota among those it can serve,
+        # so scarce rules (antonym, swap) get the edges that support them. With shared edges an
+        # edge may serve the facts and one rule.
+        reached = 0
+        for k in range(len(order)):
+            if all(len(chosen[b]) >= quotas[b] for b in quotas):
+                break
+            i, reached = order[k], k + 1
+            buckets = sorted((b for b in quotas if self.need(b) > 0), key=lambda b: -self.need(b))
+            if not self.separate_edges and FACT in buckets:
+                buckets.remove(FACT)
+                if (claim := self.attempt(i, FACT)) is not None:
+                    self.take(i, FACT, claim)
+            for bucket in buckets:
+                if (claim := self.attempt(i, bucket)) is not None:
+                    self.take(i, bucket, claim)
+                    break
+
+        # Pass 2: a rule that ran dry hands its share to the rules that still apply, least used
+        # first. Only here may the walk go on to the end of the pool (when the edges run short).
+        short_cf = sum(quotas[r] - len(chosen[r]) for r in rules)
+        short_fact = quotas[FACT] - len(chosen[FACT])
+        for k in range(len(order)):
+            if short_cf <= 0 and short_fact <= 0:
+                break
+            i, reached = order[k], max(reached, k + 1)
+            if short_fact > 0 and (claim := self.attempt(i, FACT)) is not None:
+                self.take(i, FACT, claim)
+                short_fact -= 1
+            if short_cf > 0:
+                for rule in sorted(rules, key=lambda r: (len(chosen[r]), rules.index(r))):
+                    if (claim := self.attempt(i, rule)) is not None:
+                        self.take(i, rule, claim)
+                        short_cf -= 1
+                        break
+        self.sampler.last_draw_touched = reached
+        return self._finish(strict_balance)
+
+    def _finish(self, strict_balance: bool) -> list[Claim]:
+        report, chosen, sampler = self.report, self.chosen, self.sampler
+        report.edges = len(sampler.edges)
+        report.skipped = sampler.skipped + Counter({"no_template": len(self.unrendered)})
+        report.candidates = len(sampler.pool) - len(self.unrendered)
+        report.quotas = dict(self.quotas)
+        for bucket, made in chosen.items():
+            report.made[bucket] = len(made)
+        report.ratio = self.ratio
+        report.balanced_size = largest_balanced(report.factual, report.counterfactual, self.ratio)
+        if strict_balance and not report.balanced:
+            report.dropped = _trim(chosen, self.rules, report.balanced_size, self.ratio)
+        claims = [c for bucket in chosen.values() for c in bucket]
+        report.shortfall = max(0, self.n - len(claims))
+        if report.shortfall:
+            log.warning("asked for %d claims, made %d from %d usable edges", self.n, len(claims),
+                        report.candidates)
+        self.rng.shuffle(claims)
+        return claims
 
 
 def build_claims(
@@ -157,6 +315,9 @@ def build_claims(
     report: BuildReport | None = None,
 ) -> list[Claim]:
     """Draw ``n`` claims: ``ratio`` of them counterfactual, split evenly over ``rules``.
+
+    One draw from a fresh :class:`ClaimSampler`; to draw several samples from one graph, make
+    the sampler once and call its ``draw`` (the graph is then indexed only once).
 
     Args:
         edges: the graph to draw from (all of it is indexed: Antonym edges feed the antonym
@@ -180,97 +341,6 @@ def build_claims(
     """
     if n < 0 or not 0.0 <= ratio <= 1.0:
         raise ConfigError(f"build_claims needs n >= 0 and 0 <= ratio <= 1 (got n={n}, ratio={ratio})")
-    unknown = [r for r in rules if r not in RULE_FUNCTIONS]
-    if unknown or (ratio > 0 and not rules):
-        raise ConfigError(f"unknown or missing counterfactual rules {unknown}; choose from {', '.join(RULES)}")
-    rules = list(dict.fromkeys(rules))
-    report = report if report is not None else BuildReport()
-    edge_list = list(edges)
-    report.edges = len(edge_list)
-    index = KnowledgeIndex(edge_list)
-    exclude = (frozenset(relation_name(r) for r in exclude_relations) if exclude_relations is not None
-               else get_language(lang).claim_exclude)
-    wanted = {relation_name(r) for r in relations} if relations is not None else None
-    pool = _candidates(edge_list, lang, wanted, exclude, report)
-    report.candidates = len(pool)
-
-    rng = random.Random(seed)
-    rng.shuffle(pool)
-    quotas = _quotas(n, ratio, rules, rng)
-    report.quotas = dict(quotas)
-    chosen: dict[str, list[Claim]] = {bucket: [] for bucket in quotas}
-    texts: set[str] = set()
-    fact_used: set[int] = set()
-    cf_used: set[int] = set()
-    cache: dict[tuple[int, str], Claim | None] = {}
-
-    def attempt(i: int, bucket: str) -> Claim | None:
-        """The claim edge i gives for a bucket, if that edge may still serve it."""
-        if bucket == FACT:
-            if i in fact_used or (separate_edges and i in cf_used):
-                return None
-        elif i in cf_used or (separate_edges and i in fact_used):
-            return None
-        if (i, bucket) not in cache:
-            edge, fact = pool[i]
-            if bucket == FACT:
-                cache[(i, bucket)] = fact
-            else:
-                edge_rng = random.Random(f"{seed}|{bucket}|{edge.uri}|{edge.key}")
-                cache[(i, bucket)] = RULE_FUNCTIONS[bucket](edge, index, lang=lang, rng=edge_rng)
-        claim = cache[(i, bucket)]
-        return None if claim is None or _norm(claim.text) in texts else claim
-
-    def take(i: int, bucket: str, claim: Claim) -> None:
-        chosen[bucket].append(claim)
-        texts.add(_norm(claim.text))
-        (fact_used if bucket == FACT else cf_used).add(i)
-
-    def need(bucket: str) -> float:
-        quota = quotas[bucket]
-        return (quota - len(chosen[bucket])) / quota if quota else 0.0
-
-    # Pass 1: each edge goes to the bucket furthest from its quota among those it can serve,
-    # so scarce rules (antonym, swap) get the edges that support them. With shared edges an
-    # edge may serve the facts and one rule.
-    for i in range(len(pool)):
-        if all(len(chosen[b]) >= quotas[b] for b in quotas):
-            break
-        buckets = sorted((b for b in quotas if need(b) > 0), key=lambda b: -need(b))
-        if not separate_edges and FACT in buckets:
-            buckets.remove(FACT)
-            if (claim := attempt(i, FACT)) is not None:
-                take(i, FACT, claim)
-        for bucket in buckets:
-            if (claim := attempt(i, bucket)) is not None:
-                take(i, bucket, claim)
-                break
-
-    # Pass 2: a rule that ran dry hands its share to the rules that still apply, least used first.
-    short_cf = sum(quotas[r] - len(chosen[r]) for r in rules)
-    short_fact = quotas[FACT] - len(chosen[FACT])
-    for i in range(len(pool)):
-        if short_cf <= 0 and short_fact <= 0:
-            break
-        if short_fact > 0 and (claim := attempt(i, FACT)) is not None:
-            take(i, FACT, claim)
-            short_fact -= 1
-        if short_cf > 0:
-            for rule in sorted(rules, key=lambda r: (len(chosen[r]), rules.index(r))):
-                if (claim := attempt(i, rule)) is not None:
-                    take(i, rule, claim)
-                    short_cf -= 1
-                    break
-
-    for bucket, made in chosen.items():
-        report.made[bucket] = len(made)
-    report.ratio = ratio
-    report.balanced_size = largest_balanced(report.factual, report.counterfactual, ratio)
-    if strict_balance and not report.balanced:
-        report.dropped = _trim(chosen, rules, report.balanced_size, ratio)
-    claims = [c for bucket in chosen.values() for c in bucket]
-    report.shortfall = max(0, n - len(claims))
-    if report.shortfall:
-        log.warning("asked for %d claims, made %d from %d usable edges", n, len(claims), len(pool))
-    rng.shuffle(claims)
-    return claims
+    sampler = ClaimSampler(edges, lang=lang, relations=relations, exclude_relations=exclude_relations)
+    return sampler.draw(n, seed=seed, ratio=ratio, rules=rules, separate_edges=separate_edges,
+                        strict_balance=strict_balance, report=report)
