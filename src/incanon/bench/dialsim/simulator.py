@@ -32,6 +32,7 @@ from incanon.agents.base import CharacterAt, Turn
 from incanon.bench.dialsim.agents.memory import MemoryAgent, Recall
 from incanon.bench.dialsim.calibrate import calibrate_mc
 from incanon.bench.dialsim.dates import spoken
+from incanon.bench.dialsim.deadline import DeadlineRunner
 from incanon.bench.dialsim.formats import AnswerFormat, render_question
 from incanon.bench.dialsim.names import NameMap, rename_question, rename_script
 from incanon.bench.dialsim.outcomes import QuestionOutcome, SessionRecord, SimulationResult, latency_stats
@@ -93,6 +94,8 @@ class Simulator:
         self.agent, self.judge, self.style, self.names = agent, judge, style, names
         self.script = rename_script(script, names) if names else script
         self.clock, self.sleep, self.warm_up = clock, sleep, warm_up
+        self._steps = DeadlineRunner()
+        """Retrieval against the question's deadline, in a worker thread (real time only)."""
         self.prices = prices
         self.unpriced: set[str] = set()
         """Models the price table had no price for (their calls count as $0)."""
@@ -138,6 +141,7 @@ class Simulator:
             result.sessions.append(record)
             if on_session is not None:
                 on_session(record)
+        await self._steps.settle()  # no retrieval outlives its simulation
         return result
 
     async def _update(self, line_index: int, last: int, session: DialSession) -> tuple[float, str | None, bool]:
@@ -149,6 +153,7 @@ class Simulator:
         cancelled = False
 
         async def update() -> None:
+            await self._steps.settle()  # a retrieval abandoned at its deadline: still busy
             await self.agent.observe(line)
             if line_index == last:
                 await self.agent.end_session(session)
@@ -223,8 +228,14 @@ class Simulator:
                           position=Position.parse(session.date), time_label=spoken(session.date))
         turn = Turn(speaker=asker, text=rendered, about=",".join(question.evidence))
         started = self.clock()
+        # In real time the retrieval is stopped at the question's deadline (it runs in a worker
+        # thread); in fast mode it is timed and judged afterwards, like every other step.
+        deadline = self.limit - update_s if not self.config.fast and self.limit > 0 else None
         try:
-            recall: Recall = self.agent.retrieve(who, turn)
+            recall: Recall = await self._steps.run(lambda: self.agent.retrieve(who, turn), deadline)
+        except TimeoutError:
+            return outcome.model_copy(update={"status": "timeout", "stage": "retrieval",
+                                              "retrieve_s": self.clock() - started})
         except Exception as exc:  # noqa: BLE001
             return outcome.model_copy(update={"stage": "retrieval", "error": _error(exc),
                                               "retrieve_s": self.clock() - started})

@@ -126,8 +126,19 @@ class MemoryAgent(Agent):
         self.current, self.current_session = [], None
 
     async def warm_up(self) -> None:
-        """Load what loads on first use (a local model, an embedder) before the clock starts."""
+        """Load what loads on first use (a local model, an embedder, the token counter, the
+        index's query path) before the clock starts."""
         await self.model.generate([Message(role="user", content="Hello.")], GenerationParams(max_tokens=1))
+        self.warm_retrieval()
+
+    def warm_retrieval(self) -> None:
+        """Run what retrieval runs, once, outside the memory: the first question then does not
+        pay for loading the token counter's vocabulary (0.2-1 s) or the index's first query."""
+        estimate_tokens("Warm up the token counter.")
+        self._warm_index()
+
+    def _warm_index(self) -> None:
+        """Query a throwaway index of the strategy's kind (the memory itself is not touched)."""
 
     def _reset(self) -> None:
         pass

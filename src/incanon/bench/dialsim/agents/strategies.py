@@ -77,6 +77,12 @@ class RetrievalAgent(MemoryAgent):
         if self.index_kind == "embedding":
             self.embedder.embed(["warm up"], kind="query")
 
+    def _warm_index(self) -> None:
+        if self.index_kind == "bm25":
+            scratch = IncrementalBM25()
+            scratch.add("Warm up the index with one utterance.")
+            scratch.top_k("warm index", 1)
+
     def _reset(self) -> None:
         self.index: IncrementalBM25 | VectorMemory = (
             IncrementalBM25() if self.index_kind == "bm25" else VectorMemory(self.embedder))
