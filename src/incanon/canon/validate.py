@@ -188,16 +188,26 @@ class _Checker:
                 self.plan.time_points.append((i, key, j, tp.label, pos, tp.description, tp.profile, tp.personality))
 
     def story_end(self) -> None:
-        """A character cannot first appear after the last position the world tells of."""
-        ends = [*self.plan.scenes, *(key for key, _ in self.plan.chunks)]
-        if not ends:
-            return  # a world of characters only: no story to be after
-        last = max(ends)
+        """A character cannot first appear after everything the world tells of: its scenes,
+        chunks, facts, relations, entities, probes and the other characters' time points. (A
+        world may be an excerpt that keeps the whole cast; a position past all of it is a typo.)"""
+        told = [*self.plan.scenes, *(key for key, _ in self.plan.chunks), *(at for _, at in self.plan.probes),
+                *(key for _, key in self.plan.entities if key is not None),
+                *(k for _, start, end, _ in self.plan.facts for k in (start, end) if k is not None),
+                *(k for _, _, start, end in self.plan.relations for k in (start, end) if k is not None)]
+        points: dict[int, list[int]] = {}
+        for char, _, _, _, pos, *_ in self.plan.time_points:
+            points.setdefault(char, []).append(pos)
         for i, (ch, first) in enumerate(zip(self.world.characters, self.plan.characters)):
-            if first is not None and first > last:
+            others = [pos for char, keys in points.items() if char != i for pos in keys]
+            if first is None or not (told or others):
+                continue
+            last = max([*told, *others])
+            if first > last:
                 end = Position.from_key(self.axis, last)
                 self.fail(f"characters[{i}].first_position",
-                          f"{ch.first_position!r} is after the end of the story (its last scene or chunk is at {str(end)!r})")
+                          f"{ch.first_position!r} is after the end of the story (the last position the world "
+                          f"tells of is {str(end)!r})")
 
     def scene_ids(self) -> None:
         for i, sc in enumerate(self.world.scenes):
@@ -337,9 +347,9 @@ def plan_import(world: World, *, source: str | None = None) -> Plan:
     check.scene_ids()  # chunks and facts refer to scenes listed after them
     check.chunks()
     check.scenes()
-    check.story_end()
     check.entities()
     check.relations()
     check.facts()
     check.probes()
+    check.story_end()  # last: it needs every position the world gives
     return check.plan
