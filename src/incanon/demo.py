@@ -104,10 +104,18 @@ def demo_items(record: CharacterRecord, questions: list[DemoQuestion]) -> list[R
     ]
 
 
+DEMO_IN_CANON = {"experts": False, "k": 3}
+"""Options of the demo's in-canon method (see ``make_task``)."""
+
+
 def make_task(store: CanonStore, work: str, agent_model: ChatModel, judge_model: ChatModel,
               prompts: PromptLibrary, method: str = DEFAULT_METHOD):
     """The per-item task: answer in character, then judge against the spatiotemporal label."""
-    agent = create_agent(method, agent_model, prompts=prompts, params=AGENT_PARAMS, store=store)
+    # The demo's in-canon skips the narrative experts and keeps three passages: one call per
+    # answer keeps the embedded model's run to a few minutes on two cores (the scope rules are
+    # the same; only the experts' hints are missing).
+    light = DEMO_IN_CANON if method == DEFAULT_METHOD else {}
+    agent = create_agent(method, agent_model, prompts=prompts, params=AGENT_PARAMS, store=store, **light)
     judge = SpatiotemporalJudge(judge_model, prompts=prompts, params=JUDGE_PARAMS)
 
     async def task(item: RunItem) -> ItemOutcome:

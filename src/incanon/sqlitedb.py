@@ -172,6 +172,9 @@ def use_wal(conn: sqlite3.Connection, timeout_s: float) -> None:
 
 
 def _head(path: Path, what: str) -> tuple[int, bytes]:
+    from incanon.reading import check_file
+
+    check_file(path, what)  # a FIFO would block the open below; a symlink loop, one line
     try:
         size = path.stat().st_size
         with open(path, "rb") as stream:

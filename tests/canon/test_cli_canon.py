@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from incanon.canon import World
+from incanon.canon import CanonStore, World
 from incanon.cli.main import app
 
 from .fixtures import canonical_harbor_data, harbor_data
@@ -92,10 +92,39 @@ def test_scope_json(store_dir: Path) -> None:
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["scope"]["character"] == "Alice Reed" and doc["scope"]["at"] == "1"
-    assert [(s["id"], s["witnessed"]) for s in doc["scenes"]] == [("s1", True), ("s2", False)]
-    assert [s["id"] for s in doc["missed_scenes"]] == ["s2"]
+    # Visible: witnessed scenes only; the missed one is listed as hidden, never in both.
+    assert [s["id"] for s in doc["scenes"]] == ["s1"]
+    assert [(s["id"], s["label"]) for s in doc["missed_scenes"]] == [("s2", "before now, not witnessed")]
     assert [f["id"] for f in doc["facts"]] == ["f1", "f3", "f4"]
-    assert [r["type"] for r in doc["relations"]] == ["friend", "member_of"]
+    # Alice's own membership names an organization she has not come across by then: hidden.
+    assert [r["type"] for r in doc["relations"]] == ["friend"]
+    assert [r["type"] for r in doc["hidden_relations"]] == ["member_of"]
+
+
+def test_scope_visible_and_hidden_parts_never_overlap(tmp_path: Path) -> None:
+    from incanon.sample import sample_world
+
+    canon = tmp_path / "canon"
+    with CanonStore.open(canon) as store:
+        store.import_world(sample_world())
+        scenes = {s.id: s for s in store.scenes("lanterns")}
+        chunk_scene = {c.id: c.scene for c in store.chunks("lanterns")}
+    result = runner.invoke(app, ["canon", "scope", "--store", str(canon), "--work", "lanterns", "--character", "Wren",
+                                 "--at", "end of book 1", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    missed = {s["id"] for s in doc["missed_scenes"]}
+    assert missed == {"1-2-1", "1-2-3"}
+    # Before: the chunks of 1-2-1 and 1-2-3 were visible, and "accuser (1-2-3)" was a relation.
+    assert not {chunk_scene[c] for c in doc["chunks"]} & missed
+    assert all(scenes[chunk_scene[c]].position <= scenes["1-3-3"].position for c in doc["chunks"] if chunk_scene[c])
+    shown = {(r["source"], r["type"], r["target"]) for r in doc["relations"]}
+    hidden = {(r["source"], r["type"], r["target"]) for r in doc["hidden_relations"]}
+    assert not shown & hidden
+    assert ("Ilse Varga", "accuser", "Aldric Hame") in hidden
+    assert ("Aldric Hame", "secret owner", "Marrow Timber Company") in hidden
+    visible, gone = doc["scope"]["visible"], doc["scope"]["hidden"]
+    assert gone["chunks_not_witnessed"] == 4 and visible["chunks"] == len(doc["chunks"])
 
 
 def test_scope_human(store_dir: Path) -> None:
@@ -103,7 +132,7 @@ def test_scope_human(store_dir: Path) -> None:
                                  "--character", "Bob", "--at", "2-3"])
     assert result.exit_code == 0, result.output
     assert "Bob at 2-3" in result.stdout
-    assert "missed" in result.stdout and "Bob owns a boat." in result.stdout
+    assert "not witnessed" in result.stdout and "Bob owns a boat." in result.stdout
 
 
 def test_malformed_json_exits_2_naming_the_line(tmp_path: Path) -> None:

@@ -196,10 +196,14 @@ def test_describe(store: CanonStore) -> None:
         "character": "Alice Reed",
         "at": "1",
         "witnessed_only": False,
-        "visible": {"scenes": 2, "witnessed_scenes": 1, "chunks": 3, "facts": 3, "entities": 2, "relations": 2},
-        "hidden": {"future_scenes": 3, "missed_scenes": 1, "chunks": 3, "facts": 3, "entities": 1, "relations": 2},
+        # Chunks: a character sees only those of scenes it witnessed; the missed scene's chunk is
+        # hidden as "before now, not witnessed", never counted as visible.
+        "visible": {"scenes": 2, "witnessed_scenes": 1, "chunks": 2, "facts": 3, "entities": 2, "relations": 2},
+        "hidden": {"future_scenes": 3, "missed_scenes": 1, "chunks": 4, "chunks_after_now": 3,
+                   "chunks_not_witnessed": 1, "facts": 3, "entities": 1, "relations": 2},
     }
     reader = store.scope("harbor", None, "3").describe()
     assert reader["character"] is None
     # At the end only what has stopped being true is out of view: f4 and the friendship.
-    assert reader["hidden"] == {"future_scenes": 0, "missed_scenes": 0, "chunks": 0, "facts": 1, "entities": 0, "relations": 1}
+    assert reader["hidden"] == {"future_scenes": 0, "missed_scenes": 0, "chunks": 0, "chunks_after_now": 0,
+                                "chunks_not_witnessed": 0, "facts": 1, "entities": 0, "relations": 1}

@@ -60,7 +60,13 @@ async def test_at_rebuilds_the_scope_and_changes_what_rag_cutoff_can_retrieve(ca
     after = await session.say(FLOOD)
     later = [c for c in after.evidence.chunks if Position.parse(c.position) > early]
     assert later, "at the end of book 2 the flood chapters are in scope"
-    assert all(Position.parse(c.position) <= Position.parse("2-4") and c.in_scope for c in after.evidence.chunks)
+    # rag-cutoff cuts by time only: nothing after now, but text of scenes Wren missed may come,
+    # and it is labelled so (in scope means before now *and* witnessed).
+    assert all(Position.parse(c.position) <= Position.parse("2-4") for c in after.evidence.chunks)
+    assert all(c.label in ("in scope", "before now, not witnessed") for c in after.evidence.chunks)
+    assert all(c.in_scope == (c.label == "in scope") for c in after.evidence.chunks)
+    for c in after.evidence.chunks:
+        assert (c.label == "in scope") == (c.scene is None or session.who.scope.witnessed(c.scene))
     shown = [c for c in after.evidence.chunks if c.shown]
     assert shown and all(c.text and c.text in after.evidence.calls[-1].prompt for c in shown)
     # History is kept across the move, and the transcript records both stops.

@@ -58,7 +58,7 @@ NUL_LINES: dict[str, bytes] = {
 PATH_KINDS = ("directory", "missing", "fifo", "symlink-loop", "link-to-root")
 #: Seconds a case may take: a command blocked on a FIFO or walking ``/`` fails instead of hanging.
 CASE_TIMEOUT = 60
-STORE_KINDS = ("empty", "not-sqlite", "garbage-sqlite", "truncated", "foreign-sqlite", "directory")
+STORE_KINDS = ("empty", "not-sqlite", "garbage-sqlite", "truncated", "foreign-sqlite", "directory", "fifo")
 
 SCRIPTED = "scripted:{rules}"
 
@@ -95,6 +95,8 @@ def _write_bad_store(tmp: Path, kind: str, name: str = "runs.sqlite") -> Path:
     path.parent.mkdir()
     if kind == "directory":
         path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
     elif kind == "empty":
         path.write_bytes(b"")
     elif kind == "not-sqlite":

@@ -118,7 +118,7 @@ def test_runs_list_with_filters_and_facets(client, served):
     listing = client.get("/api/runs").json()
     assert {r["id"] for r in listing["runs"]} == {served.demo, *served.timechara}
     assert listing["facets"]["benchmark"] == ["demo", "timechara"]
-    assert set(listing["facets"]["method"]) == {"zero-shot", "narrative-experts"}
+    assert set(listing["facets"]["method"]) == {"in-canon", "zero-shot", "narrative-experts"}
     only = client.get("/api/runs", params={"benchmark": "timechara", "method": "narrative-experts"}).json()
     assert [r["methods"] for r in only["runs"]] == [["narrative-experts"]] and only["total"] == 3
     assert client.get("/api/runs", params={"model": "no-such-model"}).json()["runs"] == []

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import openai
 import pytest
 
+from incanon.canon import CanonStore
 from incanon.errors import InputError
 from incanon.models import load_chat_model
 from incanon.serve.characters import dialogue_from_messages, parse_model, stream_events
@@ -49,8 +51,30 @@ def test_models_lists_each_character_with_its_time_points(api):
     ids = [m.id for m in api.models.list().data]
     assert "lanterns/Wren Callow@end of book 1" in ids
     entry = next(m for m in api.models.list().data if m.id == "lanterns/Wren Callow@end of book 1")
-    assert "Stormwren" in entry.model_extra["incanon"]["aliases"]
-    assert [tp["label"] for tp in entry.model_extra["incanon"]["time_points"]][:2] == ["end of book 1", "the night of the flood"]
+    info = entry.model_extra["incanon"]
+    # Only what stands at that point: names in use then, that point's description, the points
+    # reached by then. Before, every alias ("Stormwren") and every later point's description.
+    assert info["names"] == ["Wren", "Wrennie"] and "aliases" not in info
+    assert info["time_points"] == ["end of book 1"] and "later_time_points" not in info
+    assert info["description"].startswith("Has just won the Sea-Wall round")
+    text = json.dumps([m.model_extra["incanon"] for m in api.models.list().data if m.id.startswith("lanterns/Wren")
+                       and m.id.endswith("@end of book 1")])
+    assert "Stormwren" not in text and "Lamp-Mistress" not in text and "the night of the flood" not in text
+
+
+def test_models_name_later_points_only_with_spoilers(tmp_path):
+    from incanon.sample import sample_world
+    from incanon.serve.characters import model_entries
+    from incanon.serve.config import ServeConfig
+
+    with CanonStore.open(tmp_path / "canon") as store:
+        store.import_world(sample_world())
+    plain = model_entries(ServeConfig(canon=tmp_path / "canon", runs=tmp_path / "runs.sqlite"))
+    told = model_entries(ServeConfig(canon=tmp_path / "canon", runs=tmp_path / "runs.sqlite", spoilers=True))
+    first = next(e for e in told if e["id"] == "lanterns/Wren Callow@end of book 1")["incanon"]
+    assert first["later_time_points"][:1] == ["the night of the flood"]
+    assert "description" in first and "the night of the flood" not in first["description"]
+    assert all("later_time_points" not in e["incanon"] for e in plain)
 
 
 def test_a_reply_through_the_official_client_with_evidence(api):
@@ -60,7 +84,7 @@ def test_a_reply_through_the_official_client_with_evidence(api):
     )
     assert reply.choices[0].message.content == "I heard the bell from the lamp-room, nothing more."
     extra = reply.model_extra["incanon"]
-    assert extra["character"] == "Wren Callow" and extra["at"] == "1-3" and extra["method"] == "zero-shot"
+    assert extra["character"] == "Wren Callow" and extra["at"] == "1-3" and extra["method"] == "in-canon"
     assert extra["scope"]["at"] == "1-3" and extra["scope"]["hidden"]["future_scenes"] > 0
     assert extra["ignored_system_messages"] == 1
     assert reply.usage.total_tokens > 0

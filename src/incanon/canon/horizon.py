@@ -131,6 +131,12 @@ class Horizon:
         known_texts += [p for tp in reached for p in (tp.label, tp.description, tp.profile, tp.personality)]
         known_texts += [g.text for g in (*me.profile_segments, *me.personality_segments)
                         if g.position is None or g.position <= at_]
+        # The work's title and author, and the titles of the books reached, are the reader's
+        # labels of where the character stands, not story the character could not know.
+        work_info = scope.work
+        known_texts += [work_info.title, work_info.author]
+        known_texts += [t for b, t in work_info.books.items()
+                        if not b.isdigit() or at_.book is None or int(b) <= at_.book]
 
         others = store.characters(work)
         entities = store.entities(work)
@@ -184,6 +190,8 @@ class Horizon:
             set().union(*(stems(t) for t in hidden_texts if t)) - known_stems - neutral_stems()
             if hidden_texts else set())
         """Stems that only hidden material uses."""
+        # The character knows its relations: their words ("brother") are not hidden terms.
+        self.hidden_stems -= set().union(*(stems(r.type) for r in self.relations())) if self.hidden_stems else set()
         all_chunk_ids = store.scope(work, None, _end(at_)).chunk_ids()
         self.hidden_chunk_ids = set(all_chunk_ids) - self.visible_chunks
         """Ids of chunks of future or missed scenes."""

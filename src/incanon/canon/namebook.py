@@ -21,6 +21,16 @@ def _pattern(names: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE)
 
 
+def _starts(names: Iterable[str]) -> re.Pattern[str] | None:
+    # The longest name starting at *every* word start, overlaps included: "the flood of 1170"
+    # attests "the flood" and "flood of 1170" both.
+    forms = sorted({n.strip() for n in names if n.strip()}, key=len, reverse=True)
+    if not forms:
+        return None
+    alternation = "|".join(r"\s+".join(re.escape(part) for part in form.split()) for form in forms)
+    return re.compile(rf"(?<!\w)(?=((?:{alternation}))(?!\w))", re.IGNORECASE)
+
+
 class NameBook:
     """Every name of a work's characters and entities, and which of them a text has used."""
 
@@ -37,6 +47,7 @@ class NameBook:
                     self.owners[norm(form)] = name
                     forms.append(form)
         self._re = _pattern(forms)
+        self._starts = _starts(forms)
 
     def mentions(self, text: str) -> list[str]:
         """The normalized names ``text`` mentions, in order (longest match at each place)."""
@@ -45,9 +56,13 @@ class NameBook:
         return [norm(m.group(0)) for m in self._re.finditer(text)]
 
     def attest(self, texts: Iterable[str]) -> None:
-        """Mark every name the texts mention as attested."""
+        """Mark every name the texts mention as attested (names inside or overlapping a longer
+        name included, so attesting never misses a name a later text uses on its own)."""
+        if self._starts is None:
+            return
         for text in texts:
-            self.attested.update(self.mentions(text))
+            if text:
+                self.attested.update(norm(m.group(1)) for m in self._starts.finditer(text))
 
     def attest_all(self) -> None:
         """Take every name as attested (a work with no source text to date names by)."""

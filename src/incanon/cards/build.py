@@ -5,8 +5,8 @@ Every field comes from dated canon seen through the knowledge scope (see ``knowl
 * ``description``: the character's latest time-point description, the known facts about
   themself, and their own relations current at that position (type and affection only:
   relation descriptions are undated prose);
-* ``personality``: the store's personality text minus every sentence naming someone or
-  something the character has not come across yet (it is written from the whole work);
+* ``personality``: the scoped builder's (``incanon.canon.persona_at``): as of the position, or
+  the whole-work text without the sentences that name or tell anything hidden there;
 * ``scenario``: the place and summary of the latest summarized scene the character witnessed;
 * ``first_mes`` / ``mes_example``: the character's own latest lines of witnessed dialogue;
 * ``character_book``: one entry per character or entity they have come across, keyed by the
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from incanon.canon.names import NARRATORS, norm
+from incanon.canon.persona import persona_at
 from incanon.canon.records import FactRecord, RelationRecord
 from incanon.canon.store import CanonStore
 from incanon.cards.knowledge import Acquaintance, Knowledge, gather
@@ -67,16 +68,6 @@ def _description(k: Knowledge) -> str:
     parts = [head, _bullets(f"Known facts about {name}:", [f.text for f in k.own_facts]),
              _bullets(f"{name}'s ties at this point:", [_tie(r) for r in k.ties])]
     return "\n\n".join(p for p in parts if p)
-
-
-def _personality(k: Knowledge) -> tuple[str, int]:
-    text = k.character.personality
-    known = k.known_names
-    sentences = split_sentences(text)
-    kept = [s for s in sentences if not k.names.unknown_in(s, known)]
-    if len(kept) == len(sentences):
-        return text, 0  # untouched: keep the author's spacing
-    return " ".join(kept), len(sentences) - len(kept)
 
 
 def _scenario(k: Knowledge) -> str:
@@ -170,7 +161,10 @@ def build_card(store: CanonStore, work: str, character: str, at: str,
     options = options or CardOptions()
     k = gather(store, work, character, at)
     name, title, when = k.character.name, k.scope.work.title, _when(k)
-    personality, dropped = _personality(k)
+    # The personality comes from the one scoped builder, like every prompt's persona.
+    persona = persona_at(store, work, k.character, k.scope.at)
+    personality = persona.personality
+    dropped = sum(1 for w in persona.withheld if w.field == "personality")
     book, empty = _book(k, options)
     in_card = [f.id for f in k.own_facts] + [i for e in book.entries for i in e.extensions[EXTENSION]["facts"]]
     scope = k.scope.describe()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,12 @@ def require_canon(path: Path, hint: str = IMPORT_HINT) -> Path:
     from incanon.canon.schema import DB_NAME
 
     path = path.expanduser()
-    if not (path / DB_NAME).is_file():
+    db = path / DB_NAME
+    if os.path.lexists(db) and not db.is_file():
+        from incanon.reading import check_file
+
+        check_file(db, "canon store file")  # a FIFO, a socket, a symlink loop: named, never opened
+    if not db.is_file():
         raise NotFoundError(f"no canon store at {path} (create one with: {hint.format(path=path)})")
     return path
 

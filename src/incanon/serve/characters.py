@@ -240,10 +240,8 @@ def stream_events(reply: CharacterReply, piece_chars: int = 24) -> list[str]:
 
 def model_entries(config: ServeConfig) -> list[dict[str, Any]]:
     """The ``/v1/models`` entries of the canon store of ``config`` (see ``list_models``)."""
-    from incanon.canon.persona import persona_at
     from incanon.retrieval.chunks import end_of_story
 
-    created = int(time.time())
     entries: list[dict[str, Any]] = []
     with CanonStore.open(config.canon) as store:
         for work in store.works():
@@ -251,14 +249,25 @@ def model_entries(config: ServeConfig) -> list[dict[str, Any]]:
                 points = sorted(character.time_points, key=lambda tp: tp.position.key)
                 stops = [(tp.label, tp.position) for tp in points] or [("end", end_of_story(work.axis))]
                 for label, position in stops:
-                    persona = persona_at(store, work.id, character, position, text=False)
-                    info: dict[str, Any] = {
-                        "work": work.id, "title": work.title, "character": character.name,
-                        "names": list(persona.names), "at": label, "position": str(position),
-                        "description": persona.time_description,
-                        "time_points": [tp.label for tp in persona.reached], "methods": list(config.methods)}
-                    if config.spoilers:
-                        info["later_time_points"] = [tp.label for tp in points if tp.position > position]
-                    entries.append({"id": f"{work.id}/{character.name}@{label}", "object": "model",
-                                    "created": created, "owned_by": "incanon", "incanon": info})
+                    entries.append(model_entry(store, work, character, label, position, config.methods,
+                                               spoilers=config.spoilers))
     return entries
+
+
+def model_entry(store: CanonStore, work: Any, character: Any, label: str, position: Any,
+                methods: tuple[str, ...], *, spoilers: bool = False) -> dict[str, Any]:
+    """One ``/v1/models`` entry: ``character`` (a record) of ``work`` (a record) at ``label``,
+    described as it stands there by the scoped builder."""
+    from incanon.canon.persona import persona_at
+
+    persona = persona_at(store, work.id, character, position, text=False)
+    info: dict[str, Any] = {
+        "work": work.id, "title": work.title, "character": character.name,
+        "names": list(persona.names), "at": label, "position": str(position),
+        "description": persona.time_description,
+        "time_points": [tp.label for tp in persona.reached], "methods": list(methods)}
+    if spoilers:
+        info["later_time_points"] = [tp.label for tp in sorted(character.time_points, key=lambda t: t.position.key)
+                                     if tp.position > position]
+    return {"id": f"{work.id}/{character.name}@{label}", "object": "model", "created": int(time.time()),
+            "owned_by": "incanon", "incanon": info}

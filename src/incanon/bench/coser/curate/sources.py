@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from incanon.errors import InputError, NotFoundError
+from incanon.reading import check_file
 
 
 _MD_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*\n?", re.M)
@@ -83,6 +84,7 @@ def read_books(paths: list[str | os.PathLike[str]], *, author: str = "") -> list
             raise NotFoundError(f"book file {path} does not exist")
         if path.is_dir():
             raise InputError("is a folder; give the book files themselves", source=str(path))
+        check_file(path, "book file")  # a FIFO would block the read; a symlink loop, one line
         if path.suffix.lower() == ".jsonl":
             books.extend(_jsonl(path))
             continue

