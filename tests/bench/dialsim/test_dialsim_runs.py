@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from incanon.bench.dialsim import DialsimReport, RunSetup, SimConfig, run_setting, settings_from_runs
 from incanon.models import ScriptedModel
 from incanon.runs import RunStore
@@ -113,3 +115,49 @@ async def test_an_interrupted_repetition_resumes_after_its_last_saved_session(tm
             {k: (q or {}).get("retrieved") for k, q in expected.items()}
         assert {k: (q or {}).get("question_id") for k, q in got.items()} == \
             {k: (q or {}).get("question_id") for k, q in expected.items()}
+
+
+@pytest.mark.timeout(120)
+def test_kill_9_mid_repetition_then_resume_after_the_last_saved_session(tmp_path, sample_canon):
+    import asyncio
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    import dialsim_kill_worker as worker
+
+    sessions, runs = 8, tmp_path / "runs.sqlite"
+    proc = subprocess.Popen([sys.executable, worker.__file__, str(sample_canon.path), str(runs), str(sessions)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 90
+    saved = 0
+    while saved < 3:
+        assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+        assert time.monotonic() < deadline, "the worker stored no session"
+        time.sleep(0.02)
+        if not runs.exists():
+            continue  # connecting would create it empty, before the worker does
+        try:
+            with sqlite3.connect(f"file:{runs}?mode=ro", uri=True, timeout=5) as db:
+                saved = db.execute("SELECT COUNT(*) FROM samples WHERE status = 'ok'").fetchone()[0]
+        except sqlite3.OperationalError:
+            saved = 0
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+    store = RunStore(runs)
+    (run,) = store.runs()
+    kept = sum(1 for s in store.samples(run.id) if s.status == "ok")
+    assert 3 <= kept < sessions
+    model = ScriptedModel(default=worker.answer)
+    resumed = asyncio.run(run_setting(worker.setup(str(sample_canon.path), sessions, model), store))
+    assert any(f"({kept} of {sessions} sessions already done)" in n for n in resumed.notes), resumed.notes
+    reference = RunStore(tmp_path / "reference.sqlite")
+    whole_model = ScriptedModel(default=worker.answer)
+    whole = asyncio.run(run_setting(worker.setup(str(sample_canon.path), sessions, whole_model), reference))
+    asked = lambda m: [c for c in m.calls if "Hello." not in c.messages[-1].content]  # noqa: E731
+    assert 0 < len(asked(model)) < len(asked(whole_model)), "the saved sessions are not asked again"
+    retrieved = lambda s: {x.item_id: (x.outputs.get("question") or {}).get("retrieved") for x in s.samples(whole.run_id)}  # noqa: E731
+    assert whole.run_id == run.id and retrieved(store) == retrieved(reference)
