@@ -356,6 +356,32 @@ FULL_DISK: dict[str, Argv] = {
 }
 
 
+@pytest.fixture
+def small_disk(tmp_path: Path):
+    """A 64 KiB tmpfs (root with mount rights only; the test skips elsewhere)."""
+    import subprocess
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
+                                           capture_output=True).returncode:
+        pytest.skip("mounting a small tmpfs needs root with mount rights")
+    yield disk
+    subprocess.run(["umount", "-l", str(disk)], check=True)
+
+
+@pytest.mark.timeout(CASE_TIMEOUT)
+@pytest.mark.parametrize("command", FULL_DISK)
+def test_a_full_small_disk_says_no_space_and_leaves_nothing_new(small_disk, command):
+    before = _snapshot(small_disk)
+    code, err = _limited(FULL_DISK[command](small_disk, small_disk), small_disk / "new-home", 1 << 20)
+    errors = [line for line in err.strip().splitlines() if line.startswith("error:")]
+    assert "Traceback" not in err
+    assert code == 2, err[-600:]
+    assert len(errors) == 1 and "no space left on " + str(small_disk) in errors[0], err[-600:]
+    assert _snapshot(small_disk) == before, "a new folder, store or cache was left behind"
+
+
 @pytest.mark.timeout(CASE_TIMEOUT)
 @pytest.mark.parametrize("command", FULL_DISK)
 def test_a_full_disk_says_no_space_and_leaves_nothing_new(tmp_path, command):
