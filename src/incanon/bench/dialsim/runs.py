@@ -242,7 +242,7 @@ async def run_setting(
         except BudgetReached as stop:
             status = outcome.status = "stopped-budget"
             outcome.notes.append(f"{stop}; no new session was started. Run again with a higher --max-cost "
-                                 "to continue (a repetition cut short starts again from its first session)")
+                                 "to continue (a repetition cut short resumes after its last stored session)")
     except BaseException:
         status = "interrupted"
         raise
