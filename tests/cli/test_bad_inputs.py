@@ -408,3 +408,20 @@ def test_a_run_cut_short_by_a_full_disk_keeps_its_finished_samples(tmp_path):
     code, err = _limited([*TIMECHARA, "--runs", str(runs)], tmp_path / "home", 1 << 20)
     assert code == 0, err[-600:]
     assert f"{kept} already done" in err
+
+
+@pytest.mark.timeout(CASE_TIMEOUT)
+def test_bad_lines_of_a_jsonl_input_are_refused_or_with_the_option_skipped_and_counted(scratch, capsys):
+    rows = json.loads((REPO / "examples/timechara/published/validation.json").read_text(encoding="utf-8"))
+    rows = rows["validation"]
+    lines = [json.dumps(row).encode() for row in rows]
+    lines[3:3] = [b'{"id": "broken", ', b"\xff\xfe not UTF-8"]  # lines 4 and 5
+    items = scratch / "items.jsonl"
+    items.write_bytes(b"\n".join(lines) + b"\n")
+    argv = [a if a != str(REPO / "examples/timechara/published/validation.json") else str(items) for a in TIMECHARA]
+    code, _, err = _run_cli([*argv, "--runs", str(scratch / "refused.sqlite")], capsys)
+    assert code == 2 and "items.jsonl" in err and "line 4" in err, err[-400:]
+    code, out, err = _run_cli([*argv, "--runs", str(scratch / "runs.sqlite"), "--skip-bad-lines"], capsys)
+    assert code == 0, err[-400:]
+    assert f"skipped 2 bad lines (not UTF-8 or not JSON): {items} (2: line 4, 5)" in " ".join(err.split())
+    assert f"{len(rows)} judged items" in out
