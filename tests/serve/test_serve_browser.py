@@ -83,13 +83,28 @@ def test_chat_one_turn_and_move_in_story_time(page):
     assert tab.locator(tid("turn-user")).inner_text().endswith("Did you hear the flood bell?")
     # The evidence of the reply: its method, moment and the answering call.
     tab.wait_for_selector(tid("evidence-call"))
-    assert "zero-shot" in tab.inner_text(tid("evidence")) and "1-3" in tab.inner_text(tid("evidence"))
+    assert "in-canon" in tab.inner_text(tid("evidence")) and "1-3" in tab.inner_text(tid("evidence"))
 
     tab.get_by_role("button", name="end of book 2 (2-4)").click()
     tab.wait_for_function("document.querySelector('[data-testid=chat-header]').innerText.includes('at 2-4')")
     assert "Wren Callow is now at 2-4" in tab.inner_text(tid("turns"))
     assert tab.inner_text(tid("scope-table")) != hidden_before
     assert tab.locator(tid("turn-character")).count() == 1  # the conversation is kept
+
+
+def test_the_timeline_starts_at_the_characters_first_time_point(page):
+    tab, _ = page
+    tab.wait_for_selector(f"{tid('character')} option[value='Wren Callow']", state="attached")
+    # Before, the slider started at the end of the story: "Start chat" gave the most spoiled
+    # character. Now it starts at the selected character's first time point.
+    tab.wait_for_function("document.querySelector('[data-testid=stop-label]').innerText.includes('1-3')")
+    assert tab.inner_text(tid("stop-label")) == "1-3 · end of book 1"
+    tab.select_option(tid("character"), "Ottilie Brand")
+    assert tab.inner_text(tid("stop-label")).startswith("1-1-1")
+    tab.select_option(tid("character"), "Wren Callow")
+    tab.click(tid("start"))
+    tab.wait_for_selector(tid("chat-note"))
+    assert "at 1-3 (end of book 1)" in tab.inner_text(tid("chat-header"))
 
 
 def test_browse_runs_open_a_run_and_a_sample(page, served):

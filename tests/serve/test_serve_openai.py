@@ -156,3 +156,24 @@ def test_stream_events_join_back_to_the_reply_exactly():
     pieces = [json.loads(e[6:])["choices"][0]["delta"].get("content", "")
               for e in stream_events(reply) if e.startswith("data: {")]
     assert "".join(pieces) == text
+
+
+def test_the_evidence_a_client_receives_is_scoped(api):
+    # Before: the incanon field carried the whole-story persona (Stormwren, the betrayal, the
+    # election) in its calls, and rag-cutoff's chunks of scenes Wren missed were "in scope".
+    strict = api.chat.completions.create(model="lanterns/Wren Callow@1-3/in-canon",
+                                         messages=[{"role": "user", "content": "Who rang the flood bell?"}])
+    sent = json.dumps(strict.model_extra["incanon"])
+    for later in ("Stormwren", "Lamp-Mistress Callow", "betray", "elected"):
+        assert later not in sent
+    chunks = strict.model_extra["incanon"]["evidence"]["chunks"]
+    assert chunks and all(c["in_scope"] and c["label"] == "in scope" for c in chunks)
+    assert not any(c["scene"] in ("1-2-1", "1-2-3") for c in chunks)
+
+    baseline = api.chat.completions.create(
+        model="lanterns/Wren Callow@1-3/rag-cutoff",
+        messages=[{"role": "user", "content": "Ilse found payments to the Marrow Timber Company in the ledger."}])
+    for c in baseline.model_extra["incanon"]["evidence"]["chunks"]:
+        missed = c["scene"] in ("1-2-1", "1-2-3")
+        assert c["label"] == ("before now, not witnessed" if missed else "in scope")
+        assert c["in_scope"] is not missed
