@@ -68,3 +68,22 @@ def test_within_applies_the_scopes_time_and_witness_rules(store: CanonStore, emb
 def test_end_of_story_is_after_every_position():
     assert end_of_story(Axis.CHAPTER) > Position.parse("2047-999-999")
     assert end_of_story(Axis.DATE) >= Position.from_date(dt.date(9999, 12, 31))
+
+
+def test_a_work_without_chunks_retrieves_nothing_instead_of_failing(tmp_path):
+    # A CoSER book imported from its released files has scenes and dialogue but no text chunks:
+    # the retrieval methods (in-canon, the chat default, among them) must still answer.
+    from incanon.canon import World
+    from incanon.graph import HashEmbedder
+
+    world = World.model_validate({
+        "work": {"id": "bare", "title": "Bare", "axis": "chapter"},
+        "characters": [{"name": "Ada", "first_position": "1-1-1"}],
+        "scenes": [{"id": "1-1-1", "position": "1-1-1", "participants": ["Ada"]}],
+    })
+    with CanonStore.open(tmp_path / "canon") as canon:
+        canon.import_world(world)
+        retriever = ChunkRetriever(canon, HashEmbedder())
+        scope = canon.scope("bare", "Ada", "1-1-1")
+        assert retriever.retrieve("anything", scope, k=6) == []
+        assert retriever.retrieve("anything", scope.witnessed_view(), k=6, cutoff=False) == []

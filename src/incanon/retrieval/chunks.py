@@ -76,11 +76,17 @@ class ChunkRetriever:
         self.batch_size = batch_size
         self.auto_index = auto_index
         self._indexed: set[str] = set()
+        self._empty: set[str] = set()
+        """Works found with no chunk at all (a book imported from summaries and dialogue only)."""
 
     def index(self, work: str) -> IndexReport:
         """Embed the work's chunks that lack a vector from this retriever's embedder."""
         report = index_chunks(self.store, work, self.embedder, batch_size=self.batch_size)
         self._indexed.add(work)
+        if report.total == 0:
+            self._empty.add(work)
+        else:
+            self._empty.discard(work)
         return report
 
     def omniscient(self, scope: KnowledgeScope) -> KnowledgeScope:
@@ -96,6 +102,10 @@ class ChunkRetriever:
         work = scope.work.id
         if self.auto_index and work not in self._indexed:
             self.index(work)
+        if work in self._empty:
+            # No text to search: the store has no vector set to read either, and "nothing
+            # found" is the honest answer (not an error about missing vectors).
+            return []
         searched = scope if cutoff else self.omniscient(scope)
         vector = self.embedder.embed([query], kind="query")[0]
         hits = searched.search_chunks(vector, self.embedder.name, k)
