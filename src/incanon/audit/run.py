@@ -135,6 +135,7 @@ async def audit_work(
         from incanon.models import load_embedder
 
         embedder = load_embedder(embedder)
+    embedder = _Memo(embedder)
     model = ScriptedModel(default=NEUTRAL_REPLY, name="audit")
     retriever = ChunkRetriever(store, embedder)
     agents = {m: create_agent(m, model, store=store, retriever=retriever, embedder=embedder) for m in methods}
@@ -161,6 +162,28 @@ async def audit_work(
                 _merge(prompt_found, _read(horizon, prompt))
                 _merge(evidence_found, _read(horizon, evidence))
     return report
+
+
+class _Memo:
+    """The embedder, remembering each query's vector: the audit asks the same few questions at
+    every character@point, so each is embedded once."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dim = getattr(inner, "dim", None)
+        self._seen: dict[tuple[str, str], Any] = {}
+
+    def embed(self, texts: Sequence[str], kind: str = "passage") -> Any:
+        import numpy as np
+
+        if kind != "query":  # passages are embedded once by the index and stored there
+            return self.inner.embed(texts, kind=kind)
+        missing = [t for t in dict.fromkeys(texts) if (t, kind) not in self._seen]
+        if missing:
+            for text, vec in zip(missing, self.inner.embed(missing, kind=kind)):
+                self._seen[(text, kind)] = vec
+        return np.stack([self._seen[(t, kind)] for t in texts]) if texts else self.inner.embed([], kind=kind)
 
 
 def _merge(into: Leaks, more: Leaks) -> None:

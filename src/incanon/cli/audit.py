@@ -7,8 +7,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich import box
-from rich.table import Table
 
 from incanon.cli.canonrefs import CANON_HELP, open_canon
 from incanon.cli.output import JSON_HELP, emit_json, err, out
@@ -53,18 +51,29 @@ def register(app: typer.Typer) -> None:
         if json_:
             emit_json(data)
         else:
-            table = Table(title=f"leak audit of {chosen}: {len(report.points)} character@points", box=box.SIMPLE_HEAD)
-            # Columns: names not yet in use, names first seen later, names only met in missed
-            # scenes, words of later or missed scenes, their chunks, facts not known.
-            for col in ("surface", "method", "not in use", "later", "unseen", "words", "chunks", "facts", "total"):
-                table.add_column(col, justify="left" if col in ("surface", "method") else "right")
-            for row in data["table"]:
-                table.add_row(row["surface"], row["method"], *(str(row[k]) for k in (
-                    "names_not_in_use", "later_names", "unseen_names", "hidden_terms", "hidden_chunks",
-                    "unknown_facts", "total")))
-            out.print(table)
+            out.print(f"leak audit of {chosen}: {len(report.points)} character@points", soft_wrap=True, highlight=False)
+            for line in audit_lines(data["table"]):
+                out.print(line, soft_wrap=True, highlight=False)
         if leaks:
             err.print(f"error: incanon's own surfaces leak {leaks} item(s) (rows with method in-canon or -); "
                       "--json lists them", soft_wrap=True, highlight=False)
             raise typer.Exit(1)
         err.print("incanon's own surfaces (in-canon, persona, /v1/models, card): 0 leaks", highlight=False)
+
+
+#: (column header, row key): names not yet in use, names first seen later, names met only in
+#: missed scenes, words of later or missed scenes, their chunks, facts not known.
+COLUMNS = (("surface", "surface"), ("method", "method"), ("not in use", "names_not_in_use"),
+           ("later", "later_names"), ("unseen", "unseen_names"), ("words", "hidden_terms"),
+           ("chunks", "hidden_chunks"), ("facts", "unknown_facts"), ("total", "total"))
+
+
+def audit_lines(rows: list[dict[str, object]]) -> list[str]:
+    """The audit's table as whole lines (never wrapped or cut, so logs and pipes keep them)."""
+    cells = [[h for h, _ in COLUMNS]] + [[str(r[k]) for _, k in COLUMNS] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
+
+    def line(row: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+
+    return [line(cells[0]), "  ".join("-" * w for w in widths), *(line(r) for r in cells[1:])]
