@@ -53,6 +53,10 @@ class JudgedRow(BaseModel):
     """Narrative experts: the spatial expert's verdict (``present`` / ``absent``), if it ran."""
     gap: int | None = None
     """Question's book (volume) minus the character's, for the temporal-gap analysis."""
+    witnessed_only: bool | None = None
+    """in-canon: True when its reading was cut to the scenes the character witnessed; False when
+    the canon store has no record of the character (a published row whose series the store holds
+    only as a chunk index), so only the cut at the time point held. None for other methods."""
 
     @property
     def spatiotemporal(self) -> float | None:
@@ -112,7 +116,8 @@ def check_judged(raw: Any) -> tuple[JudgedRow | None, list[tuple[str, str]]]:
         series=str(raw.get("series") or ""), hallucination_type=hall, id=str(raw.get("id") or ""),
         expert_temporal=raw.get("expert_temporal") if raw.get("expert_temporal") in ("past", "future") else None,
         expert_spatial=raw.get("expert_spatial") if raw.get("expert_spatial") in ("present", "absent") else None,
-        gap=gap if isinstance(gap, int) and not isinstance(gap, bool) and abs(gap) < 10_000 else None, **values,
+        gap=gap if isinstance(gap, int) and not isinstance(gap, bool) and abs(gap) < 10_000 else None,
+        witnessed_only=raw.get("witnessed_only") if isinstance(raw.get("witnessed_only"), bool) else None, **values,
     ), []
 
 
@@ -174,6 +179,7 @@ def rows_from_runs(store: RunStore, run_ids: Iterable[str]) -> Iterator[JudgedRo
                 hallucination_type=outputs.get("hallucination_type"),
                 expert_temporal=temporal.get("status"), expert_spatial=details.get("spatial"),
                 gap=_gap(outputs),
+                witnessed_only=details["witnessed_only"] if isinstance(details.get("witnessed_only"), bool) else None,
             )
 
 

@@ -92,7 +92,8 @@ def table_row(model: str, method: str, rows: list[JudgedRow], group: str | None 
     cells = {t: stat([r.spatiotemporal for r in rows if r.data_type == t], 100.0) for t in DATA_TYPES}
     cells["avg"] = stat([r.spatiotemporal for r in rows], 100.0)
     cells["personality"] = stat([r.personality_score for r in rows])
-    return TableRow(model=model, method=method, group=group, items=len(rows), cells=cells)
+    return TableRow(model=model, method=method, group=group, items=len(rows), cells=cells,
+                    time_only=sum(1 for r in rows if r.witnessed_only is False))
 
 
 def _grouped(rows: list[JudgedRow], name: str, key: Callable[[JudgedRow], str]) -> Breakdown:

@@ -21,7 +21,7 @@ def _cell(row: TableRow, column: str) -> str:
 
 def _table(doc: Doc, rows: list[TableRow], group: str | None = None) -> None:
     head = ["Model", "Method"] + ([group] if group else []) + [HEADERS[c] for c in COLUMNS] + ["n"]
-    doc.table(head, [[row.model, row.method] + ([row.group or "-"] if group else [])
+    doc.table(head, [[row.model, row.label] + ([row.group or "-"] if group else [])
                      + [_cell(row, c) for c in COLUMNS] + [str(row.items)] for row in rows])
 
 
@@ -70,6 +70,12 @@ def build_doc(report: TimeCharaReport) -> Doc:
              "and past-absence items count only when both the temporal and the spatial judge accept "
              "the answer. Personality consistency on the 1-7 scale.")
     _table(doc, report.rows)
+    time_only = [row.method for row in report.rows if row.time_only]
+    if time_only:
+        doc.text(f"{', '.join(dict.fromkeys(time_only))} (time only): the canon store has no record of the "
+                 "character (a published row whose series the store holds only as a chunk index), so no "
+                 "scene is known as witnessed or missed: its retrieval and experts read the chunks up to the "
+                 "time point (a cut by time only, as RAG-cutoff's), and it has no known facts or relations.")
     _runs(doc, report)
     for breakdown in report.breakdowns:
         if len({r.group for r in breakdown.rows}) <= 1:

@@ -52,6 +52,18 @@ class TableRow(BaseModel):
     group: str | None = None
     items: int
     cells: dict[str, Stat]
+    time_only: int = 0
+    """Items answered by a method that cuts by witness (in-canon) with a time cut only: the canon
+    store has no record of the row's character, so it read everything up to the time point."""
+
+    @property
+    def label(self) -> str:
+        """The method as the table shows it: ``in-canon (time only)`` when every item ran with
+        the time cut only, ``in-canon (time only: 3/20)`` when some did."""
+        if not self.time_only:
+            return self.method
+        share = "" if self.time_only == self.items else f": {self.time_only}/{self.items}"
+        return f"{self.method} (time only{share})"
 
 
 __all__ = ["COLUMNS", "HEADERS", "Stat", "TableRow", "stat"]
