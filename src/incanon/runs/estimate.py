@@ -79,6 +79,8 @@ for _name, _pattern in {
     "narrative-experts": CallPattern(calls=2.5, min_calls=2, max_calls=3, prompt_tokens=600, completion_tokens=170),
     "narrative-experts-rag-cutoff": CallPattern(calls=2.5, min_calls=2, max_calls=3, prompt_tokens=1700,
                                                 completion_tokens=170),
+    # The experts' calls and the answer, whose prompt also carries the known facts and relations.
+    "in-canon": CallPattern(calls=2.5, min_calls=2, max_calls=3, prompt_tokens=1900, completion_tokens=170),
 }.items():
     register_call_pattern(_name, _pattern.model_copy(update={"source": "built-in"}))
 

@@ -109,3 +109,10 @@ def test_a_mixed_run_counts_its_time_only_items():
                       temporal_score=1, witnessed_only=w) for w in (True, False, False)]
     assert table_row("m", "in-canon", rows).label == "in-canon (time only: 2/3)"
     assert table_row("m", "in-canon", rows[:1]).label == "in-canon"
+
+
+def test_a_dry_run_counts_in_canons_expert_calls():
+    from incanon.runs.estimate import call_pattern_of
+
+    pattern = call_pattern_of("in-canon")
+    assert pattern.source == "built-in" and (pattern.min_calls, pattern.max_calls) == (2, 3)
