@@ -23,8 +23,8 @@ def scope_lines(scope: dict[str, Any] | None) -> list[str]:
         f"Knowledge scope: {scope.get('character') or 'omniscient reader'} at {scope['at']} in {scope['work']}",
         f"  visible: {v['scenes']} scenes ({v['witnessed_scenes']} witnessed), {v['chunks']} chunks, "
         f"{v['facts']} facts, {v['entities']} entities, {v['relations']} relations",
-        f"  hidden:  {h['future_scenes']} future scenes, {h['missed_scenes']} missed scenes, {h['chunks']} chunks, "
-        f"{h['facts']} facts, {h['entities']} entities, {h['relations']} relations",
+        f"  hidden:  {h['future_scenes']} future scenes, {h['missed_scenes']} scenes before now, not witnessed, "
+        f"{h['chunks']} chunks{_chunk_split(h)}, {h['facts']} facts, {h['entities']} entities, {h['relations']} relations",
     ]
 
 
@@ -88,3 +88,9 @@ def help_lines(commands: dict[str, str]) -> list[str]:
     """The ``/help`` view."""
     width = max(len(c) for c in commands)
     return ["Type to talk to the character. Commands:"] + [f"  {c.ljust(width)}  {d}" for c, d in commands.items()]
+
+
+def _chunk_split(hidden: dict[str, int]) -> str:
+    if "chunks_after_now" not in hidden:  # a scope recorded before the split was kept
+        return ""
+    return f" ({hidden['chunks_after_now']} after now, {hidden['chunks_not_witnessed']} before now, not witnessed)"

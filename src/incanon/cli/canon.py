@@ -158,7 +158,7 @@ def scope_cmd(
             (hidden["future_scenes"], "future scene", ""), (hidden["missed_scenes"], "scene", " before now, not witnessed"),
             (hidden["chunks_after_now"], "chunk", " after now"),
             (hidden["chunks_not_witnessed"], "chunk", " before now, not witnessed"),
-            (hidden["facts"], "fact", ""), (len(data["hidden_relations"]), "relation", ""),
+            (hidden["facts"], "fact", ""), (hidden["relations"], "relation", ""),
         )), soft_wrap=True, highlight=False,
     )
     scenes = _table("scenes witnessed so far" if d["character"] else "scenes so far", "id", "position", "summary")
