@@ -131,7 +131,7 @@ def test_card_fields_and_extensions(sample_store: CanonStore) -> None:
     assert record["scope"]["visible"]["facts"] == record["card"]["facts"] == 15
     assert record["scope"]["hidden"]["future_scenes"] > 0 and record["card"]["names_dated"] is True
     by_name = {e.name: e for e in d.character_book.entries}
-    assert by_name["Aldric Hame"].keys == ["Aldric Hame", "Provost Hame", "the Provost"]
+    assert by_name["Aldric Hame"].keys == ["Aldric Hame", "Provost Hame", "the Provost", "Hame"]
     assert by_name["Aldric Hame"].extensions["incanon"]["kind"] == "character"
     assert by_name["First Light"].extensions["incanon"] == {"kind": "entity", "type": "object",
                                                           "facts": ["f-light-burning"], "from_text": False}

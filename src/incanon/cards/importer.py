@@ -11,8 +11,8 @@ What goes where:
   other keys as aliases, and one fact holding its content, known to the character. An entry
   named like the character itself gives a fact about the character.
 
-Everything is placed at one story position: ``--at``, else the very start of the axis (a card has
-no story time). ``{{char}}`` / ``<BOT>`` in texts become the character's name. The work is written
+Everything is placed at one story position: ``--at``, else where an incanon card was exported
+(``extensions.incanon.at``), else the start of the axis (other cards have no story time). ``{{char}}`` / ``<BOT>`` in texts become the character's name. The work is written
 in one transaction: a card that is wrong anywhere writes nothing.
 """
 
@@ -31,8 +31,9 @@ from incanon.cards.model import CardV2
 from incanon.cards.names import CARD_SCENE_PREFIX, USER_NAME
 from incanon.errors import InputError
 
-#: Where a card's facts and scenes go when no position is given: before anything in the story.
-AXIS_START = {Axis.CHAPTER: "0", Axis.DATE: "0001-01-01"}
+#: Where a card's facts and scenes go when neither ``--at`` nor the card gives a position: the
+#: start of the story.
+AXIS_START = {Axis.CHAPTER: "1-1-1", Axis.DATE: "0001-01-01"}
 #: The time-point label of an imported character.
 CARD_POINT = "card"
 
@@ -120,12 +121,26 @@ def _base_world(store: CanonStore, card: CardV2, work: str, merge: bool) -> tupl
     return World(work=info), True
 
 
+def _exported_at(card: CardV2, axis: Axis) -> str | None:
+    """The position an incanon card was exported at (``extensions.incanon.at``), when it is one
+    on ``axis``: the character comes back where it stood, not at the start of the story."""
+    meta = card.data.extensions.get(EXTENSION)
+    at = meta.get("at") if isinstance(meta, dict) else None
+    if not isinstance(at, str):
+        return None
+    try:
+        pos = Position.parse(at)
+    except InputError:
+        return None
+    return str(pos) if pos.axis is axis else None
+
+
 def import_card(store: CanonStore, card: CardV2, *, work: str, at: str | None = None,
                 merge: bool = False, source: str | None = None) -> ImportSummary:
     """Add the card's character (and its lorebook) to ``work``, creating the work if needed."""
     world, created = _base_world(store, card, work, merge)
     axis = world.work.axis
-    pos = Position.parse(at if at is not None else AXIS_START[axis])
+    pos = Position.parse(at if at is not None else (_exported_at(card, axis) or AXIS_START[axis]))
     if pos.axis is not axis:
         raise InputError(f"--at {at!r} is not a position on work {work!r}'s {axis} axis")
     where = str(pos)
