@@ -13,22 +13,24 @@ from collections.abc import Iterable
 from incanon.canon.names import norm
 
 
-def _pattern(names: Iterable[str]) -> re.Pattern[str] | None:
+def _alternation(names: Iterable[str]) -> str | None:
+    """The names as one regex alternation, longest first, any run of spaces between words."""
     forms = sorted({n.strip() for n in names if n.strip()}, key=len, reverse=True)
     if not forms:
         return None
-    alternation = "|".join(r"\s+".join(re.escape(part) for part in form.split()) for form in forms)
-    return re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE)
+    return "|".join(r"\s+".join(re.escape(part) for part in form.split()) for form in forms)
+
+
+def _pattern(names: Iterable[str]) -> re.Pattern[str] | None:
+    alternation = _alternation(names)
+    return None if alternation is None else re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE)
 
 
 def _starts(names: Iterable[str]) -> re.Pattern[str] | None:
     # The longest name starting at *every* word start, overlaps included: "the flood of 1170"
     # attests "the flood" and "flood of 1170" both.
-    forms = sorted({n.strip() for n in names if n.strip()}, key=len, reverse=True)
-    if not forms:
-        return None
-    alternation = "|".join(r"\s+".join(re.escape(part) for part in form.split()) for form in forms)
-    return re.compile(rf"(?<!\w)(?=((?:{alternation}))(?!\w))", re.IGNORECASE)
+    alternation = _alternation(names)
+    return None if alternation is None else re.compile(rf"(?<!\w)(?=((?:{alternation}))(?!\w))", re.IGNORECASE)
 
 
 class NameBook:
