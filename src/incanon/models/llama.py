@@ -16,12 +16,14 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Sequence
 
 from incanon.errors import ModelError
 from incanon.models.faults import ContextOverflowError
 from incanon.models.gguf import resolve_gguf
 from incanon.models.limit import endpoint_gate
+from incanon.models.streaming import PieceCallback, piece_writer, pieces_of, thread_safe
 from incanon.models.types import Completion, GenerationParams, Message
 
 DEFAULT_N_CTX = 4096
@@ -172,14 +174,28 @@ class LlamaChatModel:
     async def generate(
         self, messages: Sequence[Message], params: GenerationParams | None = None
     ) -> Completion:
-        """Generate in a worker thread; ``ContextOverflowError`` when the prompt does not fit."""
+        """Generate in a worker thread; ``ContextOverflowError`` when the prompt does not fit.
+        Inside :func:`~incanon.models.streaming.streaming_to` the text is handed over piece
+        by piece as llama.cpp writes it."""
+        return await self._generate(messages, params, piece_writer())
+
+    async def stream(self, messages: Sequence[Message], params: GenerationParams | None = None) -> AsyncIterator[str]:
+        """The completion's text, piece by piece as it is written."""
+        async for piece in pieces_of(lambda write: self._generate(messages, params, write)):
+            yield piece
+
+    async def _generate(self, messages: Sequence[Message], params: GenerationParams | None,
+                        write: PieceCallback | None) -> Completion:
         # Queue in the event loop, not in worker threads: waiting threads would fill the
         # default executor and starve everything else that runs off the loop.
+        on_piece = thread_safe(write, asyncio.get_running_loop()) if write is not None else None
         async with endpoint_gate(self.endpoint).slot(1):
-            return await asyncio.to_thread(self.generate_sync, messages, params or GenerationParams())
+            return await asyncio.to_thread(self.generate_sync, messages, params or GenerationParams(), on_piece)
 
-    def generate_sync(self, messages: Sequence[Message], params: GenerationParams) -> Completion:
-        """The blocking call (what ``generate`` runs off the event loop)."""
+    def generate_sync(self, messages: Sequence[Message], params: GenerationParams,
+                      on_piece: Callable[[str], object] | None = None) -> Completion:
+        """The blocking call (what ``generate`` runs off the event loop); with ``on_piece``,
+        llama.cpp streams and each piece of text is passed to it as it comes."""
         shared = self._shared()
         options = llama_options(params)
         chat = [{"role": m.role, "content": m.content} for m in messages]
@@ -192,7 +208,10 @@ class LlamaChatModel:
             if tokens >= n_ctx:
                 raise self._overflow(tokens, n_ctx)
             try:
-                response = shared.llama.create_chat_completion(messages=chat, **options)
+                if on_piece is None:
+                    response = shared.llama.create_chat_completion(messages=chat, **options)
+                else:
+                    response = self._streamed(shared, chat, options, tokens, on_piece)
             except ValueError as exc:
                 match = _OVERFLOW.search(str(exc))
                 if match is not None:
@@ -210,3 +229,20 @@ class LlamaChatModel:
             latency_s=latency,
             finish_reason=choice.get("finish_reason"),
         )
+
+    @staticmethod
+    def _streamed(shared: _Shared, chat: list[dict[str, str]], options: dict[str, Any], prompt_tokens: int,
+                  on_piece: Callable[[str], object]) -> dict[str, Any]:
+        """A streamed ``create_chat_completion``, its pieces passed on, gathered into the shape
+        of the whole response (llama-cpp's stream carries no usage: the text is counted)."""
+        text, reason = "", None
+        for chunk in shared.llama.create_chat_completion(messages=chat, stream=True, **options):
+            choice = chunk["choices"][0]
+            piece = (choice.get("delta") or {}).get("content") or ""
+            if piece:
+                text += piece
+                on_piece(piece)
+            reason = choice.get("finish_reason") or reason
+        completion_tokens = len(shared.llama.tokenize(text.encode("utf-8"), add_bos=False)) if text else 0
+        return {"choices": [{"message": {"content": text}, "finish_reason": reason}],
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}}

@@ -13,12 +13,14 @@ import ipaddress
 import os
 import time
 import weakref
+from collections.abc import AsyncIterator
 from typing import Any, Sequence
 from urllib.parse import urlparse
 
 from incanon.secrets import redact
 from incanon.errors import ConfigError, ModelError
 from incanon.models.faults import MalformedResponseError, RetryableError, parse_retry_after, scrub
+from incanon.models.streaming import PieceCallback, piece_writer, pieces_of
 from incanon.models.types import Completion, GenerationParams, Message
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -180,7 +182,18 @@ class OpenAIChatModel:
     async def generate(
         self, messages: Sequence[Message], params: GenerationParams | None = None
     ) -> Completion:
-        """One ``/chat/completions`` call; failures become ``RetryableError`` or ``ModelError``."""
+        """One ``/chat/completions`` call; failures become ``RetryableError`` or ``ModelError``.
+        Inside :func:`~incanon.models.streaming.streaming_to` the call streams and the text is
+        handed over piece by piece."""
+        return await self._generate(messages, params, piece_writer())
+
+    async def stream(self, messages: Sequence[Message], params: GenerationParams | None = None) -> AsyncIterator[str]:
+        """The completion's text, piece by piece as the server sends it."""
+        async for piece in pieces_of(lambda write: self._generate(messages, params, write)):
+            yield piece
+
+    async def _generate(self, messages: Sequence[Message], params: GenerationParams | None,
+                        write: PieceCallback | None) -> Completion:
         params = params or GenerationParams()
         where = self._where
         start = time.perf_counter()
@@ -188,16 +201,42 @@ class OpenAIChatModel:
         body = {"model": self.model, "messages": [{"role": m.role, "content": m.content} for m in messages],
                 **request_options(params)}
         try:
-            # The client's plain POST (auth, timeout, status errors as the SDK raises them), with
-            # the reply read as JSON data: the SDK's typed-parameter transform and response
-            # models cost more CPU per call than the rest of the call path together, which
-            # capped a 2-core machine at ~200 calls/s (benchmarks/models.py).
-            data = await self._client().post("/chat/completions", body=body, cast_to=object)
+            if write is not None:
+                data = await self._streamed(body, write)
+            else:
+                # The client's plain POST (auth, timeout, status errors as the SDK raises them),
+                # with the reply read as JSON data: the SDK's typed-parameter transform and
+                # response models cost more CPU per call than the rest of the call path
+                # together, which capped a 2-core machine at ~200 calls/s (benchmarks/models.py).
+                data = await self._client().post("/chat/completions", body=body, cast_to=object)
         except Exception as exc:  # noqa: BLE001 - every failure is translated below
             error = translate_error(exc, where, self._key, self.timeout)
         if error is not None:
             raise error  # raised outside the except block: the openai exception is not chained
         return _completion(data, self.model, where, time.perf_counter() - start)
+
+    async def _streamed(self, body: dict[str, Any], write: PieceCallback) -> dict[str, Any]:
+        """A streamed call, its pieces passed on, gathered into the shape of a whole
+        ``chat.completion`` (usage from the last chunk when the server sends it)."""
+        import openai
+
+        stream = await self._client().post(
+            "/chat/completions", body={**body, "stream": True, "stream_options": {"include_usage": True}},
+            cast_to=object, stream=True, stream_cls=openai.AsyncStream[object])
+        text, reason, usage, name = "", None, None, None
+        async for chunk in stream:
+            if not isinstance(chunk, dict):
+                continue
+            usage = chunk.get("usage") or usage
+            name = chunk.get("model") or name
+            for choice in chunk.get("choices") or []:
+                piece = _field(_field(choice, "delta"), "content")
+                if isinstance(piece, str) and piece:
+                    text += piece
+                    write(piece)
+                reason = _field(choice, "finish_reason") or reason
+        return {"model": name, "choices": [{"message": {"content": text}, "finish_reason": reason}],
+                "usage": usage}
 
 
 def _field(value: Any, name: str) -> Any:
