@@ -15,7 +15,10 @@ CLI and the web app drive the same object::
 
 from __future__ import annotations
 
+import contextvars
 import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +32,82 @@ from incanon.chat.embedder import LazyEmbedder
 from incanon.chat.evidence import build_evidence
 from incanon.chat.transcript import ChatTranscript, ChatTurn, Evidence, MethodUse, Stop
 from incanon.errors import IncanonError, NotFoundError
-from incanon.models.types import ChatModel, Embedder, GenerationParams
+from incanon.models.streaming import streaming_to
+from incanon.models.types import ChatModel, Completion, Embedder, GenerationParams, Message
 from incanon.retrieval import ChunkRetriever
 from incanon.templates import PromptLibrary, default_library
 
 #: Replies of a conversation: short, with a mild repetition penalty (small local models
 #: otherwise loop until the token limit).
 CHAT_PARAMS = GenerationParams(max_tokens=200, frequency_penalty=0.5)
+
+#: Methods whose reply is the output of their last in-character call, as the model wrote it
+#: (trimmed). Their answer can go to a client piece by piece while it is written; the others
+#: revise or cut it afterwards (self-refine, guided-cot), so theirs is sent when done.
+STREAMS_ANSWER = frozenset({"zero-shot", "zero-shot-cot", "few-shot", "rag", "rag-cutoff", "narrative-experts",
+                            "narrative-experts-rag-cutoff", "in-canon"})
+
+
+@dataclass
+class _Request:
+    """What one ``ChatSession.answer`` asks of the model calls its method makes."""
+
+    params: GenerationParams | None
+    on_text: Callable[[str], None] | None
+    completions: list[Completion] = field(default_factory=list)
+    streamed: bool = False
+
+
+_request: contextvars.ContextVar[_Request | None] = contextvars.ContextVar("incanon_chat_request", default=None)
+
+
+def _is_answer(messages: Sequence[Message]) -> bool:
+    """True for an in-character call: it opens with the persona's system prompt. The experts
+    and critics of the methods ask with one bare user prompt."""
+    return bool(messages) and messages[0].role == "system"
+
+
+class _SessionModel:
+    """The model as the session's methods see it: the session's model, plus what the current
+    ``answer`` asked for (stop sequences on the in-character calls only, so an expert's JSON is
+    never cut; the answer's text streamed to ``on_text``), and every completion recorded so the
+    caller can tell what the reply cost and whether it came from the cache."""
+
+    def __init__(self, inner: ChatModel) -> None:
+        self.inner = inner
+
+    @property
+    def name(self) -> str:
+        """The wrapped model's name."""
+        return self.inner.name
+
+    def __repr__(self) -> str:
+        return f"_SessionModel({self.inner!r})"
+
+    async def generate(self, messages: Sequence[Message], params: GenerationParams | None = None) -> Completion:
+        """The wrapped model's completion, within the current request."""
+        request = _request.get()
+        if request is None:
+            return await self.inner.generate(messages, params)
+        answer = _is_answer(messages)
+        if params is not None and request.params is not None and not answer and params.stop:
+            params = params.model_copy(update={"stop": ()})
+        if answer and request.on_text is not None:
+            # Each answer call starts over (a retry with fewer passages after a context overflow
+            # sends nothing first, so the client never sees two starts).
+            sent: list[str] = []
+
+            def piece(text: str) -> None:
+                sent.append(text)
+                request.on_text(text)  # type: ignore[misc]
+
+            with streaming_to(piece):
+                completion = await self.inner.generate(messages, params)
+            request.streamed = request.streamed or bool(sent)
+        else:
+            completion = await self.inner.generate(messages, params)
+        request.completions.append(completion)
+        return completion
 
 
 def resolve_work(store: CanonStore, work: str | None, character: str) -> str:
@@ -95,6 +167,7 @@ class ChatSession:
         self.embedder = LazyEmbedder(embedder)
         self.retriever = ChunkRetriever(store, self.embedder)
         self.options = dict(options or {})
+        self._calls = _SessionModel(model)
         self._agents: dict[str, Agent] = {}
         self._chunks: dict[str, ChunkRecord] | None = None
         self.who: CharacterAt = self._within_story(character_at(store, self.work, character, at), at)
@@ -122,7 +195,7 @@ class ChatSession:
         # One agent per method, kept: switching back reuses its caches (profiles, examples).
         if method not in self._agents:
             self._agents[method] = create_agent(
-                method, self.model, prompts=self.prompts, params=self.params,
+                method, self._calls, prompts=self.prompts, params=self.params,
                 **{"store": self.store, "retriever": self.retriever, "embedder": self.embedder, **self.options})
         return self._agents[method]
 
@@ -202,11 +275,38 @@ class ChatSession:
         self.turns.append(turn)
         return turn
 
-    async def answer(self, dialogue: list[Turn]) -> tuple[Reply, Evidence]:
+    async def answer(self, dialogue: list[Turn], *, params: GenerationParams | None = None,
+                     on_text: Callable[[str], None] | None = None) -> tuple[Reply, Evidence]:
         """The method's reply to ``dialogue`` (a conversation held elsewhere, e.g. by an
-        OpenAI-compatible front end) and its evidence, without recording anything here."""
-        reply = await self.agent.respond(self.who, dialogue)
+        OpenAI-compatible front end) and its evidence, without recording anything here.
+
+        ``params``: generation settings for this reply instead of the session's (every call of
+        the method gets them; an expert still gets at least its own token budget, and stop
+        sequences apply to the in-character calls only). ``on_text``: called with the answer's
+        text as the model writes it, for methods in ``STREAMS_ANSWER`` whose backend streams
+        (see :mod:`incanon.models.streaming`); the caller sends the rest of ``reply.text``
+        itself when less came (a cached or scripted answer comes whole, at the end).
+        ``last_answer()`` then tells the calls' completions. Two ``answer`` calls with
+        ``params`` must not run at once on one session (the caller holds a lock per session)."""
+        request = _Request(params=params, on_text=on_text if self.method in STREAMS_ANSWER else None)
+        token = _request.set(request)
+        agent = self.agent
+        before = agent.params
+        if params is not None:
+            agent.params = params
+        try:
+            reply = await agent.respond(self.who, dialogue)
+        finally:
+            agent.params = before
+            _request.reset(token)
+        self._last = request
         return reply, build_evidence(reply, self.who, self._chunk)
+
+    def last_answer(self) -> tuple[list[Completion], bool]:
+        """The completions behind the last ``answer`` (fresh and cached, each with the tokens
+        it cost when it was made) and whether any of its text was streamed."""
+        last = getattr(self, "_last", None)
+        return (list(last.completions), last.streamed) if last is not None else ([], False)
 
     def why(self) -> Evidence | None:
         """The evidence behind the last reply (None before the first one)."""

@@ -1,8 +1,9 @@
-"""The OpenAI-compatible endpoints of ``incanon serve``: ``GET /v1/models`` and
-``POST /v1/chat/completions`` (streaming and not), over :mod:`incanon.serve.characters`.
+"""The OpenAI-compatible endpoints of ``incanon serve``: ``GET /v1/models``,
+``GET /v1/models/{id}`` and ``POST /v1/chat/completions`` (streaming and not), over
+:mod:`incanon.serve.characters`.
 
-Errors come back in OpenAI's shape (``{"error": {"message", "type", "code"}}``) so clients show
-them. With a token configured, every ``/v1`` request needs ``Authorization: Bearer <token>``;
+Errors come back in OpenAI's shape (``{"error": {"message", "type", "param", "code"}}``) so
+clients show them, also for an unknown id or route under ``/v1``. With a token configured, every ``/v1`` request needs ``Authorization: Bearer <token>``;
 each client (its token, else its address) may have ``client_concurrency`` requests in flight,
 more get 429 with ``Retry-After``.
 """
@@ -19,14 +20,15 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from incanon.errors import IncanonError, NotFoundError
-from incanon.serve.characters import CharacterServer, completion_json, stream_events
+from incanon.serve.characters import CharacterServer, completion_json
+from incanon.serve.requests import FieldError
 from incanon.serve.config import ServeConfig
 
 
 def openai_error(status: int, message: str, kind: str, code: str | None = None,
-                 headers: dict[str, str] | None = None) -> JSONResponse:
-    """An error in the OpenAI wire format."""
-    return JSONResponse({"error": {"message": message, "type": kind, "param": None, "code": code}},
+                 headers: dict[str, str] | None = None, param: str | None = None) -> JSONResponse:
+    """An error in the OpenAI wire format; ``param`` names the request field at fault."""
+    return JSONResponse({"error": {"message": message, "type": kind, "param": param, "code": code}},
                         status_code=status, headers=headers)
 
 
@@ -95,23 +97,61 @@ def character_router(config: ServeConfig, characters: CharacterServer) -> APIRou
         if not isinstance(body, dict):
             return openai_error(400, "the body must be a JSON object", "invalid_request_error")
         in_flight[client] += 1
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                in_flight[client] -= 1
+                if not in_flight[client]:
+                    del in_flight[client]
+
+        streaming = False  # a stream releases its slot when it ends, not when this returns
         try:
-            reply = await characters.complete(body)
+            prepared = await characters.prepare(body)
+            if body.get("stream"):
+                async def events() -> AsyncIterator[str]:
+                    try:
+                        async for event in characters.stream(prepared):
+                            yield event
+                    finally:
+                        release()
+
+                streaming = True
+                return StreamingResponse(events(), media_type="text/event-stream",
+                                         headers={"Cache-Control": "no-cache"})
+            return completion_json(await characters.answer(prepared))
         except IncanonError as exc:
             status = 404 if isinstance(exc, NotFoundError) else 400
             return openai_error(status, without_model(str(exc), body.get("model")), "invalid_request_error",
-                                "model_not_found" if status == 404 else None)
+                                "model_not_found" if status == 404 else None,
+                                param=exc.param if isinstance(exc, FieldError) else None)
         finally:
-            in_flight[client] -= 1
-            if not in_flight[client]:
-                del in_flight[client]
-        if body.get("stream"):
-            async def events() -> AsyncIterator[str]:
-                for event in stream_events(reply):
-                    yield event
+            if not streaming:
+                release()
 
-            return StreamingResponse(events(), media_type="text/event-stream",
-                                     headers={"Cache-Control": "no-cache"})
-        return completion_json(reply)
+    @router.get("/models/{model_id:path}")
+    async def model(model_id: str, request: Request) -> Any:
+        """One entry of ``/v1/models`` by its id."""
+        if (denied := refused(request)) is not None:
+            return denied
+        found = characters.find_model(model_id)
+        if found is None:
+            return openai_error(404, "The model (the requested model) does not exist; GET /v1/models lists them",
+                                "invalid_request_error", "model_not_found", param="model")
+        return found
+
+    @router.api_route("/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"], include_in_schema=False)
+    async def unknown(rest: str, request: Request) -> Any:
+        """Anything else under ``/v1``: an OpenAI-shaped 404 (or 405 for a known path)."""
+        if (denied := refused(request)) is not None:
+            return denied
+        if rest.strip("/") in ("models", "chat/completions"):
+            return openai_error(405, f"{request.method} is not allowed on /v1/{rest.strip('/')}",
+                                "invalid_request_error", "method_not_allowed")
+        return openai_error(404, f"no route {request.method} /v1/{rest[:100]}: this server offers GET /v1/models, "
+                                 "GET /v1/models/{id} and POST /v1/chat/completions",
+                            "invalid_request_error", "unknown_url")
 
     return router

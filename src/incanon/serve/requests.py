@@ -1,0 +1,226 @@
+"""Reading a ``/v1/chat/completions`` body beyond ``model`` and ``messages``.
+
+* Sampling fields (``max_tokens`` / ``max_completion_tokens``, ``temperature``, ``top_p``,
+  ``stop``, ``presence_penalty``, ``frequency_penalty``, ``seed``) become the generation
+  parameters of the method's calls; ``n`` asks for several choices. A value of the wrong type
+  or out of OpenAI's range is a :class:`FieldError` naming the field.
+* A conversation that ends with the assistant's message is a *Continue* (SillyTavern): see
+  :func:`continue_turn`.
+* Open WebUI's background tasks (a chat title, tags, follow-up suggestions, search queries)
+  are recognised by their prompt's shape and answered plainly from the conversation the
+  client sent (:func:`background_task`), never by the character.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from incanon.agents.base import Turn
+from incanon.errors import InputError
+from incanon.models.types import GenerationParams
+
+#: The most choices one request may ask for: each is a whole run of the method.
+MAX_CHOICES = 8
+#: The most stop sequences, as OpenAI allows.
+MAX_STOPS = 4
+
+
+class FieldError(InputError):
+    """A request field with a wrong value; ``param`` names it (OpenAI's ``error.param``)."""
+
+    def __init__(self, param: str, message: str) -> None:
+        super().__init__(f"{param}: {message}")
+        self.param = param
+
+
+def _number(body: dict[str, Any], name: str, low: float, high: float) -> float | None:
+    value = body.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FieldError(name, f"expected a number from {low:g} to {high:g}")
+    if not low <= value <= high:
+        raise FieldError(name, f"{value!r} is out of range: expected {low:g} to {high:g}")
+    return float(value)
+
+
+def _integer(body: dict[str, Any], name: str, low: int, high: int | None = None) -> int | None:
+    value = body.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FieldError(name, "expected an integer")
+    if value < low or (high is not None and value > high):
+        bound = f"{low} to {high}" if high is not None else f"at least {low}"
+        raise FieldError(name, f"{value!r} is out of range: expected {bound}")
+    return value
+
+
+def _stops(body: dict[str, Any]) -> tuple[str, ...] | None:
+    value = body.get("stop")
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+        raise FieldError("stop", "expected a string or a list of strings")
+    if len(value) > MAX_STOPS:
+        raise FieldError("stop", f"at most {MAX_STOPS} stop sequences")
+    return tuple(s for s in value if s)
+
+
+def sampling(body: dict[str, Any], base: GenerationParams) -> GenerationParams | None:
+    """The generation parameters ``body`` asks for on top of ``base`` (the server's chat
+    settings), or None when it sets none. Fields it leaves out keep ``base``'s values."""
+    changes: dict[str, Any] = {}
+    for name in ("max_completion_tokens", "max_tokens"):  # the newer name wins when both come
+        tokens = _integer(body, name, 1)
+        if tokens is not None and "max_tokens" not in changes:
+            changes["max_tokens"] = tokens
+    for name, low, high in (("temperature", 0, 2), ("top_p", 0, 1),
+                            ("presence_penalty", -2, 2), ("frequency_penalty", -2, 2)):
+        value = _number(body, name, low, high)
+        if value is not None:
+            changes[name] = value
+    if (stop := _stops(body)) is not None:
+        changes["stop"] = stop
+    if (seed := _integer(body, "seed", -(2**63))) is not None:
+        changes["seed"] = seed
+    return base.model_copy(update=changes) if changes else None
+
+
+def choices_wanted(body: dict[str, Any]) -> int:
+    """``n``: how many choices (1 when left out)."""
+    n = _integer(body, "n", 1, MAX_CHOICES)
+    if n is not None and n > 1 and body.get("stream"):
+        raise FieldError("n", "n > 1 is not offered with stream: true (ask without streaming, or n times)")
+    return n or 1
+
+
+# -- SillyTavern's Continue --------------------------------------------------------------------
+
+#: What the method is asked when the client continues the character's last message.
+CONTINUE_NOTE = ("(Your reply so far was: \u00ab{partial}\u00bb \u2014 it was cut off. Go on from exactly "
+                 "where it stops, in character; do not repeat it.)")
+
+
+def continue_turn(dialogue: list[Turn], character: str) -> tuple[list[Turn], str] | None:
+    """For a *Continue* (the dialogue ends with the character's own message), the dialogue the
+    method answers and the partial message; None for an ordinary request.
+
+    The method sees the conversation up to the user's last turn, that turn followed by a note
+    quoting the partial reply and asking to go on from where it stops; the partial reply is
+    not repeated as a turn of its own. Its answer is the continuation, which the client
+    appends to the message. Retrieval methods search with that turn, so they look for the
+    question and the reply's start together."""
+    if not dialogue or dialogue[-1].speaker != character:
+        return None
+    partial = dialogue[-1].text
+    earlier = dialogue[:-1]
+    note = CONTINUE_NOTE.format(partial=partial.strip())
+    if earlier and earlier[-1].speaker == "user":
+        asked = earlier[-1]
+        return [*earlier[:-1], Turn(speaker="user", text=f"{asked.text}\n\n{note}")], partial
+    return [*earlier, Turn(speaker="user", text=note)], partial
+
+
+# -- Open WebUI's background tasks --------------------------------------------------------------
+
+_TASK = re.compile(r"^\s*#{2,4}\s*Task\s*:", re.IGNORECASE | re.MULTILINE)
+_OUTPUT_KEY = re.compile(r"\{\s*\"(title|tags|follow_ups|queries)\"\s*:")
+_HISTORY = re.compile(r"<chat_history>(.*?)</chat_history>", re.DOTALL | re.IGNORECASE)
+_LINE = re.compile(r"^(USER|ASSISTANT)\s*:\s*(.*)$", re.IGNORECASE)
+_WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
+#: Words a title, a tag or a query is better without.
+_COMMON = frozenset("""a about after again all also am an and any are as at be been before being but by can could did
+do does for from had has have he her here him his how i if in into is it its just me my no not now of on or our
+out over she so some than that the their them then there these they this to too up us was we were what when where
+which who whom why will with would you your yes well oh ah hello hi hey tell know said say""".split())
+
+
+@dataclass(frozen=True)
+class BackgroundTask:
+    """A recognised task and the plain answer to it."""
+
+    kind: str
+    """``title``, ``tags``, ``follow_ups`` or ``queries`` (the JSON key Open WebUI asks for)."""
+    text: str
+    """The answer: the JSON object the task's template asks for."""
+
+
+def _history(prompt: str) -> list[tuple[str, str]]:
+    """The (speaker, text) lines of the task's ``<chat_history>``."""
+    found = _HISTORY.search(prompt)
+    lines: list[tuple[str, str]] = []
+    for line in (found.group(1) if found else "").splitlines():
+        match = _LINE.match(line.strip())
+        if match:
+            lines.append((match.group(1).lower(), match.group(2).strip()))
+        elif lines and line.strip():
+            speaker, text = lines[-1]
+            lines[-1] = (speaker, f"{text} {line.strip()}")
+    return lines
+
+
+def _topic_words(texts: list[str], limit: int) -> list[str]:
+    """The conversation's most used uncommon words, first-seen order among equals."""
+    counts: Counter[str] = Counter()
+    shown: dict[str, str] = {}
+    for text in texts:
+        for word in _WORD.findall(text):
+            key = word.lower().strip("'\u2019-")
+            if len(key) < 3 or key in _COMMON:
+                continue
+            counts[key] += 1
+            shown.setdefault(key, word.strip("'\u2019-"))
+    ranked = sorted(counts, key=lambda k: -counts[k])  # sorted is stable: ties keep first-seen order
+    return [shown[k] for k in ranked[:limit]]
+
+
+def _title(user_texts: list[str], all_texts: list[str]) -> str:
+    first = next((t for t in user_texts if t), "")
+    words = _WORD.findall(first)
+    if 2 <= len(words) <= 6:
+        return " ".join(words)
+    topic = _topic_words(user_texts or all_texts, 4)
+    if topic:
+        return " ".join(w[:1].upper() + w[1:] for w in topic)
+    return "Role-play chat"
+
+
+def background_task(messages: list[dict[str, Any]]) -> BackgroundTask | None:
+    """The Open WebUI background task in ``messages``, answered, or None for a chat turn.
+
+    Open WebUI sends each task as a lone user message: a ``### Task:`` heading, guidelines,
+    an ``### Output:`` section that asks for JSON with one key (``title``, ``tags``,
+    ``follow_ups``, ``queries``), and the conversation inside ``<chat_history>`` as
+    ``USER:`` / ``ASSISTANT:`` lines. The answer is built from that conversation only, with
+    no model call: nothing of the canon or the persona can reach it, and it costs nothing."""
+    users = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+    if not users or not isinstance(users[-1].get("content"), str):
+        return None
+    prompt = users[-1]["content"]
+    key = _OUTPUT_KEY.search(prompt)
+    if not _TASK.search(prompt) or key is None:
+        return None
+    kind = key.group(1)
+    lines = _history(prompt)
+    user_texts = [t for who, t in lines if who == "user"]
+    all_texts = [t for _, t in lines]
+    topic = _topic_words(all_texts, 3)
+    value: Any
+    if kind == "title":
+        value = _title(user_texts, all_texts)
+    elif kind == "tags":
+        value = ["Role-play", *[w[:1].upper() + w[1:] for w in topic]]
+    elif kind == "queries":
+        last = user_texts[-1] if user_texts else ""
+        value = [last[:200]] if last else []
+    else:
+        about = topic[0] if topic else "that"
+        value = ["What happened next?", f"Tell me more about {about}.", "How did you feel about it?"]
+    return BackgroundTask(kind=kind, text=json.dumps({kind: value}, ensure_ascii=False))
