@@ -22,6 +22,9 @@ app = typer.Typer(help="TimeChara: point-in-time character hallucination (build,
                   no_args_is_help=True)
 
 CACHE_HELP = "Response cache file (default: $INCANON_HOME/cache.sqlite)."
+SCORE_READING_HELP = ("How scores are read from the judges' texts: authors (as their extract_score: the last "
+                      "digit 0-7 on the last line) or incanon (the labelled score within the judge's scale). "
+                      "Default: authors under --protocol paper, incanon under --protocol incanon.")
 
 
 def _prompts(folder: Optional[Path]):
@@ -192,6 +195,7 @@ def eval_(
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     protocol: str = typer.Option("paper", "--protocol", help="paper (the paper's zero-shot persona and RAG-cutoff) or incanon (incanon's richer persona, scope-cut retrieval)."),
     persona: Optional[str] = typer.Option(None, "--persona", help="Override the protocol's persona: paper or rich."),
+    score_reading: Optional[str] = typer.Option(None, "--score-reading", help=SCORE_READING_HELP),
     agent_param: list[str] = typer.Option([], "--agent-param", help="NAME=VALUE generation setting of the model under test (repeatable; default: the paper's temperature=0.2 top_p=1 max_tokens=2048 seed=0)."),
     judge_param: list[str] = typer.Option([], "--judge-param", help="NAME=VALUE generation setting of the judges (repeatable; default: the paper's temperature=0 top_p=0.95 max_tokens=1024 seed=0)."),
     examples: Optional[Path] = typer.Option(None, "--examples", help="few-shot on published rows: the authors' few-shot JSON file or folder (methods/few_shot/)."),
@@ -245,6 +249,9 @@ def eval_(
 
     if protocol not in PROTOCOLS:
         raise ConfigError(f"unknown --protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")
+    from incanon.bench.timechara.scoring import reading_for
+
+    reading = reading_for(protocol, score_reading)
     agent_params = apply_params(AGENT_PARAMS, agent_param, "agent")
     judge_params = apply_params(JUDGE_PARAMS, judge_param, "judge")
     known_personalities = load_personalities(personalities) if personalities else None
@@ -270,7 +277,7 @@ def eval_(
         agent_model=models[model or judge], judge_model=models[judge], models={"agent": agent_spec, "judge": judge},
         runs=run_store, resolver=resolver, prompts=_prompts(prompts), concurrency=concurrency,
         hallucination_types=not no_hallucination_types, fresh=fresh, progress=not json_, name=name,
-        embedder=embedder, protocol=protocol, persona=persona, agent_params=agent_params, require_personalities=True,
+        embedder=embedder, protocol=protocol, persona=persona, score_reading=reading, agent_params=agent_params, require_personalities=True,
         judge_params=judge_params, examples=path_or_none(examples), recorded=recorded,
         dataset={"kind": "items" if items_path else "published", "source": source.name, "split": split,
                  "sample": sample, "seed": seed if sample else None, "limit": limit, "work": work_id,
@@ -281,7 +288,7 @@ def eval_(
             personalities=path_or_none(personalities), embedder=embedder,
             hallucination_types=not no_hallucination_types, persona=setup_persona(protocol, persona),
             agent_params=agent_params.model_dump(), judge_params=judge_params.model_dump(),
-            examples=path_or_none(examples), filter_after=protocol == "paper"),
+            examples=path_or_none(examples), filter_after=protocol == "paper", score_reading=reading),
     )
     with run_options.applied():
         results = asyncio.run(evaluate(items, methods, setup))
@@ -340,7 +347,9 @@ def rescore(
     file: Path = typer.Argument(..., help="JSONL of judged items (from `report --judged-out`), or the authors' evaluated.json (with --dataset)."),
     dataset: Optional[Path] = typer.Option(None, "--dataset", help="The published dataset the authors' file was made from (rows joined on data_idx)."),
     split: Optional[str] = typer.Option(None, "--split", help="Split of a multi-split dataset (default: validation)."),
-    reparse: bool = typer.Option(False, "--reparse", help="Authors' files: read each score from the judge's text with incanon's final-line parser instead of the stored value."),
+    reparse: bool = typer.Option(False, "--reparse", help="Authors' files: read each score from the judge's text (the --score-reading way) instead of the stored value."),
+    protocol: str = typer.Option("paper", "--protocol", help="paper (read scores as the authors do) or incanon (incanon's reading)."),
+    score_reading: Optional[str] = typer.Option(None, "--score-reading", help=SCORE_READING_HELP),
     md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
@@ -355,12 +364,25 @@ def rescore(
         from incanon.bench.timechara.authors import evaluate_printout, read_authors_output
         from incanon.bench.timechara.loader import load_items
 
+        from incanon.bench.timechara.authors import readings_disagree
+        from incanon.bench.timechara.scoring import reading_for
+
+        reading = reading_for(protocol, score_reading)
         items = load_items(dataset, split=split)
-        text = evaluate_printout(items, read_authors_output(file, len(items)), source=str(file), reparse=reparse)
+        rows = read_authors_output(file, len(items))
+        text = evaluate_printout(items, rows, source=str(file), reparse=reparse, reading=reading)
+        # The printout stays evaluate.py's, line for line; how much the choice of reading matters
+        # goes beside it (stderr, or its own JSON field).
+        differ = readings_disagree(items, rows)
         if json_:
-            emit_json({"source": str(file), "dataset": str(dataset), "printout": text})
+            emit_json({"source": str(file), "dataset": str(dataset), "printout": text,
+                       "score_reading": reading if reparse else "stored",
+                       "readings_disagree": differ, "rows": len(rows)})
         else:
             sys.stdout.write(text + "\n")
+            err.print(f"the authors' and incanon's readings of the judges' texts disagree on {differ} of "
+                      f"{len(rows)} items" + (f" (scores read the {reading} way)" if reparse else
+                                               " (scores as stored)"), style="dim", markup=False, highlight=False)
         return
     emit_report(build_report(read_judged_jsonl(file)), md, json_, {"source": str(file)})
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from pydantic import BaseModel
 
@@ -33,8 +33,12 @@ class LLMJudge:
         *,
         prompts: PromptLibrary | None = None,
         params: GenerationParams | None = None,
+        parser: Callable[[str, Any], int | None] | None = None,
     ) -> None:
         self.model = model
+        # A benchmark can read scores its authors' way (TimeChara's paper protocol does); the
+        # default is incanon's robust reader.
+        self.parser = parser or parse_score
         self.template = template
         self.allowed = allowed if isinstance(allowed, tuple) else frozenset(allowed)
         self.prompts = prompts or default_library()
@@ -72,7 +76,7 @@ class LLMJudge:
         prompt = self.prompts.render(self.template, **fields)
         messages = [Message(role="user", content=prompt)]
         first = await self.model.generate(messages, self.params)
-        score = parse_score(first.text, self.allowed)
+        score = self.parser(first.text, self.allowed)
         if score is not None:
             return Judgement(score=score, rationale=first.text.strip())
         # One repair turn: show the judge its own text and ask for the bare score, constrained

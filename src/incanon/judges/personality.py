@@ -6,6 +6,8 @@ and the answer, but not what the character may know (that is the spatiotemporal 
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from incanon.judges.base import Judgement, LLMJudge
 from incanon.judges.spatiotemporal import JUDGE_PARAMS
 from incanon.models.types import ChatModel, GenerationParams
@@ -25,9 +27,10 @@ class PersonalityJudge:
         model: ChatModel,
         prompts: PromptLibrary | None = None,
         params: GenerationParams | None = None,
+        parser: Callable[[str, Any], int | None] | None = None,
     ) -> None:
         self._judge = LLMJudge(model, self.template, PERSONALITY_RANGE, prompts=prompts,
-                               params=params or JUDGE_PARAMS)
+                               params=params or JUDGE_PARAMS, parser=parser)
 
     async def judge(
         self, *, character: str, question: str, answer: str, personality: str, when: str = ""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Callable, Literal
 
 from incanon.judges.base import Judgement, LLMJudge
 from incanon.models.types import ChatModel, GenerationParams
@@ -46,9 +46,10 @@ class SpatiotemporalJudge:
     """Scores an answer 1 (consistent with the label) or 0 (inconsistent)."""
 
     def __init__(self, model: ChatModel, prompts: PromptLibrary | None = None,
-                 params: GenerationParams | None = None) -> None:
+                 params: GenerationParams | None = None,
+                 parser: Callable[[str, Any], int | None] | None = None) -> None:
         self._judge = LLMJudge(model, "judge_spatiotemporal", {0, 1}, prompts=prompts,
-                               params=params or JUDGE_PARAMS)
+                               params=params or JUDGE_PARAMS, parser=parser)
 
     async def judge(
         self, *, character: str, when: str, question: str, answer: str, label: str

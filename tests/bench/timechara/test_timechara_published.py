@@ -118,7 +118,7 @@ def test_evaluate_printout_of_the_authors_files(tmp_path):
     with pytest.raises(InputError, match=r"row 3\): temporal_score is '\.'.*--reparse"):
         evaluate_printout(items, read_authors_output(bad, len(items)), source=str(bad))
     assert "past-only (max 1.0): 7/7" in evaluate_printout(items, read_authors_output(bad, len(items)),
-                                                           source=str(bad), reparse=True)
+                                                           source=str(bad), reparse=True, reading="incanon")
     data[5]["data_idx"] = 7
     bad.write_text(json.dumps(data))
     with pytest.raises(InputError, match="data_idx 7 where 5 was expected"):

@@ -23,6 +23,7 @@ from incanon.bench.remote import task_arg
 from incanon.bench.timechara.judged import spatiotemporal_score
 from incanon.bench.timechara.published import question_position
 from incanon.bench.timechara.recorded import RecordedAnswers
+from incanon.bench.timechara.scoring import parser_for, reading_for, readings_differ
 from incanon.errors import ConfigError, InputError
 from incanon.judges.hallucination import HallucinationJudge
 from incanon.judges.personality import PersonalityJudge
@@ -110,14 +111,20 @@ class Judges:
     spatiotemporal: SpatiotemporalJudge
     personality: PersonalityJudge
     hallucination: HallucinationJudge | None = None
+    reading: str = "incanon"
+    """How scores are read from the judges' texts (``authors`` or ``incanon``, see
+    :mod:`incanon.bench.timechara.scoring`)."""
 
     @classmethod
     def on(cls, model: ChatModel, prompts: PromptLibrary, hallucination_types: bool = True,
-           params: GenerationParams | None = None) -> "Judges":
-        """All judges on ``model`` (with the paper's judge settings unless ``params``)."""
+           params: GenerationParams | None = None, reading: str = "incanon") -> "Judges":
+        """All judges on ``model`` (with the paper's judge settings unless ``params``), reading
+        scores the ``reading`` way."""
         params = params or JUDGE_PARAMS
-        return cls(SpatiotemporalJudge(model, prompts, params), PersonalityJudge(model, prompts, params),
-                   HallucinationJudge(model, prompts, params) if hallucination_types else None)
+        parser = parser_for(reading)
+        return cls(SpatiotemporalJudge(model, prompts, params, parser=parser),
+                   PersonalityJudge(model, prompts, params, parser=parser),
+                   HallucinationJudge(model, prompts, params) if hallucination_types else None, reading)
 
 
 async def judge_answer(item: TimeCharaItem, who: CharacterAt, answer: str, judges: Judges) -> ItemOutcome:
@@ -138,6 +145,13 @@ async def judge_answer(item: TimeCharaItem, who: CharacterAt, answer: str, judge
         "temporal_rationale": temporal.rationale, "personality_rationale": personality.rationale,
         "repaired": [n for n, v in (("temporal", temporal), ("personality", personality), ("spatial", spatial))
                      if v is not None and v.repaired],
+        # Which judges' texts the other reading would score differently (the report counts the
+        # items), so a user sees how much the choice of reading moves the numbers.
+        "readings_disagree": [n for n, v, allowed in (("temporal", temporal, {0, 1}),
+                                                      ("personality", personality, (1, 7)),
+                                                      ("spatial", spatial, {0, 1}))
+                              if v is not None and not v.repaired and readings_differ(v.rationale, allowed)],
+        "score_reading": judges.reading,
     }
     if spatial is not None:
         scores["spatial"] = spatial.score
@@ -209,6 +223,9 @@ class EvalSetup:
     """``paper`` (the paper's zero-shot persona) or ``incanon`` (incanon's richer persona)."""
     persona: str | None = None
     """Overrides the protocol's persona (``paper`` or ``rich``)."""
+    score_reading: str | None = None
+    """Overrides the protocol's score reading (``authors`` under ``paper``, ``incanon`` under
+    ``incanon``)."""
     agent_params: GenerationParams = AGENT_PARAMS
     """Generation settings of the role-playing model (the paper's by default)."""
     judge_params: GenerationParams = JUDGE_PARAMS
@@ -228,6 +245,10 @@ class EvalSetup:
             raise ConfigError(f"unknown protocol {self.protocol!r}; known: {', '.join(PROTOCOLS)}")
         return self.persona or PROTOCOLS[self.protocol]
 
+    def reading(self) -> str:
+        """The score reading the judges use."""
+        return reading_for(self.protocol, self.score_reading)
+
 
 async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup: EvalSetup) -> list[RunResult]:
     """One run per method over ``items`` (resumed if it exists); the runs' results in order."""
@@ -246,7 +267,8 @@ async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup
         agents = create_agents(methods, setup.agent_model, prompts, setup.resolver.store, setup.embedder,
                                params=setup.agent_params, persona=persona, examples=setup.examples,
                                filter_after=setup.protocol == "paper")
-    judges = Judges.on(setup.judge_model, prompts, setup.hallucination_types, setup.judge_params)
+    judges = Judges.on(setup.judge_model, prompts, setup.hallucination_types, setup.judge_params,
+                       setup.reading())
     run_list = [RunItem(id=item.id, input=item.row()) for item in items]
     dataset = {**setup.dataset, "items": len(items), "fingerprint": items_fingerprint(items)}
     results = []
@@ -256,6 +278,10 @@ async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup
             dataset=dataset, models=setup.models, methods=[agent.name],
             params={"hallucination_types": setup.hallucination_types, "canon": setup.resolver.store is not None,
                     "protocol": setup.protocol, "persona": persona,
+                    # Named only when it overrides the protocol's reading, so the ids of runs
+                    # made with the protocol's own reading stay what they were.
+                    **({"score_reading": judges.reading}
+                       if judges.reading != reading_for(setup.protocol) else {}),
                     "agent_params": setup.agent_params.model_dump(mode="json"),
                     "judge_params": setup.judge_params.model_dump(mode="json"),
                     # The examples by content, not by path: the same files give the same run

@@ -201,6 +201,10 @@ class RunSummary(BaseModel):
     """Items answered whose judge gave no readable score even after the repair call."""
     failed_ids: list[str] = Field(default_factory=list)
     first_error: str | None = None
+    score_reading: str | None = None
+    """How the run read the judges' scores (``authors`` / ``incanon``; None for older runs)."""
+    readings_disagree: int = 0
+    """Items where the other reading of at least one judge's text gives a different score."""
 
 
 def run_summaries(store: RunStore, run_ids: Iterable[str]) -> list[RunSummary]:
@@ -212,10 +216,17 @@ def run_summaries(store: RunStore, run_ids: Iterable[str]) -> list[RunSummary]:
         unjudged = sum(1 for s in store.samples(run_id, status="ok")
                        if spatiotemporal_score(s.input.get("data_type", ""), (s.scores or {}).get("temporal"),
                                                (s.scores or {}).get("spatial")) is None)
+        extras = [s.extra or {} for s in store.samples(run_id, status="ok")]
+        # A run names its reading only when it overrides its protocol's (see evaluate.py).
+        protocol = info.config.params.get("protocol")
+        reading = info.config.params.get("score_reading") or (
+            {"paper": "authors", "incanon": "incanon"}.get(protocol) if isinstance(protocol, str) else None)
         out.append(RunSummary(
             run_id=run_id, model=info.config.models.get("agent", "?"),
             method=info.config.methods[0] if info.config.methods else "?", status=info.status,
             total=info.total, judged=info.ok - unjudged, failed=len(failed), unjudged=unjudged,
             failed_ids=[s.item_id for s in failed], first_error=failed[0].error if failed else None,
+            score_reading=reading if isinstance(reading, str) else None,
+            readings_disagree=sum(1 for e in extras if e.get("readings_disagree")),
         ))
     return out

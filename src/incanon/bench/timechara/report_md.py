@@ -35,6 +35,10 @@ def _runs(doc: Doc, report: TimeCharaReport) -> None:
     doc.table(["Run", "Method", "Status", "Judged", "Failed", "Unjudged"],
               [[r.run_id, r.method, r.status, r.judged, r.failed, r.unjudged] for r in report.runs])
     for r in report.runs:
+        if r.score_reading and r.judged + r.unjudged:
+            other = "incanon's" if r.score_reading == "authors" else "the authors'"
+            doc.text(f"Scores of {r.run_id} ({r.method}) read the {r.score_reading} way; {other} reading "
+                     f"of the judges' texts disagrees on {r.readings_disagree} of {r.judged + r.unjudged} answered items.")
         if r.failed:
             shown = ", ".join(r.failed_ids[:_SHOWN_IDS]) + (f", ... ({len(r.failed_ids) - _SHOWN_IDS} more)"
                                                          if len(r.failed_ids) > _SHOWN_IDS else "")

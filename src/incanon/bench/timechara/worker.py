@@ -34,6 +34,8 @@ class WorkerSpec:
     """The authors' few-shot JSON file or folder."""
     filter_after: bool = True
     """rag-cutoff as the authors do it (the paper protocol)."""
+    score_reading: str = "authors"
+    """How the judges' scores are read (the paper protocol: the authors' way)."""
 
 
 def build_task(spec: WorkerSpec, method: str) -> tuple[Task, Mapping[str, str]]:
@@ -57,5 +59,5 @@ def build_task(spec: WorkerSpec, method: str) -> tuple[Task, Mapping[str, str]]:
                           params=GenerationParams(**spec.agent_params) if spec.agent_params else None,
                           persona=spec.persona, examples=spec.examples, filter_after=spec.filter_after)[0]
     judges = Judges.on(models[spec.judge], prompts, spec.hallucination_types,
-                       GenerationParams(**spec.judge_params) if spec.judge_params else None)
+                       GenerationParams(**spec.judge_params) if spec.judge_params else None, spec.score_reading)
     return make_task(agent, resolver, judges), prompts.used
