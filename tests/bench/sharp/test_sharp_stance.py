@@ -18,6 +18,16 @@ from incanon.models import ScriptedModel
     ("Stance: **supportive**\nReason: says yes", Stance.FAVOR),
     ("I would call this NEUTRAL.", Stance.NEUTRAL),
     ('{"stance": "disagree", "reason": "x"}', Stance.AGAINST),
+    # "neither ... nor ..." names the middle, not the first side it mentions
+    ("Neither favor nor against: NEUTRAL", Stance.NEUTRAL),
+    ("Stance: Neither favor nor against", Stance.NEUTRAL),
+    ('{"Stance": "neither in favour nor against", "Reason": "hedges"}', Stance.NEUTRAL),
+    ("The character neither agrees nor disagrees.", Stance.NEUTRAL),
+    # a bare Chinese label, full-width or ASCII colon, either script
+    ("立场：反对", Stance.AGAINST),
+    ("立场: 中立", Stance.NEUTRAL),
+    ("立場：支持", Stance.FAVOR),
+    ("立場：反對\n理由：与常识不符", Stance.AGAINST),
 ])
 def test_messy_outputs_are_read(text, stance):
     reading = parse_stance(text)
@@ -33,6 +43,14 @@ def test_messy_outputs_are_read(text, stance):
 def test_unreadable_outputs_say_why(text, problem):
     reading = parse_stance(text)
     assert reading.stance is None and problem in (reading.problem or "")
+
+
+def test_chinese_negated_label_is_no_stance():
+    assert parse_stance("立场：不支持").stance is None  # says what the stance is not
+
+
+def test_neither_nor_keeps_the_detectors_words_as_reason():
+    assert parse_stance("Neither favor nor against: NEUTRAL").reason == "Neither favor nor against: NEUTRAL"
 
 
 def test_reason_is_kept_and_may_be_missing():

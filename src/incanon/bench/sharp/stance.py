@@ -47,11 +47,29 @@ _SYNONYMS: dict[Stance, tuple[str, ...]] = {
 }
 # Chinese detector wording (a Chinese prompt may get a Chinese answer). Negated forms first:
 # "不支持" must not read as 支持.
+# Traditional-script forms too: detectors answer in the script of the claim, and SHARP's Chinese
+# claims mix both.
 _ZH_SYNONYMS: tuple[tuple[str, Stance | None], ...] = (
-    ("不支持", None), ("不赞同", Stance.AGAINST), ("不同意", Stance.AGAINST), ("不赞成", Stance.AGAINST),
-    ("反对", Stance.AGAINST), ("否定", Stance.AGAINST), ("中立", Stance.NEUTRAL), ("无立场", Stance.NEUTRAL),
-    ("支持", Stance.FAVOR), ("赞同", Stance.FAVOR), ("赞成", Stance.FAVOR), ("同意", Stance.FAVOR),
+    ("不支持", None), ("不赞同", Stance.AGAINST), ("不贊同", Stance.AGAINST), ("不同意", Stance.AGAINST),
+    ("不赞成", Stance.AGAINST), ("不贊成", Stance.AGAINST),
+    ("反对", Stance.AGAINST), ("反對", Stance.AGAINST), ("否定", Stance.AGAINST), ("中立", Stance.NEUTRAL),
+    ("无立场", Stance.NEUTRAL), ("無立場", Stance.NEUTRAL),
+    ("支持", Stance.FAVOR), ("赞同", Stance.FAVOR), ("贊同", Stance.FAVOR), ("赞成", Stance.FAVOR),
+    ("贊成", Stance.FAVOR), ("同意", Stance.FAVOR),
 )
+# "立场：反对", "立場: 中立", "态度 = 支持": a Chinese key with a Chinese value (full-width colon too).
+_ZH_KEYED = re.compile(r"(?:立场|立場|态度|態度)\s*[:：=]\s*[\"'“「]?\s*([\u4e00-\u9fff]{1,6})")
+# "neither favor nor against" names the middle, not the two sides it mentions: without this the
+# negation check sees "nor against" denied but "Neither favor" asserted, and reads FAVOR.
+_NEITHER_NOR = re.compile(
+    r"\bneither\s+(?:in\s+)?(?:favou?r|against|support\w*|agree\w*|oppos\w*|disagree\w*)\s+"
+    r"nor\s+(?:in\s+)?(?:favou?r|against|support\w*|agree\w*|oppos\w*|disagree\w*)\b",
+    re.IGNORECASE)
+
+
+def _neither_nor(text: str) -> str:
+    """``text`` with every "neither <stance> nor <stance>" replaced by the word NEUTRAL."""
+    return _NEITHER_NOR.sub("NEUTRAL", text)
 _KEYED = re.compile(r"""["']?\bstance\b["']?\s*[:=]\s*\**\s*["']?\[?\s*([A-Za-z][A-Za-z ]{0,20})""", re.IGNORECASE)
 _LABEL_WORD = re.compile(r"\b(FAVOU?R|AGAINST|NEUTRAL)\b", re.IGNORECASE)
 LABELS = frozenset(s.value for s in Stance)
@@ -75,6 +93,7 @@ def to_stance(value: Any) -> Stance | None:
         return value
     if not isinstance(value, str):
         return None
+    value = _neither_nor(value)
     zh = _zh_stances(value)
     text = re.sub(r"[^a-z' ]+", " ", value.lower().replace("’", "'")).strip()
     if text in {"favor", "favour", "against", "neutral"} and not zh:
@@ -118,7 +137,8 @@ def parse_stance(text: str) -> StanceReading:
     names exactly one of FAVOR / AGAINST / NEUTRAL. Keys and values are case-insensitive. A
     missing ``reason`` is allowed (the stance is what the metrics need).
     """
-    text = text or ""
+    original = text or ""
+    text = _neither_nor(original)  # parsed; the reason keeps the detector's own words
     problem = "no JSON object with a 'stance' field"
     for obj in _objects(text):
         raw = _field(obj, "stance")
@@ -138,10 +158,14 @@ def parse_stance(text: str) -> StanceReading:
             reason = re.search(r"""["']?\breason\b["']?\s*[:=]\s*["']?(.+?)["']?\s*(?:[,}]|$)""", text,
                                re.IGNORECASE | re.DOTALL)
             return StanceReading(stance=stance, reason=(reason.group(1).strip() if reason else ""))
+    for match in _ZH_KEYED.finditer(text):
+        stance = to_stance(match.group(1))  # "不支持" maps to no stance, as in English
+        if stance is not None:
+            return StanceReading(stance=stance, reason=original.strip())
     if not _objects(text):
         labels, denied = named_labels(text, _LABEL_WORD, to_stance)
         if len(labels) == 1:
-            return StanceReading(stance=labels.pop(), reason=text.strip())
+            return StanceReading(stance=labels.pop(), reason=original.strip())
         if len(labels) > 1:
             problem = "the reply names several stances and no JSON says which one is meant"
         elif denied:
