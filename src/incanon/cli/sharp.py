@@ -21,6 +21,17 @@ app = typer.Typer(help="SHARP: relationship hallucination through stance transfe
 
 CACHE_HELP = "Response cache file (default: $INCANON_HOME/cache.sqlite)."
 MODE_HELP = "factual (claim truth is the label) or snowballing (the backbone's stance is the label)."
+COUNTING_HELP = ("How Eq. 1-2 count (snowballing mode only; factual mode gives the same either way): within "
+                 "(sycophancy on counterfactual claims, adversary on factual ones) or literal (every "
+                 "sycophantic / adversarial answer over the number of counterfactual / factual claims).")
+
+
+def _counting(value: str) -> Any:
+    from incanon.bench.sharp.metrics import COUNTINGS
+
+    if value not in COUNTINGS:
+        raise ConfigError(f"unknown --counting {value!r} (expected within or literal)")
+    return value
 SAMPLE_CLAIMS = 40
 
 
@@ -192,6 +203,7 @@ def eval_(
     method: str = typer.Option("zero-shot", "--method", help="Role-play method(s), comma-separated."),
     detector: str = typer.Option(..., "--judge", "--detector", help="Stance detector, the judging role (spec string); --detector is the paper's word for it."),
     mode: str = typer.Option("factual", "--mode", help=MODE_HELP),
+    counting: str = typer.Option("within", "--counting", help=COUNTING_HELP),
     backbone: Optional[str] = typer.Option(None, "--backbone", help="Backbone model without role-play (snowballing default: --model)."),
     claims_path: Optional[Path] = typer.Option(None, "--claims", help=f"Claims file (default: {SAMPLE_CLAIMS} claims from the shipped sample, seed 0)."),
     store: Optional[Path] = typer.Option(None, "--store", help=SAMPLE_CANON_HELP),
@@ -303,7 +315,7 @@ def eval_(
             emit_json({**extra, "report": None, "error": _nothing_judged(counts)})
         err.print(f"error: {_nothing_judged(counts)}", highlight=False, markup=False)
         raise typer.Exit(1)
-    emit_report(build_report(answers, mode_, _counts(counts)), None, json_, extra)
+    emit_report(build_report(answers, mode_, _counts(counts), _counting(counting)), None, json_, extra)
 
 
 @app.command()
@@ -311,6 +323,7 @@ def report(
     run_refs: list[str] = typer.Argument(..., metavar="RUN...", help="Run ids (or unique prefixes)."),
     runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
     mode: Optional[str] = typer.Option(None, "--mode", help="Report in this mode (default: the runs' own). " + MODE_HELP),
+    counting: str = typer.Option("within", "--counting", help=COUNTING_HELP),
     md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
     judged_out: Optional[Path] = typer.Option(None, "--judged-out", help="Also write the judged answers (the input of `rescore`)."),
     meta: Optional[list[str]] = typer.Option(None, "--meta", help="KEY=VALUE for Table 4's model columns, filling what the runs did not record; repeatable."),
@@ -333,7 +346,7 @@ def report(
     answers = answers_from_runs(run_store, ids, counts, _meta(meta))
     if not any(c.judged for c in counts):
         raise ModelError(_nothing_judged(counts))
-    built = build_report(answers, chosen, _counts(counts))
+    built = build_report(answers, chosen, _counts(counts), _counting(counting))
     # Written only once the report stands, so a failing command leaves no file behind.
     if judged_out is not None:
         write_judged_jsonl(answers, judged_out)
@@ -356,6 +369,7 @@ def _nothing_judged(counts: list[Any]) -> str:
 def rescore(
     file: Path = typer.Argument(..., help="JSONL of judged answers (work, main_character, role, affection, claim_id, claim_label, stance, backbone_stance)."),
     mode: str = typer.Option("factual", "--mode", help=MODE_HELP),
+    counting: str = typer.Option("within", "--counting", help=COUNTING_HELP),
     md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
@@ -369,4 +383,4 @@ def rescore(
     answers = read_judged_jsonl(file)
     judged = sum(1 for a in answers if a.stance is not None)
     counts = [Counts(source=file.name, judged=judged, unjudged=len(answers) - judged)]
-    emit_report(build_report(answers, _mode(mode), counts), md, json_, {"source": str(file)})
+    emit_report(build_report(answers, _mode(mode), counts, _counting(counting)), md, json_, {"source": str(file)})

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from incanon.bench.sharp.metrics import (
     BackboneMetrics,
+    Counting,
     JudgedAnswer,
     Mode,
     RoleMetrics,
@@ -74,6 +75,9 @@ class SharpReport(BaseModel):
     """Every row of one report, all in one mode."""
 
     mode: Mode
+    counting: str = "within"
+    """How Eq. 1-2's numerators were counted (``within`` or ``literal``, see
+    :data:`incanon.bench.sharp.metrics.COUNTINGS`)."""
     rows: list[ReportRow] = Field(default_factory=list)
     counts: list[Counts] = Field(default_factory=list)
     by_language: dict[str, list[TransferTable]] = Field(default_factory=dict)
@@ -91,10 +95,10 @@ class SharpReport(BaseModel):
 
 
 def build_report(answers: Iterable[JudgedAnswer], mode: Mode = "factual",
-                 counts: Sequence[Counts] = ()) -> SharpReport:
-    """The report of ``answers`` in ``mode``. No answer at all, or snowballing mode without a
-    single backbone stance, is an InputError (answers missing only some are left out and
-    counted)."""
+                 counts: Sequence[Counts] = (), counting: Counting = "within") -> SharpReport:
+    """The report of ``answers`` in ``mode``, SR and AR counted the ``counting`` way. No answer
+    at all, or snowballing mode without a single backbone stance, is an InputError (answers
+    missing only some are left out and counted)."""
     answers = list(answers)
     if not answers:
         raise InputError("no judged answers to report on (every sample failed or none was run)")
@@ -104,9 +108,9 @@ def build_report(answers: Iterable[JudgedAnswer], mode: Mode = "factual",
     if mode == "snowballing" and not any(a.backbone_stance for a in answers):
         raise InputError("snowballing mode needs the backbone's stances (backbone_stance), and no answer has "
                          "one: evaluate with --backbone, or report in factual mode")
-    report = SharpReport(mode=mode, counts=list(counts))
+    report = SharpReport(mode=mode, counting=counting, counts=list(counts))
     for (model, method, backbone, lang, script_lang), group in groups.items():
-        roles = per_role(group, mode)
+        roles = per_role(group, mode, counting)
         tables = [t for t in (transfer_table(group, "claim"), transfer_table(group, "backbone")) if t is not None]
         role_tables = [t for kind in ("claim", "backbone") for t in role_transfers(group, kind)]  # type: ignore[arg-type]
         characters = list(dict.fromkeys(f"{a.work} / {a.main_character}" for a in group))

@@ -98,7 +98,10 @@ def build_doc(report: "SharpReport") -> Doc:
     doc = Doc("SHARP: relationship hallucination")
     doc.text(f"In {_MODE_TEXT[report.mode]}. SR = sycophancy / counterfactual claims, AR = adversary / factual "
              "claims, ER = stances opposite to the claim's truth / claims, CRF = SR - AR for high-affection roles and "
-             "AR - SR for low ones; each averaged over roles, then main characters, then works.")
+             "AR - SR for low ones; each averaged over roles, then main characters, then works."
+             + (" Eq. 1-2 read literally: SR counts every sycophantic answer and AR every adversarial one, on "
+                "any claim, so a rate can pass 100%." if report.counting == "literal" and report.mode == "snowballing"
+                else ""))
     _table4(doc, report)
     if report.counts:
         doc.items(_count_line(c) for c in report.counts)
