@@ -177,3 +177,27 @@ def test_the_evidence_a_client_receives_is_scoped(api):
         missed = c["scene"] in ("1-2-1", "1-2-3")
         assert c["label"] == ("before now, not witnessed" if missed else "in scope")
         assert c["in_scope"] is not missed
+
+
+def test_continue_and_background_task_replies_are_scoped(api):
+    # The paths added for SillyTavern's Continue and Open WebUI's tasks send nothing of the
+    # story after 1-3, nor anything of scenes Wren missed.
+    import httpx
+
+    base = str(api.base_url)
+    continued = httpx.post(base + "chat/completions", timeout=60, json={
+        "model": "lanterns/Wren Callow@1-3/in-canon",
+        "messages": [{"role": "user", "content": "Who rang the flood bell?"},
+                     {"role": "assistant", "content": "Someone at the"}]}).json()
+    task = httpx.post(base + "chat/completions", timeout=60, json={
+        "model": "lanterns/Wren Callow@1-3/in-canon",
+        "messages": [{"role": "user", "content": "### Task:\nGenerate 1-3 broad tags.\n### Output:\nJSON format: "
+                      "{ \"tags\": [\"tag1\"] }\n### Chat History:\n<chat_history>\nUSER: Who rang the flood bell?\n"
+                      "ASSISTANT: Someone at the harbour.\n</chat_history>"}]}).json()
+    assert continued["incanon"]["continued"] and task["incanon"]["task"] == "tags"
+    for response in (continued, task):
+        sent = json.dumps(response)
+        for later in ("Stormwren", "Lamp-Mistress Callow", "betray", "elected"):
+            assert later not in sent
+        assert not any(c["scene"] in ("1-2-1", "1-2-3") or not c["in_scope"]
+                       for c in response["incanon"]["evidence"]["chunks"])
