@@ -29,9 +29,9 @@ def _ok_count(path: Path) -> int:
         return 0  # schema not created yet
 
 
-def _worker(store: Path, side: Path) -> subprocess.Popen:
+def _worker(store: Path, side: Path, sleep: float = SLEEP) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, str(WORKER), str(store), str(side), str(N), str(SLEEP), str(CONCURRENCY)],
+        [sys.executable, str(WORKER), str(store), str(side), str(N), str(sleep), str(CONCURRENCY)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
 
@@ -93,7 +93,9 @@ def test_kill_9_then_resume(tmp_path: Path):
 @pytest.mark.timeout(120)
 def test_ctrl_c_marks_run_interrupted(tmp_path: Path):
     store_path, side = tmp_path / "runs.sqlite", tmp_path / "executed.txt"
-    proc = _worker(store_path, side)
+    # Slower items than the kill test's: the whole run must still be going when Ctrl-C comes,
+    # even when a loaded machine wakes this poller late (at 0.01 s a run of 200 could finish first).
+    proc = _worker(store_path, side, sleep=0.1)
     deadline = time.monotonic() + 60
     while _ok_count(store_path) < 20:
         assert proc.poll() is None, proc.stderr.read().decode()
