@@ -17,7 +17,7 @@ import pytest
 import kill_worker
 from incanon.runs import ItemOutcome, RunItem, RunStore, run, run_items
 from incanon.runs.commits import GroupCommit
-from runs_testutil import make_items
+from runs_testutil import make_items, ok_count
 
 WORKER = Path(kill_worker.__file__)
 
@@ -91,14 +91,6 @@ def test_group_commit_errors_reach_every_waiting_worker(tmp_path: Path):
     assert [str(r) for r in results] == ["store gone"] * 3
 
 
-def _ok_count(path: Path) -> int:
-    if not path.exists():
-        return 0
-    try:
-        with sqlite3.connect(path, timeout=5) as db:
-            return db.execute("SELECT COUNT(*) FROM samples WHERE status = 'ok'").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
 
 
 @pytest.mark.timeout(240)
@@ -116,7 +108,7 @@ def test_repeated_kill_9_with_group_commit(tmp_path: Path):
         target = (k + 1) * n // (kills + 2) + rng.randint(0, 20)
         proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
-        while _ok_count(store_path) < target:
+        while ok_count(store_path) < target:
             assert proc.poll() is None, proc.stderr.read().decode()
             assert time.monotonic() < deadline, "worker made no progress"
             time.sleep(0.002)

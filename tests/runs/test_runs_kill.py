@@ -13,20 +13,13 @@ from pathlib import Path
 import pytest
 
 import kill_worker
+from runs_testutil import ok_count
 from incanon.runs import RunStore, run
 
 WORKER = Path(kill_worker.__file__)
 N, SLEEP, CONCURRENCY = 200, 0.01, 4
 
 
-def _ok_count(path: Path) -> int:
-    if not path.exists():
-        return 0
-    try:
-        with sqlite3.connect(path, timeout=5) as db:
-            return db.execute("SELECT COUNT(*) FROM samples WHERE status = 'ok'").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0  # schema not created yet
 
 
 def _worker(store: Path, side: Path, sleep: float = SLEEP) -> subprocess.Popen:
@@ -47,7 +40,7 @@ def test_kill_9_then_resume(tmp_path: Path):
 
     proc = _worker(store_path, side)
     deadline = time.monotonic() + 60
-    while _ok_count(store_path) < 40:
+    while ok_count(store_path) < 40:
         assert proc.poll() is None, proc.stderr.read().decode()
         assert time.monotonic() < deadline, "worker made no progress"
         time.sleep(0.005)
@@ -97,7 +90,7 @@ def test_ctrl_c_marks_run_interrupted(tmp_path: Path):
     # even when a loaded machine wakes this poller late (at 0.01 s a run of 200 could finish first).
     proc = _worker(store_path, side, sleep=0.1)
     deadline = time.monotonic() + 60
-    while _ok_count(store_path) < 20:
+    while ok_count(store_path) < 20:
         assert proc.poll() is None, proc.stderr.read().decode()
         assert time.monotonic() < deadline, "worker made no progress"
         time.sleep(0.005)
@@ -111,4 +104,4 @@ def test_ctrl_c_marks_run_interrupted(tmp_path: Path):
     assert '"sessions": 1' in totals and 20 <= recorded < N
     proc = _worker(store_path, side)
     assert proc.wait(timeout=60) == 0
-    assert _ok_count(store_path) == N
+    assert ok_count(store_path) == N

@@ -64,7 +64,7 @@ def test_models_lists_each_character_with_its_time_points(api):
 
 def test_models_name_later_points_only_with_spoilers(tmp_path):
     from incanon.sample import sample_world
-    from incanon.serve.characters import model_entries
+    from incanon.serve.model_list import model_entries
     from incanon.serve.config import ServeConfig
 
     with CanonStore.open(tmp_path / "canon") as store:

@@ -19,6 +19,7 @@ from typing import Any
 from incanon.agents.registry import DEFAULT_METHOD, create_agent
 from incanon.audit.surfaces import Sent, card_surface, method_surfaces, models_surface, persona_surface
 from incanon.canon.horizon import KINDS, Horizon, Leaks
+from incanon.canon.persona import horizon_at
 from incanon.canon.position import Position
 from incanon.canon.records import CharacterRecord
 from incanon.canon.store import CanonStore
@@ -144,7 +145,8 @@ async def audit_work(
     for n, (record, label, position) in enumerate(points, start=1):
         if progress:
             progress(f"[{n}/{len(points)}] {record.name} at {label} ({position})")
-        horizon = Horizon(store, work, record, position)
+        # The same horizon the persona builder and in-canon use (built once per point).
+        horizon = horizon_at(store, work, record, position)
         at = str(position)
         report.points.append((record.name, at))
         own = {"persona": persona_surface(store, work, record, position),

@@ -96,7 +96,7 @@ async def method_surfaces(agent: Agent, store: CanonStore, work: str, record: Ch
 
 def models_surface(store: CanonStore, work: str, record: CharacterRecord, label: str, position: Position) -> Sent:
     """The ``/v1/models`` entry of ``record`` at ``label``, as the server lists it."""
-    from incanon.serve.characters import model_entry
+    from incanon.serve.model_list import model_entry
 
     entry = model_entry(store, store.work(work), record, label, position, methods=("in-canon",))
     return Sent(story_text(entry))

@@ -142,12 +142,8 @@ def persona_at(store: CanonStore, work: str, character: str | CharacterRecord, a
 def horizon_at(store: CanonStore, work: str, record: CharacterRecord, position: Position) -> Horizon:
     """The ``Horizon`` of ``record`` at ``position``, kept per store for repeated builds (a
     server asks for the same character@point many times)."""
-    return _cached_horizon(store, store_generation(store), work, record.name, position)
-
-
-def store_generation(store: CanonStore) -> tuple[int, int]:
-    """A value that changes whenever the store's content may have."""
-    return store.data_version()
+    # Keyed on the store's data version: a changed store builds the horizon anew.
+    return _cached_horizon(store, store.data_version(), work, record.name, position)
 
 
 @lru_cache(maxsize=64)

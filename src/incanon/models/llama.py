@@ -23,7 +23,7 @@ from incanon.errors import ModelError
 from incanon.models.faults import ContextOverflowError
 from incanon.models.gguf import resolve_gguf
 from incanon.models.limit import endpoint_gate
-from incanon.models.streaming import PieceCallback, piece_writer, pieces_of, thread_safe
+from incanon.models.streaming import PieceCallback, StreamsPieces, thread_safe
 from incanon.models.types import Completion, GenerationParams, Message
 
 DEFAULT_N_CTX = 4096
@@ -122,7 +122,7 @@ def llama_options(params: GenerationParams) -> dict[str, Any]:
 _OVERFLOW = re.compile(r"Requested tokens \((\d+)\) exceed context window of (\d+)")
 
 
-class LlamaChatModel:
+class LlamaChatModel(StreamsPieces):
     """A chat model running a local GGUF file."""
 
     def __init__(
@@ -170,19 +170,6 @@ class LlamaChatModel:
             prompt_tokens=tokens,
             n_ctx=n_ctx,
         )
-
-    async def generate(
-        self, messages: Sequence[Message], params: GenerationParams | None = None
-    ) -> Completion:
-        """Generate in a worker thread; ``ContextOverflowError`` when the prompt does not fit.
-        Inside :func:`~incanon.models.streaming.streaming_to` the text is handed over piece
-        by piece as llama.cpp writes it."""
-        return await self._generate(messages, params, piece_writer())
-
-    async def stream(self, messages: Sequence[Message], params: GenerationParams | None = None) -> AsyncIterator[str]:
-        """The completion's text, piece by piece as it is written."""
-        async for piece in pieces_of(lambda write: self._generate(messages, params, write)):
-            yield piece
 
     async def _generate(self, messages: Sequence[Message], params: GenerationParams | None,
                         write: PieceCallback | None) -> Completion:

@@ -20,7 +20,7 @@ from urllib.parse import urlparse
 from incanon.secrets import redact
 from incanon.errors import ConfigError, ModelError
 from incanon.models.faults import MalformedResponseError, RetryableError, parse_retry_after, scrub
-from incanon.models.streaming import PieceCallback, piece_writer, pieces_of
+from incanon.models.streaming import PieceCallback, StreamsPieces
 from incanon.models.types import Completion, GenerationParams, Message
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -130,7 +130,7 @@ def request_options(params: GenerationParams) -> dict[str, Any]:
     return options
 
 
-class OpenAIChatModel:
+class OpenAIChatModel(StreamsPieces):
     """A chat model behind an OpenAI-compatible ``/chat/completions`` endpoint."""
 
     def __init__(
@@ -178,19 +178,6 @@ class OpenAIChatModel:
             )
             self._clients[loop] = client
         return client
-
-    async def generate(
-        self, messages: Sequence[Message], params: GenerationParams | None = None
-    ) -> Completion:
-        """One ``/chat/completions`` call; failures become ``RetryableError`` or ``ModelError``.
-        Inside :func:`~incanon.models.streaming.streaming_to` the call streams and the text is
-        handed over piece by piece."""
-        return await self._generate(messages, params, piece_writer())
-
-    async def stream(self, messages: Sequence[Message], params: GenerationParams | None = None) -> AsyncIterator[str]:
-        """The completion's text, piece by piece as the server sends it."""
-        async for piece in pieces_of(lambda write: self._generate(messages, params, write)):
-            yield piece
 
     async def _generate(self, messages: Sequence[Message], params: GenerationParams | None,
                         write: PieceCallback | None) -> Completion:

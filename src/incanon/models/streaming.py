@@ -111,3 +111,20 @@ async def stream_text(model: ChatModel, messages: Sequence[Message],
     completion = await model.generate(messages, params)
     if completion.text:
         yield completion.text
+
+
+class StreamsPieces:
+    """``generate`` and ``stream`` for a backend whose ``_generate(messages, params, write)``
+    hands its text to ``write`` piece by piece (``write`` None: no one is listening)."""
+
+    async def _generate(self, messages: Any, params: Any, write: PieceCallback | None) -> Any:
+        raise NotImplementedError
+
+    async def generate(self, messages: Any, params: Any = None) -> Any:
+        """One completion; inside :func:`streaming_to` its text is handed over as it comes."""
+        return await self._generate(messages, params, piece_writer())
+
+    async def stream(self, messages: Any, params: Any = None) -> AsyncIterator[str]:
+        """The completion's text, piece by piece as it is written."""
+        async for piece in pieces_of(lambda write: self._generate(messages, params, write)):
+            yield piece

@@ -40,6 +40,7 @@ from incanon.chat.transcript import Evidence
 from incanon.errors import ConfigError, IncanonError, InputError
 from incanon.models.types import Completion, GenerationParams
 from incanon.serve.config import ServeConfig
+from incanon.serve.model_list import model_entries
 from incanon.serve.requests import BackgroundTask, background_task, choices_wanted, continue_turn, sampling
 
 log = logging.getLogger(__name__)
@@ -422,38 +423,3 @@ def stream_events(reply: CharacterReply, piece_chars: int = 24) -> list[str]:
                          {"incanon": reply.incanon(), "usage": reply.usage()}))
     events.append("data: [DONE]\n\n")
     return events
-
-
-def model_entries(config: ServeConfig) -> list[dict[str, Any]]:
-    """The ``/v1/models`` entries of the canon store of ``config`` (see ``list_models``)."""
-    from incanon.retrieval.chunks import end_of_story
-
-    entries: list[dict[str, Any]] = []
-    with CanonStore.open(config.canon) as store:
-        for work in store.works():
-            for character in store.characters(work.id):
-                points = sorted(character.time_points, key=lambda tp: tp.position.key)
-                stops = [(tp.label, tp.position) for tp in points] or [("end", end_of_story(work.axis))]
-                for label, position in stops:
-                    entries.append(model_entry(store, work, character, label, position, config.methods,
-                                               spoilers=config.spoilers))
-    return entries
-
-
-def model_entry(store: CanonStore, work: Any, character: Any, label: str, position: Any,
-                methods: tuple[str, ...], *, spoilers: bool = False) -> dict[str, Any]:
-    """One ``/v1/models`` entry: ``character`` (a record) of ``work`` (a record) at ``label``,
-    described as it stands there by the scoped builder."""
-    from incanon.canon.persona import persona_at
-
-    persona = persona_at(store, work.id, character, position, text=False)
-    info: dict[str, Any] = {
-        "work": work.id, "title": work.title, "character": character.name,
-        "names": list(persona.names), "at": label, "position": str(position),
-        "description": persona.time_description,
-        "time_points": [tp.label for tp in persona.reached], "methods": list(methods)}
-    if spoilers:
-        info["later_time_points"] = [tp.label for tp in sorted(character.time_points, key=lambda t: t.position.key)
-                                     if tp.position > position]
-    return {"id": f"{work.id}/{character.name}@{label}", "object": "model", "created": int(time.time()),
-            "owned_by": "incanon", "incanon": info}
