@@ -190,3 +190,24 @@ def test_recomputed_ngrams_that_replace_stored_ones_are_reported(tmp_path):
 def test_a_file_without_any_scorable_case_is_an_error():
     with pytest.raises(InputError, match="no case to rescore"):
         rescore_data({"cases": {"groundtruth": {"x": {"scenario": "s"}}}}, source="gt.json")
+
+
+def test_scores_above_100_are_explained_by_the_uncapped_first_evaluator():
+    # 6 actor rounds credit 1.8 severity points: one flaw of severity 1 gives 100 - 5*(1-1.8) = 104
+    # uncapped (the first released evaluator), 100 capped. A stored 130 matches no formula.
+    sim = [{"role": r, "content": "..."} for r in ("Ann", "Bob") * 3]
+    data = {"cases": {
+        "Book-1-0": {"simulation": sim, "critique": {
+            "Storyline Consistency": {**flaws(1), "score": 104.0}, "Anthropomorphism": {**flaws(), "score": 109.0},
+            "Character Fidelity": {**flaws(4), "score": 89.0}, "Storyline Quality": {**flaws(2), "score": 99.0}}},
+        "Book-2-0": {"simulation": sim, "critique": {
+            "Storyline Consistency": {**flaws(1), "score": 130.0}, "Anthropomorphism": {**flaws(), "score": 100.0},
+            "Character Fidelity": {**flaws(4), "score": 89.0}, "Storyline Quality": {**flaws(2), "score": 99.0}}}}}
+    result = rescore_data(data, source="old.json")
+    first, second = result.cases
+    assert first.scores["Storyline Consistency"] == 100.0
+    assert first.uncapped == ["Storyline Consistency", "Anthropomorphism"]
+    assert second.uncapped == [] and "Storyline Consistency" in second.disagreements
+    note = next(n for n in result.report.notes if "above 100" in n)
+    assert note.startswith("1 of them store dimension scores above 100 (up to 109)")
+    assert "without the upper cap" in note and "0e11992" in note

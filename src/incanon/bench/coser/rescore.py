@@ -32,7 +32,7 @@ from incanon.bench.coser.files import load_test_set, read_json
 from incanon.bench.coser.metrics import ngram_scores
 from incanon.bench.coser.report import CaseScores, GcaReport, model_row, run_label
 from incanon.bench.coser.scoring import (
-    DIMENSIONS, LENGTH_CREDIT, actor_rounds, aggregate, canonical_dimension, case_score, coerce_flaws,
+    DIMENSIONS, LENGTH_CREDIT, PENALTY, actor_rounds, aggregate, canonical_dimension, case_score, coerce_flaws,
     dimension_score,
 )
 from incanon.bench.coser.simulation.case import case_domain, case_id, to_domain
@@ -41,6 +41,13 @@ from incanon.runs import RunStore
 
 TOLERANCE = 0.01
 """Stored and recomputed scores closer than this agree."""
+
+UNCAPPED_NOTE = (
+    "the reference evaluator's first release (gca_evaluation/eval_reproduce.py before commit 0e11992, "
+    "2025-02-18) computed max(0, 100 - 5 x (sum of severities - 0.3 x actor rounds)) without the upper "
+    "cap of 100, so a case with few flaws and many actor rounds scored above 100; later releases and "
+    "incanon cap at 100")
+"""Why some of CoSER's older released evaluation files hold dimension scores above 100."""
 
 
 class RescoredCase(BaseModel):
@@ -61,6 +68,9 @@ class RescoredCase(BaseModel):
     """``recomputed`` (from the test set or the simulation file) or ``stored``."""
     stored_ngram: dict[str, float | None] = Field(default_factory=dict)
     """BLEU / ROUGE-L the file held (0-100), when it held them."""
+    uncapped: list[str] = Field(default_factory=list)
+    """Dimensions whose stored score is above 100 and equals the uncapped formula of the
+    reference's first evaluator (``UNCAPPED_NOTE``): the disagreement is explained."""
 
 
 class RescoreResult(BaseModel):
@@ -143,6 +153,7 @@ def rescore_case(model: str, cid: str, case: Mapping[str, Any], *, sample: TestS
     by_dim = {canonical_dimension(str(k)): v for k, v in critique.items() if canonical_dimension(str(k))}
     scores: dict[str, float | None] = {}
     stored: dict[str, float | None] = {}
+    uncapped: list[str] = []
     for dimension in DIMENSIONS:
         entry = by_dim.get(dimension)
         if not isinstance(entry, Mapping) or "flaws" not in entry:
@@ -153,6 +164,11 @@ def rescore_case(model: str, cid: str, case: Mapping[str, Any], *, sample: TestS
                                             length_credit=LENGTH_CREDIT if length_penalty else 0.0)
         if isinstance(entry.get("score"), (int, float)):
             stored[dimension] = float(entry["score"])
+            credit = LENGTH_CREDIT if length_penalty else 0.0
+            # The first released evaluator had no upper cap: check the stored figure is that one.
+            raw = max(0.0, 100.0 - PENALTY * (sum(float(f.severity) for f in flaws) - credit * rounds))
+            if stored[dimension] > 100.0 + TOLERANCE and abs(raw - stored[dimension]) <= TOLERANCE:
+                uncapped.append(dimension)
     if isinstance(case.get("score"), (int, float)):
         stored["score"] = float(case["score"])
     source = "stored"
@@ -178,7 +194,8 @@ def rescore_case(model: str, cid: str, case: Mapping[str, Any], *, sample: TestS
     domain = case_domain(sample) if sample is not None else to_domain(case.get("domain") or case.get("tag"))
     return RescoredCase(model=model, case_id=cid, domain=domain, actor_rounds=rounds, scores=scores, score=score,
                         stored=stored, disagreements=disagreements, ngram_source=source,
-                        stored_ngram={k: v for k, v in stored_ngram.items() if v is not None})
+                        stored_ngram={k: v for k, v in stored_ngram.items() if v is not None},
+                        uncapped=uncapped)
 
 
 def _test_index(path: str | Path | None) -> dict[str, TestSample]:
@@ -245,6 +262,11 @@ def rescore_data(data: Any, *, source: str, test: str | Path | None = None, cont
     if judged:
         result.report.notes.append(f"{len(judged)} case(s) had stored dimension scores that differ from the "
                                    "recomputed ones (see --json for which)")
+    over = [c for c in result.cases if c.uncapped]
+    if over:
+        top = max(c.stored[d] or 0.0 for c in over for d in c.uncapped)
+        result.report.notes.append(f"{len(over)} of them store dimension scores above 100 (up to {top:g}): "
+                                   f"{UNCAPPED_NOTE}")
     if layout == "coser-simulation":
         result.report.notes.append("simulation file: no critiques, BLEU / ROUGE-L only (judge the cases to get "
                                    "the four dimensions)")
