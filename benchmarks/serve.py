@@ -1,25 +1,47 @@
-"""Web app latency on a large run: how fast the run browser answers over real HTTP.
+"""Web app latency: the run browser on a large run, a server that never waits on itself during a
+book's first embedding, and 200 parallel chats of the OpenAI-compatible endpoint.
 
-Prints figures; not a test. Writes one run of N samples (TimeChara-shaped: a data type, a
-question, an answer, three scores, two rationales, three calls) with the runner into a fresh run
-store, serves the app on 127.0.0.1 from a thread, and times requests with httpx: the run list,
-the first sample page (read from the store), the same page again (kept in memory), a filtered
-page, a text search, one sample, and the run's report (tables and drawn charts), cold and warm.
+Prints figures; not a test. Three parts (``--part``, all by default):
 
-    .venv/bin/python benchmarks/serve.py [--samples 20000] [--repeat 5]
+* ``runs``: writes one run of N samples (TimeChara-shaped: a data type, a question, an answer,
+  three scores, two rationales, three calls) into a fresh run store, serves the app on 127.0.0.1
+  from a thread, and times the run list, sample pages (cold and kept), a filter, a text search,
+  one sample and the report (tables and drawn charts), cold and warm.
+* ``first-chat``: ``incanon serve`` in its own process on a fresh home (the sample world, nothing
+  embedded yet), its model a mock OpenAI-compatible server answering in 50 ms
+  (``fast_openai_server.py``, another process). The first chat with ``in-canon`` (a retrieval
+  method) starts; 3 s later ``GET /v1/models`` is sent and timed, then a page. Also counts the
+  progress lines on the server's stderr.
+* ``parallel``: the same server; 200 chats at once from one client (``zero-shot``, one model
+  call each), with the default per-client limit and with a limit of 1,000: p50 / p95 latency
+  and how many were refused (429).
+
+    .venv/bin/python benchmarks/serve.py [--part runs|first-chat|parallel] [--samples 20000]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import platform
+import re
 import statistics
+import subprocess
+import sys
 import tempfile
+import threading
 import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+
+sys.path.insert(0, str(Path(__file__).parent))  # fast_openai_server.py, beside this script
+
+from fast_openai_server import serve_in_process  # noqa: E402
 
 from incanon import __version__
 from incanon.runs import ItemOutcome, RunConfig, RunItem, RunStore, run_items
@@ -63,17 +85,13 @@ def _time(client: httpx.Client, url: str, repeat: int, **params) -> tuple[float,
     return first, statistics.median(times) if times else first, len(response.content)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=20_000)
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
-    print(f"incanon {__version__}, Python {platform.python_version()}, {platform.machine()}")
+def runs_part(samples: int, repeat: int) -> None:
+    """The run browser on one run of ``samples`` samples."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         start = time.perf_counter()
-        run_id = asyncio.run(_fill(root / "runs.sqlite", args.samples))
-        print(f"wrote {args.samples} samples in {time.perf_counter() - start:.1f} s")
+        run_id = asyncio.run(_fill(root / "runs.sqlite", samples))
+        print(f"wrote {samples} samples in {time.perf_counter() - start:.1f} s")
         config = ServeConfig(canon=root / "no-canon", runs=root / "runs.sqlite", cache=False)
         with BackgroundServer(config) as base, httpx.Client(base_url=base, timeout=600) as client:
             rows = [
@@ -81,14 +99,170 @@ def main() -> None:
                 ("sample page (limit 50)", f"api/runs/{run_id}/samples", {"limit": 50}),
                 ("filtered page (type=future)", f"api/runs/{run_id}/samples", {"type": "future", "limit": 50}),
                 ("text search (q=time 1999)", f"api/runs/{run_id}/samples", {"q": "time 1999"}),
-                ("last page (offset N-50)", f"api/runs/{run_id}/samples", {"offset": args.samples - 50, "limit": 50}),
-                ("one sample", f"api/runs/{run_id}/sample", {"item": f"{args.samples // 2:06d}"}),
+                ("last page (offset N-50)", f"api/runs/{run_id}/samples", {"offset": samples - 50, "limit": 50}),
+                ("one sample", f"api/runs/{run_id}/sample", {"item": f"{samples // 2:06d}"}),
                 ("report (tables + charts)", "api/report", {"run": run_id}),
             ]
             print(f"{'request':32} {'first ms':>10} {'median ms':>10} {'bytes':>10}")
             for name, url, params in rows:
-                first, median, size = _time(client, url, args.repeat, **params)
+                first, median, size = _time(client, url, repeat, **params)
                 print(f"{name:32} {first:10.1f} {median:10.1f} {size:10d}")
+
+
+# -- incanon serve in its own process ----------------------------------------------------------
+
+#: A character of the sample world at a named point; ``/zero-shot`` makes one model call.
+CHARACTER = "Wren Callow@end of book 1"
+
+
+class ServeProcess:
+    """``incanon serve`` on 127.0.0.1 (a free port) in a child process; its stderr lines are
+    kept with the time they came, so progress lines can be counted and placed."""
+
+    def __init__(self, home: Path, model_url: str, *extra: str) -> None:
+        env = {**os.environ, "INCANON_HOME": str(home), "OPENAI_API_KEY": "unused", "NO_COLOR": "1",
+               "COLUMNS": "200"}
+        env.pop("INCANON_CANON", None)
+        command = [str(Path(sys.executable).parent / "incanon"), "serve", "--port", "0",
+                   "--model", f"openai:mock@{model_url}", *extra]
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+        self.lines: list[tuple[float, str]] = []
+        self.url = ""
+        ready = threading.Event()
+
+        def read() -> None:
+            assert self.proc.stderr is not None
+            for line in self.proc.stderr:
+                self.lines.append((time.perf_counter(), line.rstrip()))
+                found = re.search(r"incanon serve: (http://\S+/)", line)
+                if found:
+                    self.url = found.group(1)
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        ready.wait(120)
+        deadline = time.monotonic() + 60
+        while self.url:  # the line is printed just before the server listens
+            try:
+                httpx.get(self.url + "api/info", timeout=5)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        if not self.url:
+            self.stop()
+            raise RuntimeError("incanon serve did not start:\n" + "\n".join(l for _, l in self.lines))
+
+    def stop(self) -> None:
+        """Stop the server (SIGTERM, then kill)."""
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@contextmanager
+def serving(home: Path, model_url: str, *extra: str) -> Iterator[ServeProcess]:
+    """A :class:`ServeProcess` for the ``with`` block."""
+    server = ServeProcess(home, model_url, *extra)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _chat_body(model: str, text: str = "Who rang the flood bell?") -> dict[str, object]:
+    return {"model": model, "messages": [{"role": "user", "content": text}], "max_tokens": 32}
+
+
+def first_chat_part() -> None:
+    """Row 1: ``GET /v1/models`` while the first chat with a retrieval method embeds the book."""
+    with tempfile.TemporaryDirectory() as tmp, serve_in_process(0.05) as model_url, \
+            serving(Path(tmp) / "home", model_url) as server:
+        outcome: dict[str, float | int | str] = {}
+
+        def chat() -> None:
+            start = time.perf_counter()
+            reply = httpx.post(server.url + "v1/chat/completions", json=_chat_body(CHARACTER), timeout=600)
+            outcome["chat_s"] = time.perf_counter() - start
+            outcome["chat_status"] = reply.status_code
+
+        started = time.perf_counter()
+        worker = threading.Thread(target=chat)
+        worker.start()
+        time.sleep(3.0)
+        timed = {}
+        for name, path in (("GET /v1/models", "v1/models"), ("GET /api/works", "api/works"), ("GET /", "")):
+            start = time.perf_counter()
+            status = httpx.get(server.url + path, timeout=600).status_code
+            timed[name] = (time.perf_counter() - start, status, start - started)
+        status = httpx.get(server.url + "api/status", timeout=60)
+        worker.join()
+        progress = [line for at, line in server.lines if at >= started and "embedding" in line.lower()]
+        print(f"first chat with in-canon on a fresh home ({CHARACTER}), mock model 50 ms:")
+        for name, (seconds, code, sent) in timed.items():
+            print(f"  {name:18} sent at {sent:4.1f} s: answered in {seconds * 1000:8.1f} ms (HTTP {code})")
+        print(f"  the chat itself: {outcome.get('chat_s', float('nan')):.1f} s (HTTP {outcome.get('chat_status')})")
+        print(f"  progress lines on stderr: {len(progress)}" + (f" (first: {progress[0].strip()!r})" if progress else ""))
+        print(f"  GET /api/status: HTTP {status.status_code}" + (f" {status.text[:160]}" if status.is_success else ""))
+
+
+async def _burst(url: str, model: str, n: int) -> tuple[list[float], Counter[int]]:
+    """``n`` chats sent at once by one client: each one's seconds and the status counts."""
+    limits = httpx.Limits(max_connections=n + 8, max_keepalive_connections=n + 8)
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+        await client.post("v1/chat/completions", json=_chat_body(model, "Hello."))  # opens the session
+
+        async def one(i: int) -> tuple[float, int]:
+            start = time.perf_counter()
+            reply = await client.post("v1/chat/completions", json=_chat_body(model, f"Hello, question {i}?"))
+            return time.perf_counter() - start, reply.status_code
+
+        results = await asyncio.gather(*(one(i) for i in range(n)))
+    return [s for s, code in results if code == 200], Counter(code for _, code in results)
+
+
+def _quantile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def parallel_part(n: int, rounds: int) -> None:
+    """Row 3: ``n`` parallel chats, mock model 50 ms, default and raised per-client limit."""
+    model = f"{CHARACTER}/zero-shot"
+    print(f"{n} parallel chats from one client ({model}), mock model 50 ms:")
+    with tempfile.TemporaryDirectory() as tmp, serve_in_process(0.05) as model_url:
+        for label, extra in (("default limit", ()), ("limit 1000", ("--client-concurrency", "1000"))):
+            with serving(Path(tmp) / "home", model_url, "--no-cache", *extra) as server:
+                for round_ in range(rounds):
+                    ok, codes = asyncio.run(_burst(server.url, model, n))
+                    shown = ", ".join(f"{code}: {count}" for code, count in sorted(codes.items()))
+                    print(f"  {label:14} round {round_ + 1}: p50 {_quantile(ok, 0.5):5.2f} s, "
+                          f"p95 {_quantile(ok, 0.95):5.2f} s over {len(ok)} answered ({shown})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=("all", "runs", "first-chat", "parallel"), default="all")
+    parser.add_argument("--samples", type=int, default=20_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--parallel", type=int, default=200, help="chats sent at once in the parallel part")
+    parser.add_argument("--rounds", type=int, default=2, help="bursts per limit in the parallel part")
+    args = parser.parse_args()
+    print(f"incanon {__version__}, Python {platform.python_version()}, {platform.machine()}, "
+          f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    if args.part in ("all", "first-chat"):
+        first_chat_part()
+    if args.part in ("all", "parallel"):
+        parallel_part(args.parallel, args.rounds)
+    if args.part in ("all", "runs"):
+        runs_part(args.samples, args.repeat)
 
 
 if __name__ == "__main__":
