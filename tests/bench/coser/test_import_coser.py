@@ -50,3 +50,35 @@ def test_a_bad_file_leaves_no_store(tmp_path):
     with pytest.raises(InputError):
         import_books([EXAMPLE, tmp_path / "bad.json"], tmp_path / "canon")
     assert not (tmp_path / "canon").exists()
+
+
+def test_plots_without_conversation_make_no_scene(tmp_path):
+    from typer.testing import CliRunner
+
+    from incanon.canon import CanonStore
+    from incanon.cli.main import app
+
+    conv = {"scenario": "At the well.", "dialogues": [{"character": "Ann", "message": "Water!"}]}
+    data = {"plots": [
+        {"chapter": "One", "summary": "Ann draws water.", "text": "Ann went to the well.", "conversation": [conv]},
+        {"chapter": "One", "summary": "Night falls.", "text": "The night came down.", "conversation": [],
+         "key_characters": [{"name": "Ann"}]},
+        {"chapter": "One", "summary": "Ann sings.", "text": "Ann sang.", "conversation": [conv, conv]},
+        {"chapter": "Two", "summary": "Rain.", "text": "It rained for days.", "conversation": []}],
+        "character_datasets": {"Ann": {"profile": "A girl."}}, "split_plot_index": 4}
+    path = tmp_path / "Well.json"
+    path.write_text(json.dumps(data))
+    places = released_places(BookData.model_validate(data))
+    assert [p.scenes for p in places] == [["1-1-1"], [], ["1-1-2", "1-1-3"], []]
+    # The text of a plot without a scene sits where the chapter's next scene would: never earlier.
+    assert [p.text_position for p in places] == ["1-1-1", "1-1-2", "1-1-2", "1-2-1"]
+    (summary,) = import_books([path], tmp_path / "canon")
+    assert (summary["scenes"], summary["plots_without_conversation"]) == (3, 2)
+    with CanonStore.open(tmp_path / "canon") as store:
+        assert all(store.messages("well", s.id) for s in store.scenes("well"))
+        chunk = {c.id: c for c in store.chunks("well")}["plot-1"]
+        assert (str(chunk.position), chunk.scene) == ("1-1-2", None)
+    result = CliRunner().invoke(app, ["coser", "import", str(path), "--store", str(tmp_path / "c2")])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "3 scenes in 2 chapters" in text and "2 plots without conversation, so no scene" in text

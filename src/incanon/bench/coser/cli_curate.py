@@ -237,8 +237,10 @@ def import_(
         emit_json({"store": str(store), "books": summaries})
         return
     for s in summaries:
+        bare = s["plots_without_conversation"]
+        no_scene = f"; {bare} plots without conversation, so no scene" if bare else ""
         out.print(f"{s['title']}: {s['scenes']} scenes in {s['chapters']} chapters, {s['characters']} characters "
-                  f"({s['held_out_plots']} held-out plots {'included' if held_out else 'left out'}) → {store}",
+                  f"({s['held_out_plots']} held-out plots {'included' if held_out else 'left out'}{no_scene}) → {store}",
                   highlight=False)
 
 

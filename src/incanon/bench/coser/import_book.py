@@ -3,7 +3,8 @@
 The released files carry no source text offsets, so story positions come from the plots'
 ``chapter`` titles: the chapter number goes up by one each time the title changes (a plot
 without a title stays in the chapter before it), and each conversation of a plot is the next
-scene of its chapter (``1-<chapter>-<scene>``). Plots from ``split_plot_index`` on are held out
+scene of its chapter (``1-<chapter>-<scene>``); a plot without conversations makes no scene (the
+summary counts them). Plots from ``split_plot_index`` on are held out
 of the store unless asked for, as curation does. Names are the released canonical names, so no
 alias mapping is needed.
 """
@@ -15,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any, Sequence
 
-from incanon.bench.coser.curate.assemble import PlotPlace, build_world
+from incanon.bench.coser.curate.assemble import PlotPlace, build_world, next_place
 from incanon.bench.coser.files import load_book
 from incanon.bench.coser.formats import BookData
 
@@ -41,9 +42,8 @@ def released_places(book: BookData) -> list[PlotPlace]:
         if chapter == 0 or (key is not None and key != previous):
             chapter, scenes = chapter + 1, 0
             previous = key if key is not None else previous
-        count = max(1, len(plot.conversation))
-        places.append(PlotPlace(chapter, [f"1-{chapter}-{scenes + k + 1}" for k in range(count)]))
-        scenes += count
+        places.append(next_place(chapter, scenes, len(plot.conversation)))
+        scenes += len(plot.conversation)
     return places
 
 
@@ -92,5 +92,6 @@ def import_books(paths: Sequence[Path], store_path: Path, *, author: str = "",
                 "file": str(path), "plots": last, "held_out_plots": len(book.plots) - book.split_index,
                 "chapters": released_places(book)[last - 1].chapter if last else 0,
                 "scenes": len(store.scenes(work)), "characters": len(store.characters(work)),
+                "plots_without_conversation": sum(1 for p in book.plots[:last] if not p.conversation),
             })
     return summaries

@@ -3,7 +3,10 @@
 Story positions: every plot sits in the chapter where its raw text starts (the chunk's chapter
 when the text was not located, the chunk number when the book has no chapter headings), never
 before the previous plot's chapter; each conversation is a scene ``1-chapter-n`` numbered in
-text order within the chapter (a plot without conversations is one scene without messages).
+text order within the chapter. A plot without conversations makes no scene (an empty scene would
+count as a scene its key characters took part in, and inflate the scene count: King Lear's release
+gave 19 scenes for 17 conversations); its raw text sits at the position of the chapter's next scene,
+so it is not visible before the story reaches it.
 """
 
 from __future__ import annotations
@@ -60,8 +63,21 @@ def build_book(title: str, drafts: list[PlotDraft], official: list[str], profile
 
 @dataclass(frozen=True)
 class PlotPlace:
+    """Where a plot sits: its chapter, a scene id per conversation, and the position of its raw
+    text (its first scene, or the chapter's next scene position when it has no conversation)."""
+
     chapter: int
     scenes: list[str]
+    position: str = ""
+
+    @property
+    def text_position(self) -> str:
+        return self.scenes[0] if self.scenes else self.position
+
+
+def next_place(chapter: int, done: int, conversations: int) -> PlotPlace:
+    """The place of a plot with ``conversations`` in ``chapter`` after ``done`` scenes there."""
+    return PlotPlace(chapter, [f"1-{chapter}-{done + k + 1}" for k in range(conversations)], f"1-{chapter}-{done + 1}")
 
 
 def place_plots(drafts: list[PlotDraft], headings: list[Heading], chunk_starts: list[int]) -> list[PlotPlace]:
@@ -78,10 +94,9 @@ def place_plots(drafts: list[PlotDraft], headings: list[Heading], chunk_starts: 
             chapter = heading.number if heading else 1
         chapter = max(chapter, previous)
         previous = chapter
-        count = max(1, len(draft.plot.conversation))
-        first = counters.get(chapter, 0) + 1
-        counters[chapter] = first + count - 1
-        places.append(PlotPlace(chapter, [f"1-{chapter}-{first + k}" for k in range(count)]))
+        count = len(draft.plot.conversation)
+        places.append(next_place(chapter, counters.get(chapter, 0), count))
+        counters[chapter] = counters.get(chapter, 0) + count
     return places
 
 
@@ -107,36 +122,35 @@ def build_world(book: BookData, *, slug: str, author: str, places: list[PlotPlac
     chunks: list[Chunk] = []
     first_seen: dict[str, str] = {}
     for plot, place in zip(book.plots[:last], places[:last]):
-        plot_people = [c.name for c in plot.key_characters if c.name in known]
-        convs = plot.conversation or [None]
-        for conv, scene_id in zip(convs, place.scenes):
+        if not plot.conversation:  # no scene; the plot's people appear where its text does
+            for name in (c.name for c in plot.key_characters if c.name in known):
+                first_seen.setdefault(name, place.text_position)
+        for conv, scene_id in zip(plot.conversation, place.scenes):
             messages: list[Utterance] = []
-            people = list(plot_people) if conv is None else []
-            if conv is not None:
-                people += [c.name for c in conv.key_characters if c.name in known]
-                for turn in conv.dialogues:
-                    parsed = parse_message(turn.message)
-                    if turn.character == ENVIRONMENT or norm(turn.character) == norm(ENVIRONMENT):
-                        speaker = ENVIRONMENT
-                    elif turn.character in known:
-                        speaker = turn.character
-                        people.append(speaker)
-                    else:
-                        speaker = IMPERSONAL
-                    messages.append(Utterance(speaker=speaker, speech=parsed.speech, action=parsed.action,
-                                              thought=parsed.thought))
+            people = [c.name for c in conv.key_characters if c.name in known]
+            for turn in conv.dialogues:
+                parsed = parse_message(turn.message)
+                if turn.character == ENVIRONMENT or norm(turn.character) == norm(ENVIRONMENT):
+                    speaker = ENVIRONMENT
+                elif turn.character in known:
+                    speaker = turn.character
+                    people.append(speaker)
+                else:
+                    speaker = IMPERSONAL
+                messages.append(Utterance(speaker=speaker, speech=parsed.speech, action=parsed.action,
+                                          thought=parsed.thought))
             participants = list(dict.fromkeys(people))
             speakers = [p for p in dict.fromkeys(m.speaker for m in messages) if p in known]
             for p in participants:
                 first_seen.setdefault(p, scene_id)
             scenes.append(Scene(
-                id=scene_id, position=scene_id, title=(conv.topic if conv else "")[:200],
-                summary=(conv.scenario if conv and conv.scenario else plot.summary),
+                id=scene_id, position=scene_id, title=(conv.topic or "")[:200],
+                summary=conv.scenario or plot.summary,
                 participants=participants, speakers=speakers, messages=messages,
             ))
         if plot.text.strip():
-            chunks.append(Chunk(id=f"plot-{plot.i_p}", position=place.scenes[0], text=plot.text, source=source,
-                                scene=place.scenes[0]))
+            chunks.append(Chunk(id=f"plot-{plot.i_p}", position=place.text_position, text=plot.text, source=source,
+                                scene=place.scenes[0] if place.scenes else None))
     characters = [
         Character(name=n, aliases=aliases.get(n, []), profile=book.character_datasets[n].profile,
                   first_position=first_seen.get(n))

@@ -4,10 +4,16 @@ Models rarely copy a sentence character for character (quotes, dashes, a dropped
 quoted sentence is matched to the most similar sentence of the chunk (``difflib`` ratio, the
 same lexical similarity CoSER uses), also trying pairs of adjacent sentences in case the model
 merged two. A match below ``threshold`` counts as not found.
+
+A line break ends a sentence span (``incanon.sentences``), so a sentence an edition breaks over
+several lines, blank lines included, is several spans: runs of spans are tried while a span ends
+without sentence-final punctuation, or the last words of a plot's last sentence would be left out
+(Pride and Prejudice, chapter 1: "... its solace was visiting and" / "news.").
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -20,6 +26,25 @@ class Match:
     start: int
     end: int
     score: float
+
+
+MAX_RUN = 8
+"""Spans one sentence may be broken into (lines of a wrapped or double-spaced edition)."""
+
+_ENDS = re.compile(r"[.!?…。！？][\"'”’)\]_*]*$")
+"""Sentence-final punctuation, closing quotes and brackets (and emphasis marks) after it."""
+
+
+def _runs(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Every span, every adjacent pair (a model may merge two sentences), and longer runs of
+    spans while each ends without sentence-final punctuation (one sentence over several lines)."""
+    out = list(spans)
+    for i, (a, b) in enumerate(spans):
+        for j in range(i + 1, min(i + MAX_RUN, len(spans))):
+            if j > i + 1 and _ENDS.search(text[spans[j - 1][0]:spans[j - 1][1]]):
+                break
+            out.append((a, spans[j][1]))
+    return out
 
 
 def _norm(text: str) -> str:
@@ -37,7 +62,7 @@ def find_sentence(text: str, target: str | None, *, after: int = 0, threshold: f
         return Match(exact, exact + len(target.strip()), 1.0)
     goal = _norm(target)
     spans = [s for s in (spans or sentence_spans(text)) if s[0] >= after]
-    candidates = spans + [(a[0], b[1]) for a, b in zip(spans, spans[1:])]
+    candidates = _runs(text, spans)
     best: Match | None = None
     matcher = SequenceMatcher(autojunk=False)
     matcher.set_seq2(goal)
