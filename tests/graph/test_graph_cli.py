@@ -117,3 +117,33 @@ def test_bad_options_fail_before_anything_is_written(tmp_path: Path):
     for extra in (["--born", "1770"], ["--axis", "year"], ["--character", "A||B"]):
         result = _invoke("graph", "build", str(notes), "--store", str(store), "--work", "w", "--helper", "scripted:x.json", *extra)
         assert result.exit_code != 0 and not store.exists(), extra
+
+
+def test_content_indexed_under_another_path_is_not_extracted_again(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps(RULES), encoding="utf-8")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "notes.txt").write_text("Ada Vane keeps the lamp.", encoding="utf-8")
+    store = tmp_path / "canon"
+    common = ("--store", str(store), "--work", "w", "--helper", f"scripted:{rules}", "--no-cache", "--json")
+    first = _invoke("graph", "build", "a/notes.txt", *common)
+    assert first.exit_code == 0, first.output
+    mentions = json.loads(_invoke("graph", "show", "--store", str(store), "--entity", "Ada Vane", "--json").stdout)
+    (tmp_path / "moved").mkdir()
+    (tmp_path / "moved" / "copy.txt").write_text("Ada Vane keeps the lamp.", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("Mistress Vane trims the wick.", encoding="utf-8")
+    dry = _invoke("graph", "build", "moved/copy.txt", "b.txt", *common[:4], "--dry-run", "--json")
+    assert json.loads(dry.stdout)["chunks"] == 1  # only b.txt would be extracted
+    second = _invoke("graph", "build", "moved/copy.txt", "b.txt", *common)
+    assert second.exit_code == 0, second.output
+    report = json.loads(second.stdout)
+    assert report["chunks_extracted"] == 1 and report["skipped"] == [
+        "moved/copy.txt: same content as a/notes.txt, already indexed"]
+    assert "skipped moved/copy.txt: same content as a/notes.txt" not in second.stderr  # --json: stdout only
+    again = json.loads(_invoke("graph", "show", "--store", str(store), "--entity", "Ada Vane", "--json").stdout)
+    # The scripted extraction names Ada Vane in every chunk: 2 mentions per document, none from the copy.
+    assert mentions["entity"]["mentions"] == 2 and again["entity"]["mentions"] == 4
+    assert {p["source"] for p in again["provenance"]} == {"a/notes.txt", "b.txt"}
+    shown = json.loads(_invoke("graph", "show", "--store", str(store), "--json").stdout)
+    assert shown["documents"] == {"a/notes.txt": 1, "b.txt": 1}

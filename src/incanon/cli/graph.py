@@ -172,8 +172,9 @@ def _dry_run(chunks: list[Any], store: Path, work: Optional[str], store_existed:
             done = {(r[0], r[1]) for r in db.conn.execute(
                 "SELECT ext_id, digest FROM graph_chunks WHERE work_id = ? AND status IN ('integrated', 'extracted',"
                 " 'empty')", (db.wid,))}
+            twins = db.same_content(todo)
             db.close()
-            todo = [c for c in todo if (c.id, c.digest) not in done]
+            todo = [c for c in todo if (c.id, c.digest) not in done and c.source not in twins]
         canon.close()
     if limit:
         todo = todo[:limit]
@@ -191,6 +192,8 @@ def _print_report(report: Any, canon: Any, json_: bool) -> None:
     if json_:
         emit_json({"store": str(canon.path), **report.to_dict()})
         return
+    for note in report.skipped:
+        err.print(f"skipped {note}", style="yellow", highlight=False)
     n = report.integration.normalization
     out.print(f"{report.chunks_extracted} chunks extracted ({report.chunks_new} new, {report.chunks_changed} changed, "
               f"{report.chunks_given - report.chunks_new - report.chunks_changed} unchanged): "

@@ -89,6 +89,8 @@ class BuildReport:
     integration_cost: PhaseCost = field(default_factory=PhaseCost)
     integration: IntegrationReport = field(default_factory=IntegrationReport)
     graph: dict[str, int] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+    """Sources left out because their content is already indexed under another source."""
 
     @property
     def empty(self) -> list[ChunkIssue]:
@@ -143,6 +145,7 @@ class GraphBuilder:
         ``documents``: sources given whole, whose chunks missing from ``chunks`` are removed."""
         report = BuildReport(work=self.db.work.id, chunks_given=len(chunks))
         new, changed = self.db.register_chunks(chunks, documents)
+        report.skipped = list(self.db.skipped)
         report.chunks_new, report.chunks_changed = len(new), len(changed)
         if changed:
             await self._rebuild_derived()

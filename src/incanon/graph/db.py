@@ -68,6 +68,8 @@ class GraphDB:
         self.work = info
         self.conn: sqlite3.Connection = connect(canon.db_path)
         self.wid = int(self.conn.execute("SELECT id FROM works WHERE slug = ?", (info.id,)).fetchone()[0])
+        self.skipped: list[str] = []
+        """Notes on the sources the last ``register_chunks`` left out (already indexed content)."""
 
     def close(self) -> None:
         self.conn.close()
@@ -93,12 +95,37 @@ class GraphDB:
         self.set_meta("generation", self.generation() + 1)
 
     # -- chunks ----------------------------------------------------------------------------
+    def same_content(self, chunks: Sequence[SourceChunk]) -> dict[str, str]:
+        """Sources of ``chunks`` new to the work whose chunks (text and position, in order) equal
+        those of a source already indexed: source → the indexed one. The same file under another
+        path (moved, copied, linked) would otherwise be extracted again and double its mentions."""
+        by_source: dict[str, list[tuple[str, int | None]]] = {}
+        for c in chunks:
+            by_source.setdefault(c.source, []).append((c.digest, None if c.position is None else c.position.key))
+        indexed: dict[str, list[tuple[str, int | None]]] = {}
+        for row in self.conn.execute("SELECT source, digest, pos_key FROM graph_chunks WHERE work_id = ? ORDER BY id",
+                                     (self.wid,)):
+            indexed.setdefault(row[0], []).append((row[1], row[2]))
+        found: dict[str, str] = {}
+        for source, cut in by_source.items():
+            if source in indexed:
+                continue
+            twin = next((other for other, theirs in indexed.items() if theirs == cut), None)
+            if twin is not None:
+                found[source] = twin
+        return found
+
     def register_chunks(self, chunks: Sequence[SourceChunk], documents: Iterable[str] = ()
                         ) -> tuple[list[str], list[str]]:
         """Record chunks to extract; returns (new ids, ids whose text changed or vanished).
         A changed chunk loses its old extraction, so the next integration redoes it; a chunk of
-        one of ``documents`` (given whole) that the new cut no longer has is removed."""
+        one of ``documents`` (given whole) that the new cut no longer has is removed. A source
+        whose content is already indexed under another one (``same_content``) is left out and
+        named in ``self.skipped``."""
         new, changed = [], []
+        twins = self.same_content(chunks)
+        self.skipped = [f"{s}: same content as {t}, already indexed" for s, t in twins.items()]
+        chunks = [c for c in chunks if c.source not in twins]
         with self.tx():
             given = {c.id for c in chunks}
             for doc in set(documents):
