@@ -26,6 +26,11 @@ def _pattern(names: Iterable[str]) -> re.Pattern[str] | None:
     return None if alternation is None else re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE)
 
 
+def name_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
+    """A regex finding any of ``names`` (case-insensitive, on word boundaries), or None for no names."""
+    return _pattern(names)
+
+
 def _starts(names: Iterable[str]) -> re.Pattern[str] | None:
     # The longest name starting at *every* word start, overlaps included: "the flood of 1170"
     # attests "the flood" and "flood of 1170" both.

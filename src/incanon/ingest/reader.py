@@ -1,0 +1,164 @@
+"""Read a user's book, whatever its form, into titled chapters: one reader for every builder.
+
+Accepted:
+
+* a plain-text file (``.txt`` or anything not listed below);
+* a Project Gutenberg e-text: its header and licence are left out, and its title and author come
+  from the header's metadata (:mod:`incanon.ingest.gutenberg`);
+* a markdown file: ``<!-- scene b-c-s -->`` markers, when present, are the author's own scenes
+  and are kept (:func:`incanon.ingest.markdown_book.parse_markdown_book` reads it); otherwise it
+  is read as text, its ``#`` headings being chapter headings;
+* an EPUB (:mod:`incanon.ingest.epub`): the spine's documents in reading order;
+* a folder, or several files: the files in natural order (``ch2`` before ``ch10``), each file
+  one chapter unless it holds chapter headings of its own.
+
+Chapters are found by the project's one chapter detector (:mod:`incanon.ingest.chapters`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from incanon.errors import InputError, NotFoundError
+from incanon.ingest.chapters import TextChapter, find_headings, split_chapters
+from incanon.ingest.gutenberg import strip_gutenberg
+from incanon.ingest.markdown_book import parse_markdown_book
+from incanon.reading import check_file, read_text
+
+_TEXT_SUFFIXES = {".txt", ".text", ".md", ".markdown", ""}
+_SCENE_MARKER = re.compile(r"^\s*<!--\s*scene\b", re.I | re.M)
+
+
+@dataclass(frozen=True)
+class ReadChapter(TextChapter):
+    """A chapter and, when the author marked them, its scenes' texts."""
+
+    source: str = ""
+    """The file it came from."""
+    scenes: tuple[str, ...] = ()
+    """The author's scenes (markdown scene markers), in order; empty when not marked."""
+
+
+@dataclass
+class BookText:
+    """A book read from one or more files."""
+
+    title: str
+    author: str = ""
+    sources: list[str] = field(default_factory=list)
+    chapters: list[ReadChapter] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the reader left out or assumed (a Gutenberg licence, a file without chapters)."""
+
+    @property
+    def digest(self) -> str:
+        """Identity of the text read (changes when any chapter does)."""
+        h = hashlib.sha256()
+        for c in self.chapters:
+            h.update(f"{c.book}-{c.number}\x00{c.title}\x00{c.text}\x00{'|'.join(c.scenes)}\x01".encode())
+        return h.hexdigest()
+
+    @property
+    def words(self) -> int:
+        return sum(len(c.text.split()) for c in self.chapters)
+
+
+def _natural(path: Path) -> list[object]:
+    return [int(p) if p.isdigit() else p.lower() for p in re.split(r"(\d+)", path.name)]
+
+
+def _files(paths: list[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if not path.exists() and not path.is_symlink():
+            raise NotFoundError(f"book {path} does not exist")
+        if path.is_dir():
+            inside = sorted((p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")
+                             and p.suffix.lower() in _TEXT_SUFFIXES | {".epub"}), key=_natural)
+            if not inside:
+                raise InputError("the folder holds no .txt, .md or .epub file", source=str(path))
+            files += inside
+        else:
+            files.append(check_file(path, "book file"))
+    return files
+
+
+def _markdown_chapters(text: str, source: str) -> tuple[str, list[ReadChapter]]:
+    book = parse_markdown_book(text, source=source)
+    chapters = [ReadChapter(book.number, c.number, c.title, "\n\n".join(s.text for s in c.scenes), c.line,
+                            source=source, scenes=tuple(s.text for s in c.scenes)) for c in book.chapters]
+    return book.title or "", chapters
+
+
+def _one_file(path: Path, book: "BookText", alone: bool) -> list[ReadChapter]:
+    source = str(path)
+    if path.suffix.lower() == ".epub":
+        from incanon.ingest.epub import read_epub
+
+        epub = read_epub(path)
+        book.title = book.title or epub.title
+        book.author = book.author or epub.author
+        return [ReadChapter(1, 0, c.title, c.text, c.line, source=source) for c in epub.chapters]
+    text = read_text(path, "book file")
+    if not text.strip():
+        raise InputError("the file is empty", source=source)
+    if path.suffix.lower() in (".md", ".markdown") and _SCENE_MARKER.search(text):
+        title, chapters = _markdown_chapters(text, source)
+        book.title = book.title or title
+        return chapters
+    gut = strip_gutenberg(text)
+    if gut.removed_words:
+        book.notes.append(f"{path.name}: Project Gutenberg header and licence left out ({gut.removed_words:,} words)")
+        book.title = book.title or gut.title
+        book.author = book.author or gut.author
+    body = gut.body
+    if path.suffix.lower() in (".md", ".markdown"):
+        body = re.sub(r"^[ \t]*<!--.*?-->[ \t]*\n?", "", body, flags=re.M)  # authors' notes
+        first = re.match(r"\s*#[ \t]+(.+?)[ \t]*#*[ \t]*\n", body)
+        if first and not re.match(r"(?i)(?:book|part|volume|chapter)\b", first.group(1)):
+            book.title = book.title or first.group(1).strip()
+            body = body[first.end():]
+    if not alone and not find_headings(body):
+        # A chapter file without a heading: the file is the chapter, its name the title.
+        title = re.sub(r"^\d+[\s._-]*", "", path.stem).replace("_", " ").strip() or path.stem
+        return [ReadChapter(1, 0, title, body.strip(), 1, source=source)]
+    found = split_chapters(body)
+    if alone and len(found) == 1 and not find_headings(body):
+        book.notes.append(f"{path.name}: no chapter heading found; the whole text is one chapter")
+    return [ReadChapter(c.book, c.number, c.title, c.text, c.line, c.heading, source=source) for c in found]
+
+
+def read_book(paths: list[str | os.PathLike[str]], *, title: str | None = None, author: str | None = None) -> BookText:
+    """The book in ``paths`` (files or one folder), chapters numbered in reading order.
+
+    Raises ``InputError`` naming the file for what cannot be read, and when no text is found.
+    """
+    files = _files([Path(p) for p in paths])
+    if not files:
+        raise InputError("no book file given")
+    book = BookText(title=title or "", author=author or "", sources=[str(f) for f in files])
+    chapters: list[ReadChapter] = []
+    for path in files:
+        chapters += _one_file(path, book, alone=len(files) == 1)
+    # Renumber: books as the files and parts give them, chapters in order within each book.
+    numbered: list[ReadChapter] = []
+    last_book, n = None, 0
+    for c in chapters:
+        if c.book != last_book:
+            last_book, n = c.book, 0
+        n += 1
+        numbered.append(ReadChapter(c.book, n, c.title, c.text, c.line, c.heading, source=c.source, scenes=c.scenes))
+    if not any(c.text.strip() for c in numbered):
+        raise InputError("no text found in the book", source=", ".join(book.sources))
+    book.chapters = [c for c in numbered if c.text.strip()]
+    if not book.title:
+        book.title = files[0].stem.replace("_", " ") if len(files) == 1 else files[0].parent.name
+        book.notes.append(f"no title in the text: named {book.title!r} after the file (give --title)")
+    return book
+
+
+__all__ = ["BookText", "ReadChapter", "read_book"]
