@@ -14,6 +14,7 @@ from incanon.cli.options import RunOptions, with_run_options
 from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
 from incanon.cli.dialsim_compat import runs_and_repetitions
 from incanon.cli.dialsim_progress import ProgressBars
+from incanon.cli.dialsim_setup import check_reference_prompts, dry_run
 from incanon.cli.renamed import renamed
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.errors import ConfigError, IncanonError, InputError
@@ -170,7 +171,9 @@ def run(
     time_limit: str = typer.Option("6", "--time-limit", help="Seconds per utterance: a memory update, and for a question its update, retrieval and answer together; 0 = no limit. Comma-separated for several."),
     seed: int = typer.Option(0, "--seed", help="Seed of the first run (run i uses seed+i)."),
     repetitions: int = typer.Option(1, "--repetitions", min=1, help="Repetitions, each with its own draw of questions."),
-    names: Optional[str] = typer.Option(None, "--names", help="Adversarial names: swap (main characters swap names) or new (fresh names)."),
+    names: Optional[str] = typer.Option(None, "--names", help="Adversarial names: swap (main characters swap names) or new (fresh names); swap:SHOW or new:SHOW for the reference's fixed mapping (friends, bigbang, theoffice)."),
+    protocol: str = typer.Option("incanon", "--protocol", help="paper (askers, questions passed over, live session and oracle ranking as the reference code has them) or incanon (incanon's own; see the guide's table)."),
+    prompts_from: Optional[Path] = typer.Option(None, "--prompts-from", help="Your clone of the reference repository (or its prompt/ folder): its prompt/*.txt texts are used exactly."),
     answer_format: str = typer.Option("mc", "--format", help="mc (five options), mc-nl (options in words) or open."),
     fast: bool = typer.Option(False, "--fast", help="Measure instead of sleeping: same outcomes, no waiting between utterances."),
     judge: Optional[str] = typer.Option(None, "--judge", help="Judge model for mc-nl and open answers (spec)."),
@@ -234,8 +237,13 @@ def run(
         raise ConfigError(f"--time-limit takes seconds (comma-separated), got {time_limit!r}") from None
     if fmt != "mc" and not judge:
         raise ConfigError(f"the {fmt} format needs a judge model (--judge SPEC)")
-    if names not in (None, "swap", "new"):
-        raise ConfigError(f"--names takes swap or new, got {names!r}")
+    from incanon.bench.dialsim.names import check_names
+    from incanon.bench.dialsim.simulator import PROTOCOLS
+
+    names = check_names(names)
+    if protocol not in PROTOCOLS:
+        raise ConfigError(f"--protocol takes {' or '.join(PROTOCOLS)}, got {protocol!r}")
+    reference_prompts = check_reference_prompts(prompts_from, memories, fmt, judge)
     if match not in ("strict", "lenient"):
         raise ConfigError(f"--match takes strict or lenient, got {match!r}")
     pset = check_prompt_set(prompt_set)
@@ -251,8 +259,8 @@ def run(
 
     Scale(shard=run_options.shard).epochs(runs)  # a shard with no repetition fails before anything is written
     if run_options.dry_run:
-        _dry_run(run_options, script, pool, memories, limits, fmt=fmt, seed=seed, runs=runs, model=model,
-                 judge=judge, style=style_model, context_tokens=context_tokens, json_=json_)
+        dry_run(run_options, script, pool, memories, limits, fmt=fmt, seed=seed, runs=runs, model=model,
+                judge=judge, style=style_model, context_tokens=context_tokens, json_=json_, protocol=protocol)
         return
     # A cached answer takes no time, which would make a time limit meaningless: under a limit
     # the model under test never reads the response cache.
@@ -268,17 +276,20 @@ def run(
         WorkerSpec, store=str(Path(canon.path).resolve()), work=work_id, main=script.main,
         questions=str(questions_path.expanduser().resolve()), model=model, cache=cache_setting(cache, no_cache),
         sessions=sessions, judge=judge, style=style_model, embedder=embedder, k=k, context_tokens=context_tokens,
-        constrain_choices=constrain_choices, names=names, prompts=path_or_none(prompts), prompt_set=pset)
+        constrain_choices=constrain_choices, names=names, prompts=path_or_none(prompts), prompt_set=pset,
+        prompts_from=reference_prompts)
     with run_options.applied(), ProgressBars(enabled=not json_) as bars:
         for limit in limits:
             for mem in memories:
-                config = SimConfig(time_limit=limit, fast=fast, answer_format=fmt, seed=seed, lenient=match == "lenient")
+                config = SimConfig(time_limit=limit, fast=fast, answer_format=fmt, seed=seed, lenient=match == "lenient",
+                                   protocol=protocol)
                 setup = RunSetup(
                     script=script, questions=pool, agent_model=agents[limit],
                     models={**specs, **({"embedder": embedder} if "embedding" in mem else {})}, memory=mem,
                     config=config, runs=runs, names=names,
                     judge_model=judge_model, style=style, embedder=embedder, k=k, context_tokens=context_tokens,
                     constrain_choices=constrain_choices, prompts=library, prompt_set=pset, name=name, fresh=fresh,
+                    prompts_from=reference_prompts,
                     dataset={"questions_file": questions_path.name, "sessions": sessions},
                     worker=worker(memory=mem, config=config))
                 where = f"{mem} @ {limit:g}s" if limit > 0 else f"{mem}, no limit"
@@ -308,27 +319,6 @@ def run(
     if failed == questions_asked:
         raise IncanonError(f"every one of the {questions_asked} questions failed with an error; see the stored "
                            "session records (incanon runs show RUN)")
-
-
-def _dry_run(run_options: RunOptions, script: Any, pool: list[Any], memories: list[str], limits: list[float], *,
-             fmt: str, seed: int, runs: int, model: str, judge: Optional[str], style: Optional[str],
-             context_tokens: int, json_: bool) -> None:
-    """Print the calls every setting would make (the question plans computed, no model called)."""
-    from incanon.bench.dialsim import SimConfig
-    from incanon.bench.dialsim.estimate import estimate_items, setting_lines
-    from incanon.bench.dialsim.scale import Scale
-    from incanon.runs.estimate import estimate_run
-    from incanon.runs.shard import Shard
-
-    epochs = Scale(shard=run_options.shard).epochs(runs)
-    config = SimConfig(answer_format=fmt, seed=seed)  # type: ignore[arg-type]
-    items = estimate_items(script, pool, config, epochs, context_tokens)
-    lines = [line for limit in limits for mem in memories
-             for line in setting_lines(mem, SimConfig(time_limit=limit, answer_format=fmt, seed=seed),  # type: ignore[arg-type]
-                                       model=model, judge=judge, style=style)]
-    # The shard already chose the repetitions; items are (session, repetition) pairs, not shard units.
-    estimate = estimate_run(items, lines, prices=run_options.prices, shard=Shard(1, 1))
-    run_options.show_estimate(estimate, json_=json_)
 
 
 @app.command()

@@ -29,16 +29,38 @@ NEW_GIVEN = ("Robin", "Marta", "Osric", "Tamsin", "Bertil", "Liesl", "Corin", "H
 NEW_SURNAMES = ("Ashdown", "Pellow", "Garner", "Whitlock", "Quarry", "Faulk", "Brennick", "Trask")
 
 
+REFERENCE_SHOWS: dict[str, dict[str, dict[str, str]]] = {
+    # The reference's fixed per-show mappings (its ``name_change``): "swap" is its ``shuffle``
+    # mode, "new" its ``new_name`` mode. The main six (seven) characters of each show.
+    "friends": {
+        "swap": {"Monica": "Joey", "Chandler": "Rachel", "Joey": "Monica", "Phoebe": "Ross", "Rachel": "Chandler",
+                 "Ross": "Phoebe"},
+        "new": {"Monica": "Patricia", "Chandler": "James", "Joey": "John", "Phoebe": "Jennifer", "Rachel": "Linda",
+                "Ross": "Robert"}},
+    "bigbang": {
+        "swap": {"Howard": "Amy", "Leonard": "Howard", "Raj": "Penny", "Penny": "Raj", "Bernadette": "Sheldon",
+                 "Amy": "Leonard", "Sheldon": "Bernadette"},
+        "new": {"Howard": "Robert", "Leonard": "James", "Raj": "Michael", "Penny": "Jennifer", "Bernadette": "Linda",
+                "Amy": "Patricia", "Sheldon": "John"}},
+    "theoffice": {
+        "swap": {"Dwight": "Ryan", "Jim": "Michael", "Pam": "Dwight", "Ryan": "Jim", "Michael": "Pam"},
+        "new": {"Dwight": "John", "Jim": "Robert", "Pam": "Jennifer", "Ryan": "William", "Michael": "James"}},
+}
+
+
 @dataclass(frozen=True)
 class NameMap:
-    """Whole-word replacements applied simultaneously."""
+    """Replacements applied simultaneously: whole words, or (``whole_words=False``, the
+    reference's ``str.replace``) anywhere in a word, so "Rossi" becomes "Phoebei"."""
 
     mapping: dict[str, str]
     mode: str = ""
+    whole_words: bool = True
 
     def __post_init__(self) -> None:
         words = sorted(self.mapping, key=len, reverse=True)
-        pattern = re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b") if words else None
+        edge = r"\b" if self.whole_words else ""
+        pattern = re.compile(edge + "(" + "|".join(map(re.escape, words)) + ")" + edge) if words else None
         object.__setattr__(self, "_pattern", pattern)
 
     def apply(self, text: str) -> str:
@@ -48,7 +70,7 @@ class NameMap:
     def inverse(self) -> "NameMap":
         if len(set(self.mapping.values())) != len(self.mapping):
             raise ValueError("this name map is not one-to-one")
-        return NameMap({v: k for k, v in self.mapping.items()}, mode=f"inverse {self.mode}")
+        return NameMap({v: k for k, v in self.mapping.items()}, mode=f"inverse {self.mode}", whole_words=self.whole_words)
 
 
 def main_characters(script: DialScript, count: int = 6) -> list[str]:
@@ -151,15 +173,45 @@ def new_names(script: DialScript, *, seed: int = 0, count: int = 6) -> NameMap:
     return _with_nicknames(_build(pairs, "new"), script, names, rng)
 
 
-def name_map(script: DialScript, mode: str | None, *, seed: int = 0, count: int = 6) -> NameMap | None:
-    """``swap``, ``new`` or None (original names)."""
+def reference_names(show: str, mode: str) -> NameMap:
+    """The reference's fixed mapping of ``show`` (friends, bigbang, theoffice) for ``mode``
+    (swap or new), replaced as the reference replaces (inside words too)."""
+    if show not in REFERENCE_SHOWS:
+        raise ConfigError(f"the reference has fixed name mappings for {', '.join(REFERENCE_SHOWS)} only, not {show!r}")
+    return NameMap(dict(REFERENCE_SHOWS[show][mode]), mode=f"{mode}:{show}", whole_words=False)
+
+
+def check_names(mode: str | None) -> str | None:
+    """``--names``: swap, new, swap:SHOW or new:SHOW (or nothing)."""
     if mode in (None, "", "original"):
         return None
-    if mode == "swap":
+    kind, _, show = mode.partition(":")
+    if kind not in ("swap", "new") or (show and show not in REFERENCE_SHOWS):
+        raise ConfigError(f"--names takes swap, new, swap:SHOW or new:SHOW (SHOW: {', '.join(REFERENCE_SHOWS)}), "
+                          f"got {mode!r}")
+    return mode
+
+
+def name_map(script: DialScript, mode: str | None, *, seed: int = 0, count: int = 6,
+             protocol: str = "incanon") -> NameMap | None:
+    """``swap``, ``new`` (seeded, whole words; under the paper protocol the reference's fixed
+    mapping of the show the work is), ``swap:SHOW`` / ``new:SHOW`` (the reference's mapping of
+    SHOW), or None (original names)."""
+    mode = check_names(mode)
+    if mode is None:
+        return None
+    kind, _, show = mode.partition(":")
+    if show:
+        return reference_names(show, kind)
+    if protocol == "paper":
+        if script.work not in REFERENCE_SHOWS:
+            raise ConfigError(f"under --protocol paper, --names {kind} uses the reference's fixed mapping of a show "
+                              f"({', '.join(REFERENCE_SHOWS)}), and work {script.work!r} is none of them: pass "
+                              f"--names {kind}:SHOW, or --protocol incanon for a seeded {kind}")
+        return reference_names(script.work, kind)
+    if kind == "swap":
         return swap_names(script, seed=seed, count=count)
-    if mode == "new":
-        return new_names(script, seed=seed, count=count)
-    raise ConfigError(f"unknown name variant {mode!r}; use swap or new")
+    return new_names(script, seed=seed, count=count)
 
 
 def rename_script(script: DialScript, names: NameMap) -> DialScript:

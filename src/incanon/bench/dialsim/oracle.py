@@ -88,21 +88,40 @@ class OracleIndex:
             out += [s for s in self.by_date.get(_iso(d), []) if s not in out]
         return out
 
-    def evidence(self, episode: str, session: str, field_name: str, type_: str, key: Any,
-                 first_text: str) -> list[str] | None:
-        """Evidence session ids of one question, or None when the oracle does not say."""
-        if field_name == "easy_q" and type_ in EPISODE_FAN:
-            return list(self.by_episode.get(episode, []))
+    def _unresolved(self, dates: Sequence[Any]) -> list[str]:
+        # The reference looks each date up among the sessions heard so far and gives up on the
+        # question when one is not there (a KeyError caught around its evidence builder).
+        return [str(d) for d in dates
+                if not isinstance(d, str) or ("fu" not in d and _iso(d) not in self.by_date)]
+
+    def _dates(self, episode: str, session: str, field_name: str, type_: str, key: Any,
+               first_text: str) -> list[Any] | None:
         if field_name == "easy_q":
             dates = _get(self.fan, episode, session, type_, key) if self.fan is not None else None
-            return self._sessions(dates[:1]) if isinstance(dates, list) else None
+            return dates[:1] if isinstance(dates, list) else None
         if self.tkg is None:
             return None
         entry = _get(self.tkg, episode, session, type_)
         dates = _get(entry, key) if isinstance(entry, list) else None
         if dates is None and isinstance(entry, dict):
             dates = entry.get(str(key), entry.get(first_text))
-        return self._sessions(dates) if isinstance(dates, list) else None
+        return dates if isinstance(dates, list) else None
+
+    def evidence(self, episode: str, session: str, field_name: str, type_: str, key: Any,
+                 first_text: str) -> list[str] | None:
+        """Evidence session ids of one question, or None when the oracle does not say."""
+        if field_name == "easy_q" and type_ in EPISODE_FAN:
+            return list(self.by_episode.get(episode, []))
+        dates = self._dates(episode, session, field_name, type_, key, first_text)
+        return None if dates is None else self._sessions(dates)
+
+    def unresolved(self, episode: str, session: str, field_name: str, type_: str, key: Any,
+                   first_text: str) -> list[str]:
+        """The question's oracle dates that name no session heard so far (see ``_unresolved``)."""
+        if field_name == "easy_q" and type_ in EPISODE_FAN:
+            return []
+        dates = self._dates(episode, session, field_name, type_, key, first_text)
+        return [] if dates is None else self._unresolved(dates)
 
 
 def _iso(raw: str) -> str:

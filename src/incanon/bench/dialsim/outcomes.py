@@ -90,6 +90,8 @@ class SessionRecord(BaseModel):
     question: QuestionOutcome | None = None
     skipped: str | None = None
     """Why no question was asked here."""
+    dropped: dict[str, int] = Field(default_factory=dict)
+    """Drawn questions the paper protocol passed over here, by reason (as the reference does)."""
     usage: Usage = Field(default_factory=Usage)
     """Model usage of the session (agent, summaries, style transfer, judge)."""
 

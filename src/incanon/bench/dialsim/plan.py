@@ -21,6 +21,13 @@ the reference simulator (``simulator.py`` of the authors' repository) chooses it
 Each session draws from its own generator seeded with (seed, session), in a fixed order, so the
 same seed asks the same questions at the same places whatever the agent does, and adding a
 session never shifts the questions of the others.
+
+Under the paper protocol (``config.protocol == "paper"``) three choices follow the reference
+instead: the askers exclude only names containing the main character's and the exact "all";
+a drawn question is passed over when it has no wording for the asker and no published
+``default`` one, or when its oracle evidence names a date no session has (the reference's
+evidence builder fails on it); and the session asks nothing when the question chosen has a gold
+answer equal to none of its options (ignoring case). ``Plan.dropped`` counts each.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from dataclasses import dataclass, field
 from datetime import date as Date
 from typing import Any
 
-from incanon.bench.dialsim.questions import Question
+from incanon.bench.dialsim.questions import Question, reference_gold_matches
 from incanon.bench.dialsim.script import DialScript, DialSession
 
 BEFORE, AFTER = 3, 2
@@ -65,6 +72,21 @@ class Plan:
     asked: dict[str, PlannedQuestion] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     """Session id → why no question is asked there."""
+    dropped: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Session id → reason → drawn questions the paper protocol passed over there."""
+
+    def drop(self, session: str, reason: str) -> None:
+        """Count one drawn question passed over in ``session``."""
+        counts = self.dropped.setdefault(session, {})
+        counts[reason] = counts.get(reason, 0) + 1
+
+    def dropped_total(self) -> dict[str, int]:
+        """Reason → drawn questions passed over, over all sessions."""
+        total: dict[str, int] = {}
+        for counts in self.dropped.values():
+            for reason, n in counts.items():
+                total[reason] = total.get(reason, 0) + n
+        return total
 
     def signature(self) -> list[tuple[str, int, str, str]]:
         """(session, utterance, asker, question id) of every question: equal plans, equal lists."""
@@ -77,12 +99,27 @@ def is_group_speaker(name: str) -> bool:
     return folded in GROUP_SPEAKERS or bool(_GROUP_PATTERN.search(folded))
 
 
+NO_WORDING = "no wording for the asker and no published default"
+NO_EVIDENCE = "oracle evidence names a date with no session"
+NO_GOLD = "gold answer equals none of the options"
+DROP_REASONS = (NO_WORDING, NO_EVIDENCE, NO_GOLD)
+
+
 def _is_main(name: str, main: str) -> bool:
     # The reference drops every speaker whose name contains the agent's ("Ross (on phone)").
     return main.casefold() in name.casefold()
 
 
-def _timing(session: DialSession, main: str, rng: random.Random) -> tuple[int, list[str]] | str:
+def may_ask(name: str, main: str, paper: bool = False) -> bool:
+    """Whether ``name`` may ask: never the main character; under the paper protocol every other
+    speaker but the exact "all" (the reference's filter), else no group speaker either."""
+    if _is_main(name, main):
+        return False
+    return name.casefold() != "all" if paper else not is_group_speaker(name)
+
+
+def _timing(session: DialSession, main: str, rng: random.Random,
+            paper: bool = False) -> tuple[int, list[str]] | str:
     """(utterance index, possible askers), or why there is none."""
     lines = session.lines
     own = [i for i, line in enumerate(lines) if line.speaker == main]
@@ -92,7 +129,7 @@ def _timing(session: DialSession, main: str, rng: random.Random) -> tuple[int, l
         own = own[1:]
     index = rng.choice(own)
     window = lines[max(0, index - BEFORE): min(len(lines), index + AFTER + 1)]
-    askers = sorted({ln.speaker for ln in window if not _is_main(ln.speaker, main) and not is_group_speaker(ln.speaker)})
+    askers = sorted({ln.speaker for ln in window if may_ask(ln.speaker, main, paper)})
     if not askers:
         return "nobody else speaks near the main character"
     return index, askers
@@ -130,13 +167,21 @@ def weighted_types(by_type: dict[str, list[Question]], marker: str, share: float
 
 
 def _draw(by_type: dict[str, list[Question]], type_: str, session: DialSession, tkg: bool,
-          asker: str, rng: random.Random) -> Question | None:
+          asker: str, rng: random.Random, plan: Plan | None = None) -> Question | None:
+    """The first of up to 20 draws that may be asked; ``plan`` (paper protocol) counts the
+    questions the reference would pass over."""
     pool = sorted(by_type[type_], key=lambda q: q.id)
     for _ in range(DRAWS):
         q = rng.choice(pool)
         if tkg and names_current_period(q.texts["default"], session.date):
             continue
-        if asker in q.texts or "default" in q.texts:
+        if plan is None:
+            return q  # every question has a default wording (incanon's, where the source had none)
+        if asker not in q.texts and q.invented_default:
+            plan.drop(session.id, NO_WORDING)
+        elif q.unresolved_evidence:
+            plan.drop(session.id, NO_EVIDENCE)
+        else:
             return q
     return None
 
@@ -149,6 +194,7 @@ def plan_simulation(script: DialScript, questions: Iterable[Question], *, seed: 
     tkg_share = getattr(config, "tkg_unanswerable_share", 0.215)
     fan_share = getattr(config, "fan_unanswerable_share", 0.27)
     seed = seed if seed is not None else getattr(config, "seed", 0)
+    paper = getattr(config, "protocol", "incanon") == "paper"
     pools: dict[str, dict[str, dict[str, list[Question]]]] = defaultdict(lambda: {"fan": defaultdict(list),
                                                                                    "tkg": defaultdict(list)})
     for q in questions:
@@ -159,7 +205,7 @@ def plan_simulation(script: DialScript, questions: Iterable[Question], *, seed: 
         if len(set(session.speakers)) < 2:
             plan.skipped[session.id] = "fewer than two speakers"
             continue
-        timing = _timing(session, script.main, rng)
+        timing = _timing(session, script.main, rng, paper)
         if isinstance(timing, str):
             plan.skipped[session.id] = timing
             continue
@@ -173,9 +219,15 @@ def plan_simulation(script: DialScript, questions: Iterable[Question], *, seed: 
         note = "" if (bool(fan) and bool(tkg)) else ("only TKG questions here" if use_tkg else "only fan-quiz questions here")
         by_type, marker, share = (tkg, "fu", tkg_share) if use_tkg else (fan, "unans", fan_share)
         type_ = rng.choice(weighted_types(by_type, marker, share, rng))
-        question = _draw(by_type, type_, session, use_tkg, asker, rng)
+        question = _draw(by_type, type_, session, use_tkg, asker, rng, plan if paper else None)
         if question is None:
-            plan.skipped[session.id] = f"every drawn {type_} question names the current month or year"
+            plan.skipped[session.id] = (f"no drawn {type_} question could be asked ({', '.join(sorted(plan.dropped[session.id]))})"
+                                        if session.id in plan.dropped else
+                                        f"every drawn {type_} question names the current month or year")
+            continue
+        if paper and not reference_gold_matches(question):
+            plan.drop(session.id, NO_GOLD)
+            plan.skipped[session.id] = f"the drawn question's {NO_GOLD}"
             continue
         plan.asked[session.id] = PlannedQuestion(session.id, index, asker, question, note)
     return plan

@@ -164,24 +164,33 @@ def _questions(body: dict[str, Any], session: str, skipped: dict[str, int], orac
             entries = list(items.items()) if isinstance(items, dict) else list(enumerate(items or []))
             for key, item in entries:
                 q = _question(item, session, str(type_), fan, f"{field}-{type_}-{key}")
-                if q is None:
-                    skipped["unreadable questions"] = skipped.get("unreadable questions", 0) + 1
+                if isinstance(q, str):
+                    skipped[q] = skipped.get(q, 0) + 1
                     continue
-                first_text = next(iter(item["questions"].values()))
-                evidence = oracle.evidence(episode, number, field, str(type_), key, str(first_text))
+                first_text = str(next(iter(item["questions"].values())))
+                evidence = oracle.evidence(episode, number, field, str(type_), key, first_text)
+                gaps = oracle.unresolved(episode, number, field, str(type_), key, first_text)
                 if evidence is None:
                     oracle.missing += 1
                 else:
                     oracle.found += 1
                     q = q.model_copy(update={"evidence": evidence})
+                if gaps:
+                    q = q.model_copy(update={"unresolved_evidence": gaps})
                 made.append(q)
     return made
 
 
-def _question(item: Any, session: str, type_: str, fan: bool, key: str) -> Question | None:
+UNREADABLE = "unreadable questions"
+NO_GOLD_OPTION = "questions whose gold answer is none of their options (the reference drops them too)"
+
+
+def _question(item: Any, session: str, type_: str, fan: bool, key: str) -> Question | str:
+    """The question, or why it is left out."""
     if not isinstance(item, dict) or not isinstance(item.get("questions"), dict) or not item["questions"]:
-        return None
+        return UNREADABLE
     texts = {str(k): str(v) for k, v in item["questions"].items()}
+    invented = "default" not in texts
     texts.setdefault("default", next(iter(texts.values())))
     answer = str(item.get("answer", ""))
     options = [str(o) for o in item.get("options") or []]
@@ -190,6 +199,7 @@ def _question(item: Any, session: str, type_: str, fan: bool, key: str) -> Quest
     unanswerable = "unans" in type_ or "fu" in parts or answer.strip().casefold().rstrip(".") == IDK.casefold().rstrip(".")
     try:
         return Question(id=f"pub-{key}@{session}", session=session, source="fan" if fan else "tkg", hops=hops,
-                        type=type_, answerable=not unanswerable, texts=texts, answer=answer, options=options)
-    except ValueError:
-        return None
+                        type=type_, answerable=not unanswerable, texts=texts, answer=answer, options=options,
+                        invented_default=invented)
+    except ValueError as exc:
+        return NO_GOLD_OPTION if "not among the options" in str(exc) else UNREADABLE

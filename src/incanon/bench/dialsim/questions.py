@@ -53,6 +53,12 @@ class Question(BaseModel):
     """The TKG quadruples behind the question, ``[head, relation, tail, date]``."""
     asked_to: str = ""
     """The main character whose knowledge decided answerability ("" when unknown)."""
+    invented_default: bool = False
+    """True when the source had no ``default`` wording and incanon took its first one (published
+    data): the paper protocol then asks it only of a character it has a wording for."""
+    unresolved_evidence: list[str] = Field(default_factory=list)
+    """Evidence dates of the authors' oracle file that name no session heard by then (the
+    reference cannot build such a question's evidence and passes it over)."""
 
     @model_validator(mode="after")
     def _check(self) -> "Question":
@@ -110,9 +116,24 @@ def category_of(type_: str, answer: str, *, fan: bool, hops: int) -> Category:
     return "two-hop" if hops >= 2 else "one-hop"
 
 
+_LATER_FIELDS = {"invented_default": False, "unresolved_evidence": []}
+"""Fields added after question files were first written: left out while they hold their
+default, so older files and run ids stay the same."""
+
+
+def question_json(question: Question) -> str:
+    """One question as its JSON line (fields at their later-added defaults left out)."""
+    return question.model_dump_json(exclude={k for k, v in _LATER_FIELDS.items() if getattr(question, k) == v})
+
+
+def reference_gold_matches(question: Question) -> bool:
+    """The reference's check: the gold answer equals an option, ignoring case only."""
+    return any(question.answer.lower() == option.lower() for option in question.options)
+
+
 def write_questions(questions: Iterable[Question], path: str | Path) -> int:
     """Write JSON Lines (atomically); returns the count."""
-    return write_lines_atomic(path, (q.model_dump_json() for q in questions))
+    return write_lines_atomic(path, (question_json(q) for q in questions))
 
 
 def read_questions(path: str | Path) -> list[Question]:

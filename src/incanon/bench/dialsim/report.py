@@ -83,6 +83,9 @@ class Setting(BaseModel):
     """Memory updates over the limit (each dropped from memory)."""
     memory_errors: int = 0
     """Utterances the memory failed to take in (their errors are in the stored session records)."""
+    protocol: str = "incanon"
+    dropped: dict[str, int] = Field(default_factory=dict)
+    """Drawn questions passed over as the reference does (paper protocol), by reason, all repetitions."""
 
     def label(self) -> str:
         return f"{self.mean * 100:.2f} ({self.std * 100:.2f})" if self.mean is not None and self.std is not None \
@@ -109,6 +112,7 @@ def setting_from_rows(meta: dict[str, Any], sessions_by_epoch: dict[int, list[di
     calibrated: list[float] = []
     questions: list[dict[str, Any]] = []
     counts, means, peaks, timeouts, failures = [], [], [], 0, 0
+    dropped: dict[str, int] = {}
     for epoch in sorted(sessions_by_epoch):
         records = sessions_by_epoch[epoch]
         qs = [r["question"] for r in records if r.get("question")]
@@ -123,6 +127,8 @@ def setting_from_rows(meta: dict[str, Any], sessions_by_epoch: dict[int, list[di
                 peaks.append(r["update"]["max"])
             timeouts += r.get("memory_timeouts", 0)
             failures += len(r.get("memory_errors", []))
+            for reason, n in (r.get("dropped") or {}).items():
+                dropped[reason] = dropped.get(reason, 0) + n
     values = [v for v in per_run if v is not None]
     statuses: dict[str, int] = defaultdict(int)
     for q in questions:
@@ -138,7 +144,7 @@ def setting_from_rows(meta: dict[str, Any], sessions_by_epoch: dict[int, list[di
         answer_time=latency_stats([t for q in questions if (t := _question_time(q)) is not None]),
         update_time={"count": sum(counts), "mean": sum(c * m for c, m in zip(counts, means)) / sum(counts),
                      "max": max(peaks)} if counts else {},
-        memory_timeouts=timeouts, memory_errors=failures,
+        memory_timeouts=timeouts, memory_errors=failures, dropped=dropped,
     )
 
 
@@ -151,7 +157,8 @@ def settings_from_runs(store: RunStore, run_ids: Iterable[str]) -> list[Setting]
         meta = {"run_id": run_id, "model": info.config.models.get("agent", "?"),
                 "memory": (info.config.methods or ["?"])[0].removeprefix("dialsim-"),
                 "time_limit": float(params.get("time_limit", 0)), "format": params.get("format", "mc"),
-                "names": params.get("names"), "status": str(getattr(info, "status", "") or "")}
+                "names": params.get("names"), "status": str(getattr(info, "status", "") or ""),
+                "protocol": str(params.get("paper_protocol") and "paper" or "incanon")}
         by_epoch: dict[int, list[dict[str, Any]]] = defaultdict(list)
         for sample in store.samples(run_id):
             if sample.outputs is not None:
@@ -160,6 +167,13 @@ def settings_from_runs(store: RunStore, run_ids: Iterable[str]) -> list[Setting]
                 by_epoch[sample.epoch].append({"question": {"status": "error"}})
         settings.append(setting_from_rows(meta, by_epoch))
     return settings
+
+
+def dropped_line(dropped: dict[str, int]) -> str:
+    """"3 drawn questions passed over as the reference does (2 no wording ..., 1 ...)"."""
+    total = sum(dropped.values())
+    parts = ", ".join(f"{n} {reason}" for reason, n in sorted(dropped.items()))
+    return f"{total} drawn question{'s' if total != 1 else ''} passed over as the reference does ({parts})"
 
 
 def _pct(cell: Cell | None) -> str:
@@ -183,6 +197,10 @@ class DialsimReport(BaseModel):
             if s.memory_errors:
                 out.append(f"{s.run_id}: the memory failed on {s.memory_errors} utterances (see the session records)")
         return out
+
+    def drop_notes(self) -> list[str]:
+        """One line per run that passed drawn questions over as the reference does."""
+        return [f"{s.run_id}: {dropped_line(s.dropped)}" for s in self.settings if s.dropped]
 
     def doc(self) -> Doc:
         """Tables 3-4 (with and without a time limit), the runs, the question mix and timings."""
@@ -231,6 +249,8 @@ class DialsimReport(BaseModel):
                          _ms(u.get("mean")), _ms(u.get("max")), s.memory_timeouts, s.statuses.get("error", 0)])
         doc.table(["run", "memory", "time limit", "answers", "mean", "p50", "p95", "max", "timeouts", "updates",
                    "update mean", "update max", "updates dropped", "errors"], rows)
+        for note in self.drop_notes():
+            doc.note(note)
         for warning in self.warnings():
             doc.note(f"warning: {warning}")
         return doc

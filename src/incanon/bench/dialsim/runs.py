@@ -29,8 +29,10 @@ from incanon.bench.dialsim.agents.memory import DEFAULT_CONTEXT_TOKENS, MemoryAg
 from incanon.bench.dialsim.names import name_map
 from incanon.bench.dialsim.outcomes import SessionRecord
 from incanon.bench.dialsim.promptsets import template_name
+from incanon.bench.dialsim.refprompts import ReferenceJudge, ReferencePrompts
+from incanon.bench.dialsim.report import dropped_line
 from incanon.bench.dialsim.resume import MEMORY_KEY, MemoryJournal, ResumePoint, resume_point
-from incanon.bench.dialsim.questions import Question
+from incanon.bench.dialsim.questions import Question, question_json
 from incanon.bench.dialsim.scoring import AnswerJudge
 from incanon.bench.dialsim.script import DialScript
 from incanon.bench.dialsim.simulator import SimConfig, Simulator
@@ -68,7 +70,7 @@ def memory_method(name: str) -> str:
 
 
 def questions_digest(questions: list[Question]) -> str:
-    return hashlib.sha256("\n".join(q.model_dump_json() for q in questions).encode()).hexdigest()[:16]
+    return hashlib.sha256("\n".join(question_json(q) for q in questions).encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -94,6 +96,8 @@ class RunSetup:
     prompts: PromptLibrary | None = None
     prompt_set: str = ""
     """``""`` (incanon's prompts) or ``"paper"``."""
+    prompts_from: str | None = None
+    """A folder in the reference repository's ``prompt/*.txt`` layout whose texts are used as they are."""
     dataset: dict[str, Any] = field(default_factory=dict)
     name: str | None = None
     fresh: bool = False
@@ -132,15 +136,30 @@ def run_config(setup: RunSetup) -> RunConfig:
                 "k": setup.k, "context_tokens": setup.context_tokens, "constrain_choices": setup.constrain_choices,
                 "fan_ratio": cfg.fan_ratio, "tkg_unanswerable_share": cfg.tkg_unanswerable_share,
                 "fan_unanswerable_share": cfg.fan_unanswerable_share, "lenient": cfg.lenient,
-                "prompt_set": setup.prompt_set or "incanon", "protocol": 2},
+                "prompt_set": setup.prompt_set or "incanon", "protocol": 2,
+                # Only when set, so the ids of runs made before these options stay the same.
+                **({"paper_protocol": True} if cfg.protocol == "paper" else {}),
+                **({"prompts_from": setup.prompts_from} if setup.prompts_from else {})},
     )
+
+
+def make_judge(model: ChatModel | None, *, prompts: PromptLibrary | None, lenient: bool, prompt_set: str,
+               prompts_from: str | None) -> Any:
+    """The answer judge: incanon's template, or the reference's prompt files (``prompts_from``)."""
+    if model is None:
+        return None
+    if prompts_from:
+        return ReferenceJudge(model, ReferencePrompts(prompts_from), lenient=lenient)
+    return AnswerJudge(model, prompts=prompts, lenient=lenient, template=template_name("judge", prompt_set))
 
 
 def memory_agent(setup: RunSetup) -> MemoryAgent:
     """A fresh agent of the setting's memory strategy."""
     options: dict[str, Any] = {"answer_format": setup.config.answer_format, "k": setup.k,
                                "context_tokens": setup.context_tokens, "constrain_choices": setup.constrain_choices,
-                               "prompt_set": setup.prompt_set}
+                               "prompt_set": setup.prompt_set, "protocol": setup.config.protocol}
+    if setup.prompts_from:
+        options["prompts_from"] = setup.prompts_from
     if setup.prompts is not None:
         options["prompts"] = setup.prompts
     if "embedding" in setup.memory:
@@ -189,9 +208,8 @@ async def run_setting(
     sessions = [s.id for s in setup.script.dialogue]
     store.set_total(info.id, len(sessions) * len(epochs))
     budget = scale.budget(store.spent_cost(info.id))
-    judge = (AnswerJudge(setup.judge_model, prompts=setup.prompts, lenient=setup.config.lenient,
-                         template=template_name("judge", setup.prompt_set))
-             if setup.judge_model is not None else None)
+    judge = make_judge(setup.judge_model, prompts=setup.prompts, lenient=setup.config.lenient,
+                       prompt_set=setup.prompt_set, prompts_from=setup.prompts_from)
     t0 = clock()
     status = "crashed"
     templates: dict[str, str] = {}
@@ -214,6 +232,7 @@ async def run_setting(
 
         done: dict[int, int] = {epoch: point.start for epoch, point in points.items()}
         asked = {"questions": 0, "errors": 0}
+        dropped: dict[str, int] = {}
 
         def save(record: SessionRecord, epoch: int, seed: int, last: bool,
                  memory: list[dict[str, Any]] | None = None) -> None:
@@ -222,6 +241,8 @@ async def run_setting(
                 asked["questions"] += 1
                 asked["errors"] += record.sample_status() == "error"
             outcome.usage = outcome.usage + record.usage
+            for reason, n in record.dropped.items():
+                dropped[reason] = dropped.get(reason, 0) + n
             done[epoch] = done.get(epoch, 0) + 1
             if progress is not None:
                 progress(epoch, setup.runs, record, done[epoch], len(sessions))
@@ -243,6 +264,8 @@ async def run_setting(
             status = outcome.status = "stopped-budget"
             outcome.notes.append(f"{stop}; no new session was started. Run again with a higher --max-cost "
                                  "to continue (a repetition cut short resumes after its last stored session)")
+        if dropped:  # never silent: these questions would have been asked under incanon's protocol
+            outcome.notes.append(dropped_line(dropped))
     except BaseException:
         status = "interrupted"
         raise
@@ -272,7 +295,7 @@ async def _simulate_here(setup: RunSetup, scale: Scale, judge: AnswerJudge | Non
             raise BudgetReached(f"budget reached: spent {budget.describe()}")
         seed = setup.config.seed + epoch
         cfg = replace(setup.config, seed=seed)
-        names = name_map(setup.script, setup.names, seed=seed)
+        names = name_map(setup.script, setup.names, seed=seed, protocol=cfg.protocol)
         agent = memory_agent(setup)
         journal = MemoryJournal(agent)
         point = (points or {}).get(epoch, ResumePoint())

@@ -47,6 +47,9 @@ from incanon.models.usage import metered
 from incanon.runs.prices import Prices
 
 
+PROTOCOLS = ("incanon", "paper")
+
+
 @dataclass
 class SimConfig:
     """How one simulation runs."""
@@ -65,10 +68,15 @@ class SimConfig:
     """Share of unanswerable types the reference's fan-quiz type list is padded down to."""
     lenient: bool = False
     """Lenient matching (any-case markers, normalized exact match) instead of the reference's."""
+    protocol: str = "incanon"
+    """``paper``: the askers, the questions passed over, the live session and the oracle's
+    ranking as the reference code has them (see docs/dialsim.md); ``incanon``: incanon's own."""
 
     def __post_init__(self) -> None:
         if self.time_limit < 0:
             raise ConfigError(f"the time limit must be 0 (no limit) or positive, got {self.time_limit}")
+        if self.protocol not in PROTOCOLS:
+            raise ConfigError(f"--protocol takes {' or '.join(PROTOCOLS)}, got {self.protocol!r}")
 
 
 def _error(exc: BaseException) -> str:
@@ -179,7 +187,8 @@ class Simulator:
         planned = self.plan.asked.get(session.id)
         asked = await self._prepare(planned) if planned else None
         record = SessionRecord(session=session.id, date=session.date, lines=len(session.lines),
-                               skipped=self.plan.skipped.get(session.id))
+                               skipped=self.plan.skipped.get(session.id),
+                               dropped=dict(self.plan.dropped.get(session.id, {})))
         durations: list[float] = []
         last = len(session.lines) - 1
         for k in range(len(session.lines)):

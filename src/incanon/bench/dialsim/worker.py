@@ -42,16 +42,15 @@ class WorkerSpec:
     names: str | None = None
     prompts: str | None = None
     prompt_set: str = ""
+    prompts_from: str | None = None
 
 
 def build_task(spec: WorkerSpec, prices: Prices | None) -> tuple[Task, Mapping[str, str]]:
     """The task: ``item.input = {"seed"}`` → that repetition's session records (JSON)."""
     from incanon.bench.dialsim.files import DialsimFiles
     from incanon.bench.dialsim.names import name_map
-    from incanon.bench.dialsim.promptsets import template_name
     from incanon.bench.dialsim.questions import read_questions
-    from incanon.bench.dialsim.runs import RunSetup, memory_agent
-    from incanon.bench.dialsim.scoring import AnswerJudge
+    from incanon.bench.dialsim.runs import RunSetup, make_judge, memory_agent
     from incanon.bench.dialsim.script import load_script
     from incanon.bench.dialsim.simulator import Simulator
     from incanon.bench.dialsim.style import StyleTransfer
@@ -67,19 +66,19 @@ def build_task(spec: WorkerSpec, prices: Prices | None) -> tuple[Task, Mapping[s
     prompts = PromptLibrary(spec.prompts)
     # As on the driver: under a time limit the model under test never reads the response cache.
     agent_model = load_chat_model(spec.model, cache=spec.cache if spec.config.time_limit == 0 else False)
-    judge = (AnswerJudge(load_chat_model(spec.judge, cache=spec.cache), prompts=prompts, lenient=spec.config.lenient,
-                         template=template_name("judge", spec.prompt_set)) if spec.judge else None)
+    judge = make_judge(load_chat_model(spec.judge, cache=spec.cache) if spec.judge else None, prompts=prompts,
+                       lenient=spec.config.lenient, prompt_set=spec.prompt_set, prompts_from=spec.prompts_from)
     style = (StyleTransfer(load_chat_model(spec.style, cache=spec.cache), prompts=prompts,
                            cache_path=DialsimFiles.of(canon.path, spec.work).style_cache) if spec.style else None)
     setup = RunSetup(script=script, questions=questions, agent_model=agent_model, models={}, memory=spec.memory,
                      config=spec.config, names=spec.names, embedder=spec.embedder, k=spec.k,
                      context_tokens=spec.context_tokens, constrain_choices=spec.constrain_choices, prompts=prompts,
-                     prompt_set=spec.prompt_set)
+                     prompt_set=spec.prompt_set, prompts_from=spec.prompts_from)
 
     async def task(item: RunItem) -> ItemOutcome:
         seed = int(item.input["seed"])
         sim = Simulator(script, questions, memory_agent(setup), config=replace(spec.config, seed=seed), judge=judge,
-                        style=style, names=name_map(script, spec.names, seed=seed), prices=prices)
+                        style=style, names=name_map(script, spec.names, seed=seed, protocol=spec.config.protocol), prices=prices)
         result = await sim.run()
         sessions: list[dict[str, Any]] = [r.model_dump(mode="json") for r in result.sessions]
         return ItemOutcome(outputs={"sessions": sessions, "unpriced": sorted(sim.unpriced)})

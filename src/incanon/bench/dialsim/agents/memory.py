@@ -16,7 +16,18 @@ Options: ``answer_format`` (``mc``, ``mc-nl``, ``open``), ``k`` (top-k), ``conte
 size minus 500, see :mod:`incanon.bench.dialsim.context`), ``constrain_choices`` (multiple choice
 only: a JSON grammar limits the reply to one of the five markers, for small local models that
 ramble), ``prompt_set`` (``""`` for incanon's prompts, ``"paper"`` for the paper's structure),
-``embedder`` (embedding strategies; a spec or an ``Embedder``).
+``embedder`` (embedding strategies; a spec or an ``Embedder``), ``protocol`` (``paper``: the
+live session as the reference has it, below), ``prompts_from`` (a folder in the reference
+repository's ``prompt/`` layout whose texts are used as they are: :mod:`..refprompts`).
+
+The live session. incanon always shows the last lines of the current session outside retrieval.
+The reference instead stores the session so far as one more document (a whole-session
+document, or for summaries the raw text until the summary is written; for utterances each line
+as it is heard), which then competes with the earlier ones for the top k; the oracle sees only
+its evidence. Under ``protocol="paper"`` the strategies do the same: no lines outside
+retrieval, and session strategies keep a *partial* unit for the session so far, replaced at each
+utterance and by the finished unit when the session ends (a late update drops it, as the
+reference pops it).
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ from incanon.bench.dialsim.dates import spoken
 from incanon.bench.dialsim.formats import check_format, strip_choices
 from incanon.bench.dialsim.promptsets import template_name
 from incanon.bench.dialsim.questions import MARKERS
+from incanon.bench.dialsim.refprompts import ReferencePrompts
 from incanon.bench.dialsim.script import DialSession, Line
 from incanon.llmout import json_objects
 from incanon.models.types import ChatModel, GenerationParams, Message
@@ -80,8 +92,13 @@ class MemoryAgent(Agent):
 
     def __init__(self, model: ChatModel, *, answer_format: str = "mc", k: int | None = None,
                  context_tokens: int | None = DEFAULT_CONTEXT_TOKENS, constrain_choices: bool = False,
-                 prompt_set: str = "", **options: Any) -> None:
+                 prompt_set: str = "", protocol: str = "incanon", prompts_from: str | None = None,
+                 **options: Any) -> None:
         super().__init__(model, **options)
+        self.paper = protocol == "paper"
+        self.reference = ReferencePrompts(prompts_from) if prompts_from else None
+        self._partial: int | None = None
+        """Index in ``units`` of the live session's partial unit (paper protocol), if any."""
         self.answer_format = check_format(answer_format)
         self.k = k or self.default_k
         self.context_tokens, self.context_source = history_budget(model, context_tokens)
@@ -96,11 +113,34 @@ class MemoryAgent(Agent):
     def reset(self) -> None:
         """Forget everything (a new simulation)."""
         self.current, self.current_session, self.units = [], None, []
+        self._partial = None
         self._reset()
 
     def mark(self) -> tuple[int, int, str | None]:
-        """The memory's state before an update (see ``rollback``)."""
-        return len(self.units), len(self.current), self.current_session
+        """The memory's state before an update (see ``rollback``). A partial unit is not part of
+        it: the update replaces it, so a late update leaves none (the reference pops it)."""
+        units = len(self.units) - (1 if self._has_partial() else 0)
+        return units, len(self.current), self.current_session
+
+    def _has_partial(self) -> bool:
+        return self._partial is not None and self._partial == len(self.units) - 1
+
+    def drop_partial(self) -> None:
+        """Take the live session's partial unit out of memory (and its index)."""
+        if self._has_partial():
+            del self.units[-1]
+            self._truncate(len(self.units))
+        self._partial = None
+
+    def put_partial(self, unit: Unit, indexed_text: str | None = None) -> None:
+        """Store ``unit`` (the session so far) in place of the previous partial unit."""
+        self.drop_partial()
+        self._add_unit(unit, indexed_text)
+        self._partial = len(self.units) - 1
+
+    def _add_unit(self, unit: Unit, indexed_text: str | None = None) -> None:
+        """Store one unit (strategies with an index add it there too)."""
+        self.units.append(unit)
 
     def rollback(self, mark: tuple[int, int, str | None]) -> None:
         """Undo the updates since ``mark``: what they stored is dropped and never retrieved."""
@@ -122,6 +162,7 @@ class MemoryAgent(Agent):
 
     async def end_session(self, session: DialSession) -> None:
         """The session is over: strategies that store whole sessions (or summaries) do it now."""
+        self.drop_partial()
         await self._end_session(session, list(self.current))
         self.current, self.current_session = [], None
 
@@ -192,7 +233,8 @@ class MemoryAgent(Agent):
         """Earlier memory and the live conversation for the question ``turn``. ``Turn.about``
         may carry the comma-separated evidence session ids (only the oracle reads them)."""
         evidence = [e for e in (turn.about or "").split(",") if e]
-        current = self._current_lines(self.context_tokens // 4)
+        # Paper protocol: the live session is in memory (or, for the oracle, not shown at all).
+        current = [] if self.paper else self._current_lines(self.context_tokens // 4)
         budget = self.context_tokens - sum(estimate_tokens(c) for c in current)
         units = self.recall(f"{turn.speaker}: {strip_choices(turn.text)}", evidence, budget)
         return Recall(units, current, {"strategy": self.strategy, "retrieved": len(units),
@@ -202,11 +244,18 @@ class MemoryAgent(Agent):
                      options: Sequence[str] = ()) -> Reply:
         """The model's answer to ``turn`` from ``recall`` (``question_text`` and ``options``: the
         bare question and its choices, for prompt sets that lay the choices out themselves)."""
-        prompt = self.prompts.render(
-            self.template("answer"), character=who.character, date=who.time_label or spoken(str(who.position)),
-            history=[u.text for u in recall.units], current=recall.current, asker=turn.speaker, question=turn.text,
-            question_text=question_text or strip_choices(turn.text), options=list(options),
-            answer_format=self.answer_format, retrieval=self.retrieves)
+        date = who.time_label or spoken(str(who.position))
+        if self.reference is not None:
+            prompt = self.reference.answer(
+                answer_format=self.answer_format, retrieval=self.retrieves, date=date,
+                history=[u.text for u in recall.units] + list(recall.current), asker=turn.speaker,
+                question=question_text or strip_choices(turn.text), options=list(options), chatbot=who.character)
+        else:
+            prompt = self.prompts.render(
+                self.template("answer"), character=who.character, date=date,
+                history=[u.text for u in recall.units], current=recall.current, asker=turn.speaker, question=turn.text,
+                question_text=question_text or strip_choices(turn.text), options=list(options),
+                answer_format=self.answer_format, retrieval=self.retrieves)
         calls: list[CallRecord] = []
         messages = [Message(role="user", content=prompt)]
         text = await self._call("answer", messages, calls, self._params())

@@ -9,6 +9,11 @@
 
 BM25 indexes grow one document at a time (``IncrementalBM25``); embedding indexes append one row;
 both can be cut back when an update came too late (``MemoryAgent.rollback``).
+
+Under the paper protocol the live session is one more document competing for the top k (see
+:mod:`..memory`), and the oracle ranks its evidence sessions with BM25 against the question and
+keeps the best k (10, the reference's number for whole sessions), shown in the reference's
+order (by the text of their date headers), where incanon's own protocol keeps the first k.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from typing import Any, ClassVar
 
 from incanon.agents.registry import register_agent
 from incanon.bench.dialsim.agents.memory import MemoryAgent, Unit, estimate_tokens
-from incanon.bench.dialsim.bm25 import IncrementalBM25
+from incanon.bench.dialsim.bm25 import IncrementalBM25, top_k as index_top_k
 from incanon.bench.dialsim.dates import spoken
 from incanon.bench.dialsim.script import DialSession, Line
 from incanon.bench.dialsim.vectors import VectorMemory
@@ -36,12 +41,23 @@ def _session_unit(order: int, session: DialSession, lines: Sequence[Line]) -> Un
     return Unit(order, session.id, session.date, f"{session.header}\n{body}")
 
 
+def _partial_unit(order: int, lines: Sequence[Line]) -> Unit:
+    """The live session so far as one unit (same header as the finished session's)."""
+    first = lines[0]
+    body = "\n".join(line.render() for line in lines)
+    return Unit(order, first.session, first.date, f"[{spoken(first.date)}, {first.session}]\n{body}")
+
+
 @register_agent("dialsim-recent")
 class RecentContextAgent(MemoryAgent):
     """Everything heard, newest session first, as far as the budget goes."""
 
     strategy = "recent"
     retrieves = False
+
+    async def _observe(self, line: Line) -> None:
+        if self.paper:
+            self.put_partial(_partial_unit(len(self.units) - self._has_partial(), self.current))
 
     async def _end_session(self, session: DialSession, lines: list[Line]) -> None:
         if lines:
@@ -94,9 +110,14 @@ class RetrievalAgent(MemoryAgent):
         self.units.append(unit)
         self.index.add(indexed_text or unit.text)
 
+    def _add_unit(self, unit: Unit, indexed_text: str | None = None) -> None:
+        self._store(unit, indexed_text)
+
     async def _observe(self, line: Line) -> None:
         if self.unit == "utterance":
             self._store(_line_unit(len(self.units), line), line.render())
+        elif self.paper:  # the session so far, raw even for summaries until the summary is written
+            self.put_partial(_partial_unit(len(self.units) - self._has_partial(), self.current))
 
     async def _end_session(self, session: DialSession, lines: list[Line]) -> None:
         if self.unit == "session":
@@ -107,15 +128,18 @@ class RetrievalAgent(MemoryAgent):
             self._store(Unit(len(self.units), session.id, session.date, text))
 
     async def summarize(self, session: DialSession, lines: list[Line]) -> str:
-        prompt = self.prompts.render(self.template("summary"), date=spoken(session.date), words=SUMMARY_WORDS,
-                                     dialogue="\n".join(line.render() for line in lines))
+        dialogue = "\n".join(line.render() for line in lines)
+        prompt = (self.reference.summary(dialogue) if self.reference is not None else
+                  self.prompts.render(self.template("summary"), date=spoken(session.date), words=SUMMARY_WORDS,
+                                      dialogue=dialogue))
         completion = await self.model.generate([Message(role="user", content=prompt)],
                                                GenerationParams(max_tokens=SUMMARY_WORDS * 2))
         return " ".join(completion.text.split())
 
     def recall(self, query: str, evidence: Sequence[str], budget: int) -> list[Unit]:
         # The current session is already in the prompt: utterances of it are not retrieved again.
-        live = sum(1 for u in self.units if u.session == self.current_session) if self.unit == "utterance" else 0
+        live = (sum(1 for u in self.units if u.session == self.current_session)
+                if self.unit == "utterance" and not self.paper else 0)
         hits = self.index.top_k(query, self.k, exclude_from=len(self.units) - live)
         return self.fit([self.units[i] for i, _ in hits], budget)
 
@@ -145,13 +169,45 @@ class OracleAgent(MemoryAgent):
 
     strategy = "oracle"
     default_k = 20
+    paper_k = 10
+    """The reference's number of whole sessions (``num_ret_history`` for session memory)."""
+
+    def __init__(self, model: Any, **options: Any) -> None:
+        super().__init__(model, **options)
+        if self.paper and not options.get("k"):
+            self.k = self.paper_k
 
     async def _end_session(self, session: DialSession, lines: list[Line]) -> None:
         self.units.append(_session_unit(len(self.units), session, lines))
 
     def recall(self, query: str, evidence: Sequence[str], budget: int) -> list[Unit]:
         wanted = set(evidence)
-        return self.fit([u for u in self.units if u.session in wanted][: self.k], budget)
+        found = [u for u in self.units if u.session in wanted]
+        if not self.paper:
+            return self.fit(found[: self.k], budget)
+        return self._fit_in_order(bm25_ranked(found, query, self.k), budget)
+
+    def _fit_in_order(self, units: list[Unit], budget: int) -> list[Unit]:
+        kept = {u.order for u in self.fit(units, budget)}
+        return [u for u in units if u.order in kept]
+
+
+def bm25_ranked(units: Sequence[Unit], query: str, k: int) -> list[Unit]:
+    """The reference's oracle: the ``k`` units BM25 scores best for ``query`` (zero scores
+    included, ties to the earlier), then ordered by the text of their headers as the reference
+    sorts its ``[Date: ..., Session #n]`` strings (alphabetical, so by month name first)."""
+    if not units:
+        return []
+    index = IncrementalBM25()
+    for unit in units:
+        index.add(unit.text)
+    best = [units[i] for i, _ in index_top_k(index.scores(query), k)]
+    numbers: dict[str, int] = {}
+    keys: dict[int, str] = {}
+    for unit in units:  # Session #n counts the sessions of one date, in story order
+        numbers[unit.date] = numbers.get(unit.date, 0) + 1
+        keys[unit.order] = f"[Date: {spoken(unit.date)}, Session #{numbers[unit.date]}"
+    return sorted(best, key=lambda u: keys[u.order])
 
 
 STRATEGIES["oracle"] = OracleAgent
