@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from incanon.canon.persona import persona_at
 from incanon.canon import CanonStore, Position
 from incanon.cards import build_card
 from incanon.sample import sample_world
@@ -121,7 +122,10 @@ def test_card_fields_and_extensions(sample_store: CanonStore) -> None:
     card = build_card(sample_store, WORK, "Wren", "end of book 1")
     d = card.data
     assert card.spec == "chara_card_v2" and card.spec_version == "2.0" and d.name == "Wren Callow"
-    assert d.description.startswith("Has just won the Sea-Wall round")  # her time point at 1-3
+    persona = persona_at(sample_store, WORK, "Wren Callow", "1-3")
+    # The scoped builder's profile first, then her time point at 1-3.
+    assert persona.profile and d.description.startswith(persona.profile)
+    assert "\n\nHas just won the Sea-Wall round" in d.description
     assert "Wren Callow → Ottilie Brand: apprentice" in d.description
     assert d.mes_example.startswith("<START>\n{{user}}: ") and d.mes_example.count("<START>") == 3
     assert d.first_mes and d.first_mes in d.mes_example  # her latest line of witnessed dialogue

@@ -2,7 +2,8 @@
 
 Every field comes from dated canon seen through the knowledge scope (see ``knowledge``):
 
-* ``description``: the character's latest time-point description, the known facts about
+* ``description``: the scoped builder's profile as of the position (``incanon.canon.persona_at``),
+  the character's latest time-point description, the known facts about
   themself, and their own relations current at that position (type and affection only:
   relation descriptions are undated prose);
 * ``personality``: the scoped builder's (``incanon.canon.persona_at``): as of the position, or
@@ -57,7 +58,7 @@ def _when(k: Knowledge) -> str:
     return tp.label if tp is not None and tp.position == k.scope.at else f"story position {k.scope.at}"
 
 
-def _description(k: Knowledge) -> str:
+def _description(k: Knowledge, profile: str = "") -> str:
     name, tp = k.character.name, k.time_point
     if tp is None:
         head = f"{name} in {k.scope.work.title}, as of story position {k.scope.at}."
@@ -65,9 +66,14 @@ def _description(k: Knowledge) -> str:
         head = tp.description or f"{name} at {tp.label}."
     else:
         head = f"Earlier, at {tp.label}: {tp.description}" if tp.description else ""
-    parts = [head, _bullets(f"Known facts about {name}:", [f.text for f in k.own_facts]),
+    parts = [profile, head, _bullets(f"Known facts about {name}:", [f.text for f in k.own_facts]),
              _bullets(f"{name}'s ties at this point:", [_tie(r) for r in k.ties])]
-    return "\n\n".join(p for p in parts if p)
+    kept: list[str] = []
+    for part in parts:
+        # A card imported back holds its whole description as the profile: say each part once.
+        if part and not any(part in earlier for earlier in kept):
+            kept.append(part)
+    return "\n\n".join(kept)
 
 
 def _scenario(k: Knowledge) -> str:
@@ -178,7 +184,7 @@ def build_card(store: CanonStore, work: str, character: str, at: str,
     }
     data = CardData(
         name=name,
-        description=_description(k),
+        description=_description(k, persona.profile),
         personality=personality,
         scenario=_scenario(k),
         first_mes=_greeting(k),
