@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import json
 import os
 import re
@@ -10,9 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from incanon.errors import InputError, NotFoundError
+from incanon.ingest.gutenberg import strip_gutenberg
+from incanon.logs import NOTICE
 from incanon.reading import check_file
 
 
+log = logging.getLogger(__name__)
 _MD_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*\n?", re.M)
 
 
@@ -96,6 +100,12 @@ def read_books(paths: list[str | os.PathLike[str]], *, author: str = "") -> list
             text = _MD_COMMENT.sub("", text)  # authors' notes and scene markers are not prose
         if not text.strip():
             raise InputError("the file is empty", source=str(path))
+        # A Project Gutenberg e-text: the licence is not the story, and its header names the book.
+        gut = strip_gutenberg(text)
+        if gut.removed_words:
+            log.log(NOTICE, "%s: Project Gutenberg header and licence left out (%d words)", path, gut.removed_words)
+            books.append(BookSource(gut.title or _title_of(gut.body, path), gut.body, author or gut.author, str(path)))
+            continue
         books.append(BookSource(_title_of(text, path), text, author, str(path)))
     titles = [b.slug for b in books]
     dup = next((t for t in titles if titles.count(t) > 1), None)
