@@ -38,7 +38,7 @@ def build(
     store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP + " With --book: where the book's scenes go."),
     out_path: Path = typer.Option(..., "--out", help="Items file to write (JSON Lines)."),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work; with --book: the file name)."),
-    book_path: Optional[Path] = typer.Option(None, "--book", help="A raw markdown book: extract its scenes and participants with the helper first (needs --characters)."),
+    book_path: Optional[Path] = typer.Option(None, "--book", help="A raw book (markdown, plain text, a Project Gutenberg e-text, EPUB): extract its scenes and participants with the helper first (needs --characters)."),
     per_chapter: int = typer.Option(5, "--scenes-per-chapter", help="With --book: scenes the helper picks per chapter."),
     helper: str = typer.Option("embedded", "--helper", help="Helper model spec (summaries, questions, gold)."),
     judge: Optional[str] = typer.Option(None, "--judge", help="Model that checks gold responses (default: the helper)."),

@@ -25,7 +25,7 @@ from incanon.bench.timechara.build import _canonical
 from incanon.bench.timechara.scenes import ExtractionResult, extract_scenes
 from incanon.canon.world import Character, Scene, TimePoint, WorkInfo, World
 from incanon.errors import ConfigError, InputError
-from incanon.ingest.markdown_book import BookScene, ParsedBook, chunk_scenes, parse_markdown_book
+from incanon.ingest.markdown_book import BookChapter, BookScene, ParsedBook, chunk_scenes, parse_markdown_book
 from incanon.models.types import ChatModel
 from incanon.reading import read_text
 from incanon.templates import PromptLibrary
@@ -43,9 +43,26 @@ class BookOptions:
     json_mode: bool = True
 
 
+_MD_CHAPTER = re.compile(r"^##[ \t]+\S", re.M)
+
+
 def read_book(path: Path) -> ParsedBook:
-    """Parse a markdown book file (``InputError`` naming the file and line on bad structure)."""
-    return parse_markdown_book(read_text(path), source=str(path))
+    """The book's chapters: a markdown book with ``## Chapter`` headings is parsed as such
+    (``InputError`` naming the file and line on bad structure); any other text (plain, a Project
+    Gutenberg e-text, an EPUB) goes through the project's one book reader and chapter detector,
+    its parts' chapters numbered on in one book."""
+    if path.suffix.lower() in (".md", ".markdown"):
+        text = read_text(path)
+        if _MD_CHAPTER.search(text):
+            return parse_markdown_book(text, source=str(path))
+    from incanon.ingest.reader import read_book as read_any
+
+    found = read_any([path])
+    book = ParsedBook(number=1, title=found.title, source=str(path))
+    for n, c in enumerate(found.chapters, 1):
+        scene = BookScene(f"1-{n}-1", 1, n, 1, c.text, c.line)
+        book.chapters.append(BookChapter(number=n, title=c.title, line=c.line, scenes=[scene]))
+    return book
 
 
 def work_id_of(book: ParsedBook, path: Path) -> str:
@@ -111,7 +128,7 @@ async def ingest_book(path: Path, model: ChatModel, prompts: PromptLibrary, main
         raise ConfigError(f"--scenes-per-chapter must be at least 1, got {options.per_chapter}")
     book = read_book(path)
     if not book.chapters:
-        raise InputError(f"{path}: no chapter found (chapters are '## Chapter N: Title' headings)")
+        raise InputError(f"{path}: no chapter found (chapter headings such as '## Chapter N: Title', 'CHAPTER XII' or 'XII.')")
     title = book.title or path.stem
     found = await extract_scenes(book.chapters, book.number, title, model, prompts,
                                  per_chapter=options.per_chapter, min_lines=options.min_lines,
