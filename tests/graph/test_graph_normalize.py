@@ -165,3 +165,25 @@ async def test_sample_world_aliases_merge_with_high_precision_and_recall(built, 
     n = report.integration.normalization
     assert n.llm_calls < n.topk_baseline < n.all_pairs_baseline
     assert n.skipped_connected > 0  # pairs already joined through other merges are never asked
+
+
+async def test_paper_alias_candidates_take_the_type_after_the_top_k(tmp_path):
+    # The entity nearest to "Otilie Brand" is an object; the reference takes the top k over all
+    # types and drops other types afterwards, so with k = 1 the character is never a candidate.
+    per_text = {"alpha": [("Ottilie Brand", "character"), ("Otilie Brandy", "object")],
+                "bravo": [("Otilie Brand", "character")]}
+    same = {frozenset({"Ottilie Brand", "Otilie Brand"})}
+    common = {"fuzzy_threshold": 1.0, "knn_threshold": 0.3, "knn_k": 1}
+    store, builder, _ = _build(tmp_path / "within", ["alpha", "bravo"], per_text, same=same,
+                               config=GraphConfig(**common))
+    await builder.add(_chunks(store)[:1])  # alpha first: "Otilie Brand" is the one new entity after
+    within = (await builder.add(_chunks(store))).integration.normalization
+    assert within.candidates["knn"] == 1 and within.judged_same == 1
+    store2, builder2, _ = _build(tmp_path / "after", ["alpha", "bravo"], per_text, same=same,
+                                 config=GraphConfig.for_protocol("paper", **common))
+    await builder2.add(_chunks(store2)[:1])
+    after = (await builder2.add(_chunks(store2))).integration.normalization
+    assert after.candidates["knn"] == 0 and after.judged_same == 0
+    paper = GraphConfig.for_protocol("paper")
+    assert (paper.knn_k, paper.knn_threshold, paper.knn_type_after) == (3, 0.7, True)
+    assert GraphConfig.for_protocol("incanon") == GraphConfig()

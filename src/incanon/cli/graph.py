@@ -52,8 +52,9 @@ def build(
     max_tokens: int = typer.Option(900, "--max-tokens", help="Completion budget of one extraction call."),
     attempts: int = typer.Option(2, "--attempts", min=1, help="Extraction attempts per chunk (each with one repair)."),
     description_chars: Optional[int] = typer.Option(None, "--description-chars", help="Bound each extracted description (characters) through the JSON schema; use with small local models."),
-    knn_k: int = typer.Option(5, "--knn-k", help="Embedding neighbours per new entity (0: off)."),
-    knn_threshold: float = typer.Option(0.86, "--knn-threshold", help="Cosine an embedding neighbour needs."),
+    knn_k: Optional[int] = typer.Option(None, "--knn-k", help="Embedding neighbours per new entity (0: off; default 5, 3 under --protocol paper)."),
+    knn_threshold: Optional[float] = typer.Option(None, "--knn-threshold", help="Cosine an embedding neighbour needs (default 0.86, 0.7 under --protocol paper)."),
+    protocol: str = typer.Option("incanon", "--protocol", help="Alias candidates: paper (as the authors' code: top 3 neighbours over all types at cosine >= 0.7, then same type) or incanon (top 5 within the type at 0.86)."),
     fuzzy: float = typer.Option(0.88, "--fuzzy", help="Name similarity (0-1) for a fuzzy candidate."),
     budget: int = typer.Option(120, "--description-budget", help="Tokens before merged descriptions are summarized."),
     concurrency: int = typer.Option(4, "--concurrency", min=1, help="Chunks extracted at once."),
@@ -82,10 +83,11 @@ def build(
     if axis not in (Axis.CHAPTER.value, Axis.DATE.value):
         raise ConfigError(f"--axis must be chapter or date, not {axis!r}")
     try:
-        config = GraphConfig(chunk_tokens=chunk_tokens, overlap_tokens=overlap, gleanings=gleanings, knn_k=knn_k,
-                             extract_max_tokens=max_tokens, max_attempts=attempts, description_chars=description_chars,
-                             knn_threshold=knn_threshold, fuzzy_threshold=fuzzy, description_budget=budget,
-                             concurrency=concurrency, embedder=embedder, born=born)
+        config = GraphConfig.for_protocol(
+            protocol, chunk_tokens=chunk_tokens, overlap_tokens=overlap, gleanings=gleanings, knn_k=knn_k,
+            extract_max_tokens=max_tokens, max_attempts=attempts, description_chars=description_chars,
+            knn_threshold=knn_threshold, fuzzy_threshold=fuzzy, description_budget=budget,
+            concurrency=concurrency, embedder=embedder, born=born)
     except ValidationError as exc:
         raise ConfigError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
     # Everything that can fail on the user's input (files, position, names, model spec) fails

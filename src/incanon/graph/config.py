@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import datetime as _dt
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 #: RoleRAG's entity types (the paper limits extraction to these six).
 ENTITY_TYPES: tuple[str, ...] = ("character", "location", "time", "event", "organization", "object")
+
+
+PAPER_GRAPH: dict[str, Any] = {"knn_k": 3, "knn_threshold": 0.7, "knn_type_after": True}
+"""The reference's alias merging: ``entity_vdb.query_embed(..., top_k=3)`` over all entities,
+a neighbour of another type answered "no" without asking, cosine at least 0.7."""
 
 
 class GraphConfig(BaseModel):
@@ -41,6 +47,9 @@ class GraphConfig(BaseModel):
     """Nearest entities (by embedding) looked at per new entity; 0 turns the stage off."""
     knn_threshold: float = Field(0.86, ge=-1.0, le=1.0)
     """Cosine similarity an embedding neighbour needs to become a candidate pair."""
+    knn_type_after: bool = False
+    """Take the ``knn_k`` nearest entities of any type, then keep those of the entity's type (the
+    reference's alias merging), instead of the ``knn_k`` nearest of its type."""
     merge_types: bool = True
     """One name extracted under several types is one entity of its majority type (the
     reference's behaviour); off: a person and a place sharing a name stay two entities."""
@@ -59,6 +68,17 @@ class GraphConfig(BaseModel):
     born: str | None = None
     """Birth date (ISO) that ages in the text count from ("at age 21"), for a biography on a
     date axis; None: ages fall back to the chunk's position."""
+
+    @classmethod
+    def for_protocol(cls, protocol: str, **values: Any) -> "GraphConfig":
+        """``paper``: alias candidates as the authors' code finds them (``PAPER_GRAPH``);
+        ``incanon``: incanon's. Values given (not None) win over the protocol's."""
+        if protocol not in ("paper", "incanon"):
+            from incanon.errors import ConfigError
+
+            raise ConfigError(f"unknown protocol {protocol!r}; known: paper, incanon")
+        base = dict(PAPER_GRAPH) if protocol == "paper" else {}
+        return cls(**{**base, **{k: v for k, v in values.items() if v is not None}})
 
     @field_validator("born")
     @classmethod

@@ -275,11 +275,14 @@ class Normalizer:
         for j, i in enumerate(new_index):
             scores = pool @ pool[offset + j]
             scores[offset + j] = -2.0
-            scores[types != units[i].type] = -2.0
+            other_type = types != units[i].type
+            if not self.config.knn_type_after:
+                scores[other_type] = -2.0
             k = min(self.config.knn_k, len(scores))
             top = np.argsort(-scores, kind="stable")[:k]
             for t in top:
-                if scores[t] >= self.config.knn_threshold:
+                # Type after the top k (the reference): a nearer entity of another type uses a place.
+                if scores[t] >= self.config.knn_threshold and not other_type[t]:
                     a, b = sorted((i, pool_idx[int(t)]))
                     out.append((float(scores[t]), "knn", a, b))
                     stats.candidates["knn"] += 1

@@ -132,6 +132,11 @@ class GraphView:
             return False
         return self.scope is None or at is None or at <= self.scope.at.key
 
+    def node_chunks(self, node_id: int) -> set[int]:
+        """Row ids of the chunks whose visible mentions name the node (its sources)."""
+        return {m["chunk_id"] for m in self.db.node_mentions(node_id)
+                if self.mention_visible(m["chunk_id"], self._at(m["chunk_id"], m["from_key"]))}
+
     def _chunk_visible(self, pos_key: int | None, scene: str | None) -> bool:
         scope = self.scope
         if scope is None:

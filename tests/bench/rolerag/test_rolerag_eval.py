@@ -130,3 +130,34 @@ def test_cli_questions_eval_report(graph_store, tmp_path: Path):
     empty = runner.invoke(app, ["rolerag", "eval", "--store", store, "--questions", str(tmp_path / "empty.jsonl"),
                                 "--model", "scripted:x", "--judge", "scripted:x"])
     assert isinstance(empty.exception, InputError)
+
+
+def test_cli_paper_protocol(graph_store, tmp_path: Path):
+    from incanon.errors import ConfigError
+    from incanon.runs import RunStore
+
+    runner = CliRunner()
+    store = str(graph_store.path)
+    qfile = tmp_path / "q.jsonl"
+    runner.invoke(app, ["rolerag", "questions", "--store", store, "--out", str(qfile), "--characters", "Wren",
+                        "--per-kind", "1"])
+    agent_rules = tmp_path / "agent.json"
+    agent_rules.write_text(json.dumps({"rules": [
+        {"match": "Records:", "response": "(character<|>Wren Callow<|>herself<|>Yes<|>specific)##"
+                                          "(character<|>Dace Morrow<|>a friend<|>Yes<|>specific)<|COMPLETE|>"}],
+        "default": "I keep the lamps."}))
+    judge = tmp_path / "judge.json"
+    judge.write_text(json.dumps({"rules": [{"match": "keeps to the limits", "response": "Analysis: ok\nRating: 1"}],
+                                 "default": "Analysis: fine\nRating: 6"}))
+    runs = tmp_path / "runs.sqlite"
+    common = ["rolerag", "eval", "--store", store, "--questions", str(qfile), "--model", f"scripted:{agent_rules}",
+              "--judge", f"scripted:{judge}", "--method", "rolerag", "--runs", str(runs), "--no-cache", "--json"]
+    result = runner.invoke(app, [*common, "--protocol", "paper"])
+    assert result.exit_code == 0, result.output
+    run_id = json.loads(result.stdout)["runs"][0]["run_id"]
+    with RunStore(runs) as rs:
+        assert rs.get_run(run_id).config.params["protocol"] == "paper"
+        sample = next(rs.samples(run_id))
+        assert sample.extra["details"]["nodes"] == ["Dace Morrow"] and sample.extra["details"]["hypothesis"] == ""
+    bad = runner.invoke(app, [*common, "--protocol", "papers"])
+    assert isinstance(bad.exception, ConfigError) and "papers" in str(bad.exception)

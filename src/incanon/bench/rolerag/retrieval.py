@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from incanon.agents.base import CharacterAt
 from incanon.canon.store import CanonStore
-from incanon.errors import NotFoundError
+from incanon.errors import ConfigError, NotFoundError
 from incanon.graph.config import ENTITY_TYPES, GraphConfig
 from incanon.graph.db import GraphDB
 from incanon.graph.names import fold
@@ -61,6 +61,45 @@ class RetrievalConfig(BaseModel):
     """Completion budget of the hypothetical answer."""
     entities_tokens: int = Field(400, ge=32)
     """Completion budget of the entity extraction."""
+    # The paper protocol's knobs (``incanon.bench.rolerag.paper``); the defaults are incanon's.
+    flow: Literal["incanon", "paper"] = "incanon"
+    """``paper``: the reference's ``local_query`` (``paper.paper_strategies``), which reads the
+    knobs below from ``drop_first_specific`` on; ``incanon``: incanon's strategies."""
+    one_call: bool = False
+    """Query entities from one call that reasons about possible answers (the reference), not a
+    hypothetical answer and then the entities (two calls)."""
+    drop_first_specific: bool = False
+    """Drop the first specific entity as the speaker (the reference's ``[1:]``), not those that
+    name the character."""
+    type_after_top_k: bool = False
+    """Top ``k`` over all types, then keep the entity's type (the reference), not top ``k``
+    within the type."""
+    general_pooled: bool = False
+    """``general_k`` neighbours over all general topics' types together (the reference: 10), not
+    ``general_k`` per topic."""
+    source_tokens: int = Field(0, ge=0)
+    """Tokens of the source chunks the retrieved entities share, put in the context (the
+    reference: 1,000; 0: none)."""
+    relation_tokens: int | None = Field(None, ge=0)
+    """Token budget of the specific entities' relations, heaviest first (the reference: 1,200)."""
+    entity_retries: int = Field(0, ge=0)
+    """Times the entity call is asked again when no entity can be read (the reference: 5)."""
+    unknown_notes: bool = True
+    """Name specific entities not found as "never came across" (incanon; the reference does not)."""
+
+    @classmethod
+    def for_protocol(cls, protocol: str, **overrides: Any) -> "RetrievalConfig":
+        """``paper``: the reference's values (``paper.PAPER``); ``incanon``: incanon's own."""
+        from incanon.bench.rolerag.paper import PAPER
+
+        if protocol not in PROTOCOLS:
+            raise ConfigError(f"unknown protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")
+        base = dict(PAPER) if protocol == "paper" else {}
+        return cls(**{**base, **{k: v for k, v in overrides.items() if v is not None}})
+
+
+PROTOCOLS: tuple[str, ...] = ("paper", "incanon")
+"""``paper``: retrieval as the authors' code does it; ``incanon``: incanon's own choices."""
 
 
 class QueryEntity(BaseModel):
@@ -90,6 +129,8 @@ class Retrieval:
     dropped_self: list[str] = field(default_factory=list)
     """Query entities that named the speaker (not looked up)."""
     threshold: float | None = None
+    passages: list[dict[str, Any]] = field(default_factory=list)
+    """Source chunks put in the context (paper protocol)."""
     calls: list[tuple[str, list[Message], str]] = field(default_factory=list)
 
     def prompt_vars(self) -> dict[str, Any]:
@@ -99,6 +140,7 @@ class Retrieval:
             "relations": [{"source": e.source, "target": e.target, "description": e.description} for e in self.relations],
             "outside": [{"name": e.name, "reason": e.reason} for e in self.outside],
             "unknown": self.unknown,
+            "passages": self.passages,
         }
 
     def details(self) -> dict[str, Any]:
@@ -113,6 +155,7 @@ class Retrieval:
             "dropped_self": self.dropped_self,
             "threshold": self.threshold,
             "scores": {k: round(v, 4) for k, v in self.scores.items()},
+            "passages": [p["id"] for p in self.passages],
         }
 
 
@@ -138,7 +181,9 @@ def parse_entities(text: str, limit: int = 8) -> list[QueryEntity]:
         except (json.JSONDecodeError, AttributeError):
             items = []
     if not items:
-        for line in text.splitlines():
+        # Records end at a line break or at the reference's "##" and "<|COMPLETE|>" markers.
+        records = text.replace("<|COMPLETE|>", "\n").replace("##", "\n").splitlines()
+        for line in records:
             parts = [p.strip(" ()\"'") for p in line.split("<|>")]
             if len(parts) >= 5:
                 items.append({"type": parts[0], "name": parts[1], "reason": parts[2], "relevant": parts[3],
@@ -208,6 +253,22 @@ class GraphRetriever:
         out = Retrieval()
         view = self.view(who, cutoff)
         when = who.when if cutoff else ""
+        if self.config.one_call:
+            await self._one_call(who, question, when, out)
+        else:
+            await self._two_calls(who, question, when, out)
+        me = self.me(view, who)
+        out.character_node = view.node(me) if me is not None else None
+        if self.config.flow == "paper":
+            from incanon.bench.rolerag.paper import paper_strategies
+
+            paper_strategies(self, view, me, out)
+        else:
+            self._strategies(view, me, out, who)
+        return out
+
+    async def _two_calls(self, who: CharacterAt, question: str, when: str, out: Retrieval) -> None:
+        """incanon's entity step: a hypothetical answer, then the entities of both."""
         out.hypothesis = await self._ask("hypothesis", self.prompts.render(
             "rolerag_hypothesis", character=who.character, work_title=who.work_title, question=question),
             GenerationParams(max_tokens=self.config.hypothesis_tokens), out)
@@ -216,10 +277,17 @@ class GraphRetriever:
             hypothesis=out.hypothesis, entity_types=list(ENTITY_TYPES)),
             GenerationParams(max_tokens=self.config.entities_tokens, response_format=_ENTITIES_FORMAT), out)
         out.entities = parse_entities(reply, self.config.max_entities)
-        me = self.me(view, who)
-        out.character_node = view.node(me) if me is not None else None
-        self._strategies(view, me, out, who)
-        return out
+
+    async def _one_call(self, who: CharacterAt, question: str, when: str, out: Retrieval) -> None:
+        """The reference's single call (entities of the question and its possible answers), asked
+        again while no entity can be read, up to ``entity_retries`` times."""
+        prompt = self.prompts.render("rolerag_paper_entities", character=who.character, work_title=who.work_title,
+                                     when=when, question=question, entity_types=list(ENTITY_TYPES))
+        params = GenerationParams(max_tokens=self.config.entities_tokens)
+        for _ in range(self.config.entity_retries + 1):
+            out.entities = parse_entities(await self._ask("entities", prompt, params, out), self.config.max_entities)
+            if out.entities:
+                return
 
     @staticmethod
     def me(view: GraphView, who: CharacterAt) -> int | None:

@@ -1,0 +1,132 @@
+"""RoleRAG's retrieval as the authors' code does it (``rolerag/operate.py``, ``local_query``):
+the paper protocol of ``GraphRetriever``.
+
+Where the reference and incanon's own retrieval differ (docs/rolerag.md, "Paper protocol"):
+
+* one call finds the query entities, reasoning about the question *and* its possible answers
+  (incanon: a hypothetical answer first, then the entities: two calls); a reply with no
+  readable entity is asked again, up to 5 more times, then the context is empty;
+* the first specific entity is dropped as the speaker (``specific_keywords[1:]``), whatever its
+  name (incanon: entities that name the character);
+* a specific entity not found by name: the 3 graph entities most similar to it over *all* types
+  at cosine >= 0.55, then those of its type kept (incanon: top 3 within the type, at the
+  threshold calibrated for the embedder);
+* general entities: the character's neighbours of any of their types pooled, heaviest edge
+  first, 10 in all (incanon: 5 per topic);
+* the source chunks the retrieved entities share most (with the character) go in the context,
+  up to 1,000 tokens (incanon: none), and the relations found for specific entities are cut at
+  1,200 tokens of descriptions, heaviest first;
+* no "never came across" notes for entities not found (the reference adds nothing for them).
+
+Everything is read through the same ``GraphView``, so ``rolerag-cutoff`` keeps its knowledge
+scope under either protocol.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from incanon.graph.view import GraphEdge, GraphNode, GraphView
+from incanon.tokens import count_tokens
+
+if TYPE_CHECKING:
+    from incanon.bench.rolerag.retrieval import GraphRetriever, QueryEntity, Retrieval
+
+PAPER = {"flow": "paper", "k": 3, "threshold": 0.55, "general_k": 10, "one_call": True, "drop_first_specific": True,
+         "type_after_top_k": True, "general_pooled": True, "source_tokens": 1000, "relation_tokens": 1200,
+         "entity_retries": 5, "unknown_notes": False}
+"""The reference's values (``QueryParam``: top_k 10, max_token_for_text_unit 1000,
+max_token_for_global_context 1200; ``entities_vdb.query(name, 0.55, 3)``; 5 re-asks)."""
+
+
+def truncate(items: list[Any], text_of: Any, budget: int) -> list[Any]:
+    """The longest prefix of ``items`` whose texts hold at most ``budget`` tokens together (the
+    reference's ``truncate_list_by_token_size``)."""
+    if budget <= 0:
+        return []
+    total = 0
+    for i, item in enumerate(items):
+        total += count_tokens(text_of(item))
+        if total > budget:
+            return items[:i]
+    return items
+
+
+def shared_chunks(view: GraphView, node_ids: list[int], budget: int) -> list[dict[str, Any]]:
+    """The visible source chunks cited by the most of ``node_ids`` (ties all kept, in first-seen
+    order), cut to ``budget`` tokens: the reference's ``_find_most_related_text_unit_from_entities``."""
+    counts: Counter[int] = Counter()
+    for node_id in node_ids:
+        counts.update(sorted(view.node_chunks(node_id)))
+    if not counts:
+        return []
+    top = max(counts.values())
+    chunks = [view.db.chunk_text(c) for c, n in counts.items() if n == top]
+    kept = truncate(chunks, lambda c: c.text, budget)
+    return [{"id": c.id, "position": "" if c.position is None else str(c.position), "text": c.text} for c in kept]
+
+
+def paper_strategies(retriever: "GraphRetriever", view: GraphView, me: int | None, out: "Retrieval") -> None:
+    """Fill ``out`` from ``out.entities`` as the reference's ``local_query`` does."""
+    config = retriever.config
+    specific = [e for e in out.entities if e.relevant and e.specificity == "specific"]
+    general = [e for e in out.entities if e.relevant and e.specificity == "general"]
+    if specific and config.drop_first_specific:
+        out.dropped_self.append(specific[0].name)  # "Remove the speaker itself": the first one
+        specific = specific[1:]
+    out.outside = [e for e in out.entities if not e.relevant]
+    out.threshold = retriever.threshold()
+    nodes: dict[int, GraphNode] = {}
+    relations: list[GraphEdge] = []
+    if specific:
+        found = _specific_nodes(retriever, view, specific, out)
+        for node in found:
+            if node.id != me:
+                nodes.setdefault(node.id, node)
+        edges = [e for e in (view.edge_between(me, n) for n in nodes) if e is not None] if me is not None else []
+        edges.sort(key=lambda e: -e.weight)
+        if config.relation_tokens is not None:
+            edges = truncate(edges, lambda e: e.description, config.relation_tokens)
+        relations.extend(edges)
+        out.passages = shared_chunks(view, ([me] if me is not None else []) + list(nodes), config.source_tokens)
+    if general and me is not None:
+        types = {e.type for e in general}
+        pooled = [(n, e) for n, e in view.neighbours(me) if n.type in types]
+        for node, edge in pooled[:config.general_k]:  # heaviest first, as ``neighbours`` orders them
+            nodes.setdefault(node.id, node)
+            if all(edge.id != r.id for r in relations):
+                relations.append(edge)
+    if not specific and me is not None and config.source_tokens:
+        out.passages = out.passages or shared_chunks(view, [me], config.source_tokens)
+    out.nodes = list(nodes.values())
+    out.relations = relations
+
+
+def _specific_nodes(retriever: "GraphRetriever", view: GraphView, specific: list["QueryEntity"],
+                    out: "Retrieval") -> list[GraphNode]:
+    config = retriever.config
+    found: list[GraphNode] = []
+    missing = []
+    for entity in specific:  # by name or alias first
+        hit = view.find(entity.name)
+        if hit is None:
+            missing.append(entity)
+        else:
+            out.exact.append(entity.name)
+            out.scores[entity.name] = 1.0
+            found.append(view.node(hit))
+    vectors = retriever.embedder.embed([e.name for e in missing], kind="query") if missing else []
+    for entity, vec in zip(missing, vectors):
+        if config.type_after_top_k:  # top k over every type, then those of the entity's type
+            hits = [(n, s) for n, s in view.search(vec, retriever.embedder.name, config.k, out.threshold or -1.0)
+                    if n.type == entity.type]
+        else:
+            hits = view.search(vec, retriever.embedder.name, config.k, out.threshold or -1.0,
+                               entity.type if config.type_filter else None)
+        for node, score in hits:
+            out.scores[node.name] = max(score, out.scores.get(node.name, -1.0))
+            found.append(node)
+        if not hits and config.unknown_notes:
+            out.unknown.append(entity.name)
+    return found
