@@ -16,6 +16,7 @@ CLI and the web app drive the same object::
 from __future__ import annotations
 
 import contextvars
+import copy
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -286,18 +287,19 @@ class ChatSession:
         text as the model writes it, for methods in ``STREAMS_ANSWER`` whose backend streams
         (see :mod:`incanon.models.streaming`); the caller sends the rest of ``reply.text``
         itself when less came (a cached or scripted answer comes whole, at the end).
-        ``last_answer()`` then tells the calls' completions. Two ``answer`` calls with
-        ``params`` must not run at once on one session (the caller holds a lock per session)."""
+        ``last_answer()``, read right after the ``await`` returns, then tells the calls'
+        completions. Several ``answer`` calls may run at once on one session (one event loop):
+        each request's settings live in its own context and its own copy of the agent."""
         request = _Request(params=params, on_text=on_text if self.method in STREAMS_ANSWER else None)
         token = _request.set(request)
         agent = self.agent
-        before = agent.params
         if params is not None:
+            # A shallow copy: this reply's settings, the method's caches shared with the others.
+            agent = copy.copy(agent)
             agent.params = params
         try:
             reply = await agent.respond(self.who, dialogue)
         finally:
-            agent.params = before
             _request.reset(token)
         self._last = request
         return reply, build_evidence(reply, self.who, self._chunk)

@@ -43,7 +43,8 @@ def register(app: typer.Typer) -> None:
         no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
         allow_host: list[str] = typer.Option([], "--allow-host", metavar="NAME", help="Another host name the app answers to (besides 127.0.0.1, localhost, [::1] and --host); repeatable."),
         token_env: Optional[str] = typer.Option(None, "--token-env", metavar="NAME", help="Require 'Authorization: Bearer <token>' on the OpenAI-compatible /v1 endpoints, the token read from this environment variable."),
-        client_concurrency: int = typer.Option(4, "--client-concurrency", min=1, help="Requests one client may have in flight on /v1 (more get 429)."),
+        client_concurrency: int = typer.Option(16, "--client-concurrency", min=1, help="Chat requests one client may have running on /v1 (more wait their turn)."),
+        client_queue: int = typer.Option(256, "--client-queue", min=0, help="Chat requests of one client that may wait their turn on /v1 (more get 429 with Retry-After)."),
         spoilers: bool = typer.Option(False, "--spoilers", help="/v1/models also lists each character's later time points by label (off: an entry names only its own point)."),
     ) -> None:
         """Serve the web app: chat with a character at a point on the story's timeline, and browse runs.
@@ -67,7 +68,8 @@ def register(app: typer.Typer) -> None:
                              options=parse_method_options(option),
                              cache=False if no_cache else (cache or True), host=host,
                              allow_hosts=tuple(allow_host), token=_token(token_env),
-                             client_concurrency=client_concurrency, spoilers=spoilers)
+                             client_concurrency=client_concurrency, client_queue=client_queue,
+                             spoilers=spoilers)
         if not is_loopback(host):
             err.print(f"warning: {REMOTE_WARNING.format(host=host, port=port, runs=runs_path)}",
                       soft_wrap=True, highlight=False)

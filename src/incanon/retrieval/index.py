@@ -8,7 +8,7 @@ under the embedder's ``name``; a retriever searches with the same name.
 from __future__ import annotations
 
 import logging
-
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,18 +54,23 @@ log = logging.getLogger(__name__)
 
 
 def index_chunks(
-    store: CanonStore, work: str, embedder: Embedder, *, batch_size: int = DEFAULT_BATCH
+    store: CanonStore, work: str, embedder: Embedder, *, batch_size: int = DEFAULT_BATCH,
+    progress: Callable[[int, int], None] | None = None,
 ) -> IndexReport:
     """Embed (as passages) every chunk of ``work`` that lacks a vector from ``embedder``.
 
     Each batch is written as soon as it is embedded, so an interrupted pass keeps its work.
+    ``progress(done, todo)`` is called before the first batch and after each one; a caller
+    that passes it reports progress itself (the notice below is not logged then).
     """
     if batch_size <= 0:
         raise InputError(f"batch size must be positive, got {batch_size}")
     chunks = store.chunks(work)
     have = embedded_chunk_ids(store, work, embedder.name)
     todo = [c for c in chunks if c.id not in have]
-    if len(todo) >= 100:
+    if progress is not None:
+        progress(0, len(todo))
+    elif len(todo) >= 100:
         # The first retrieval over a work embeds all of it: say so rather than wait in silence.
         log.log(NOTICE, "embedding %d chunks of %s with %s for retrieval (once; stored in the canon store)",
                 len(todo), work, embedder.name)
@@ -75,4 +80,6 @@ def index_chunks(
         vectors = np.asarray(embedder.embed([c.text for c in batch], kind="passage"), dtype=np.float32)
         store.put_vectors(work, "chunk", [c.id for c in batch], embedder.name, vectors)
         batches += 1
+        if progress is not None:
+            progress(start + len(batch), len(todo))
     return IndexReport(work=work, embedder=embedder.name, total=len(chunks), embedded=len(todo), batches=batches)

@@ -4,9 +4,10 @@
 Errors come back as ``{"error": "..."}`` with 404 for unknown things and 400 for bad input,
 the same one-line messages the CLI prints.
 
-Canon stores are SQLite connections bound to the thread that opened them, so everything a chat
-does runs on the event loop (``async`` endpoints); run-store reads are plain functions that
-FastAPI runs in its thread pool.
+Nothing blocking runs on the event loop: a chat session lives on a thread of its own (its canon
+store connection is bound to that thread), model calls run on the model thread, a work's first
+embedding is a background job (``GET /api/status`` shows it), and canon and run-store reads are
+plain functions that FastAPI runs in its thread pool. See :mod:`incanon.serve.hosting`.
 """
 
 from __future__ import annotations
@@ -28,10 +29,13 @@ from incanon.canon.store import CanonStore
 from incanon.chat import Outcome
 from incanon.errors import IncanonError, NotFoundError
 from incanon.models.types import ChatModel
-from incanon.serve.chats import ChatRegistry, chat_state
+from incanon.serve.chats import ChatRegistry
 from incanon.serve.config import ServeConfig
 from incanon.serve.characters import CharacterServer
 from incanon.serve.guard import RequestGuard, allowed_hosts
+from incanon.serve.hosting import SharedModel
+from incanon.serve.indexing import IndexJobs
+from incanon.serve.limits import ClientLimits
 from incanon.serve.openai_routes import character_router
 from incanon.serve.runsview import RunsView, overview_json
 from incanon.serve.samples import SampleQuery
@@ -73,15 +77,18 @@ def _static() -> Any:
 def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAPI:
     """The web app over ``config``'s canon store and run store. ``model``: a ready chat model
     (tests pass a scripted one); by default ``config.model`` is loaded on the first chat."""
-    chats = ChatRegistry(config, model)
+    shared = SharedModel(config, model)
+    jobs = IndexJobs(config)
+    chats = ChatRegistry(config, shared, jobs)
     runs = RunsView(config.runs)
-    characters = CharacterServer(config, chats.model)
+    characters = CharacterServer(config, shared, jobs)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
         chats.close_all()
         characters.close()
+        shared.close()
         runs.close()
 
     app = FastAPI(title="incanon", version=__version__, lifespan=lifespan, docs_url="/api/docs",
@@ -89,7 +96,9 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
     app.state.chats = chats
     app.state.runs = runs
     app.state.characters = characters
-    app.include_router(character_router(config, characters))
+    app.state.jobs = jobs
+    limits = ClientLimits(config.client_concurrency, config.client_queue)
+    app.include_router(character_router(config, characters, limits))
     app.add_middleware(RequestGuard, hosts=allowed_hosts(config.host, config.allow_hosts), max_body=config.max_body)
 
     @app.exception_handler(IncanonError)
@@ -120,6 +129,13 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
         return {"version": __version__, "canon": str(config.canon), "runs": str(config.runs),
                 "model": config.model_label, "embedder": config.embedder}
 
+    @app.get("/api/status")
+    async def status() -> dict[str, Any]:
+        """Background work in progress or done: each work's first embedding for retrieval
+        (``state`` embedding / ready / failed, chunks ``done`` of ``total``, ``seconds``), and
+        the ``/v1`` chat requests running and waiting their turn."""
+        return {"embedding": jobs.status(), "chat_requests": limits.totals()}
+
     @app.get("/api/methods")
     def methods() -> list[dict[str, str]]:
         """The chat's role-play methods, with what each does."""
@@ -147,19 +163,19 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
     async def new_chat(body: NewChat) -> dict[str, Any]:
         """Start a chat with a character at a point in the story."""
         chat = await chats.open(character=body.character, at=body.at, method=body.method, work=body.work)
-        return chat_state(chat)
+        return await chats.state(chat.id)
 
     @app.get("/api/chats/{chat_id}")
     async def get_chat(chat_id: str) -> dict[str, Any]:
         """A chat's state: who, when, the scope in force and every turn with its evidence."""
-        return chat_state(chats.get(chat_id))
+        return await chats.state(chat_id)
 
     @app.post("/api/chats/{chat_id}/say")
     async def say(chat_id: str, body: ChatLine) -> dict[str, Any]:
         """Say a line (or run ``/at``, ``/method``, ``/why``, ``/help``); returns what happened
         and the chat's new state."""
         outcome = await chats.say(chat_id, body.line)
-        return {"outcome": _outcome_json(outcome), "chat": chat_state(chats.get(chat_id))}
+        return {"outcome": _outcome_json(outcome), "chat": await chats.state(chat_id)}
 
     @app.get("/api/chats/{chat_id}/transcript")
     async def transcript(chat_id: str) -> Response:

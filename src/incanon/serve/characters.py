@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import secrets
 import time
 from collections import OrderedDict
@@ -34,14 +33,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from incanon.agents.base import Turn
-from incanon.canon.store import CanonStore
 from incanon.chat import ChatSession
 from incanon.chat.transcript import Evidence
 from incanon.errors import ConfigError, IncanonError, InputError
 from incanon.models.types import Completion, GenerationParams
 from incanon.serve.config import ServeConfig
+from incanon.serve.hosting import SessionHost, SharedModel
+from incanon.serve.indexing import IndexJobs
 from incanon.serve.model_list import model_entries
 from incanon.serve.requests import BackgroundTask, background_task, choices_wanted, continue_turn, sampling
+from incanon.serve.wire import Trim, chunk_event, completion_json, pieces, stream_events
+
+__all__ = ["CharacterModel", "CharacterReply", "CharacterServer", "ChatRequest", "completion_json",
+           "dialogue_from_messages", "parse_model", "stream_events"]
 
 log = logging.getLogger(__name__)
 
@@ -109,12 +113,6 @@ def dialogue_from_messages(messages: list[dict[str, Any]], character: str, *,
 
 
 @dataclass
-class _Open:
-    session: ChatSession
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-
-@dataclass
 class CharacterReply:
     """One answer of the character API, with what the front end and the web app show."""
 
@@ -164,7 +162,7 @@ class ChatRequest:
 
     who: CharacterModel
     model: str
-    opened: _Open
+    opened: SessionHost
     dialogue: list[Turn]
     params: GenerationParams | None
     n: int
@@ -180,47 +178,59 @@ def _cost(completions: list[Completion]) -> tuple[int, int, bool]:
             bool(completions) and all(c.cached for c in completions))
 
 
-class CharacterServer:
-    """Answers ``/v1/chat/completions`` for point-in-time characters (see the module docstring)."""
 
-    def __init__(self, config: ServeConfig, model_source: Any, *, max_sessions: int = 16, keep_replies: int = 200):
+
+class CharacterServer:
+    """Answers ``/v1/chat/completions`` for point-in-time characters (see the module docstring).
+
+    Sessions live on threads of their own (:class:`~incanon.serve.hosting.SessionHost`), and
+    requests to one session run side by side there: each reply's settings are its own.
+    """
+
+    def __init__(self, config: ServeConfig, model: SharedModel, jobs: IndexJobs, *, max_sessions: int = 16,
+                 keep_replies: int = 200) -> None:
         self.config = config
-        self._model_source = model_source
-        self._sessions: OrderedDict[CharacterModel, _Open] = OrderedDict()
+        self._model = model
+        self.jobs = jobs
+        self._sessions: OrderedDict[CharacterModel, SessionHost] = OrderedDict()
+        self._opening: dict[CharacterModel, asyncio.Future[SessionHost]] = {}
         self.max_sessions = max_sessions
         self.replies: OrderedDict[str, CharacterReply] = OrderedDict()
         self.keep_replies = keep_replies
 
-    def list_models(self) -> list[dict[str, Any]]:
+    async def list_models(self) -> list[dict[str, Any]]:
         """``/v1/models`` entries: every character at each named time point (at the end when it
         has none). Each entry's ``incanon`` field describes the character as it stands at that
         point only (names in use then, that point's description, the points reached by then),
-        built by the scoped builder; later points' labels are added only with ``spoilers``."""
-        return model_entries(self.config)
+        built by the scoped builder; later points' labels are added only with ``spoilers``.
+        Read in a worker thread (with its own store connection)."""
+        return await asyncio.to_thread(model_entries, self.config)
 
-    def find_model(self, model_id: str) -> dict[str, Any] | None:
+    async def find_model(self, model_id: str) -> dict[str, Any] | None:
         """The ``/v1/models`` entry with id ``model_id``, or None."""
-        return next((m for m in self.list_models() if m["id"] == model_id), None)
+        return next((m for m in await self.list_models() if m["id"] == model_id), None)
 
-    async def _session(self, who: CharacterModel) -> _Open:
+    async def _session(self, who: CharacterModel) -> SessionHost:
         found = self._sessions.get(who)
         if found is not None:
             self._sessions.move_to_end(who)
             return found
-        model = await asyncio.to_thread(self._model_source)
-        store = CanonStore.open(self.config.canon)
-        try:
-            session = ChatSession(store, character=who.character, at=who.at, method=who.method, work=who.work,
-                                  model=model, model_spec=self.config.model_label, embedder=self.config.embedder,
-                                  options=self.config.options)
-        except BaseException:
-            store.close()
-            raise
-        opened = self._sessions[who] = _Open(session)
+        # Requests that arrive together for a new character share one opening.
+        opening = self._opening.get(who)
+        if opening is None:
+            opening = self._opening[who] = asyncio.ensure_future(self._open(who))
+            opening.add_done_callback(lambda _: self._opening.pop(who, None))
+        return await asyncio.shield(opening)
+
+    async def _open(self, who: CharacterModel) -> SessionHost:
+        model = await self._model.get()
+        host = await SessionHost.open(self.config, model, self.jobs, character=who.character, at=who.at,
+                                      method=who.method, work=who.work)
+        self._sessions[who] = host
         while len(self._sessions) > self.max_sessions:
             _, oldest = self._sessions.popitem(last=False)
-            oldest.session.close()
-        return opened
+            oldest.close()  # once its running requests end
+        return host
 
     async def prepare(self, body: dict[str, Any]) -> ChatRequest:
         """Validate ``body`` and open its character's session (built by the scoped builder,
@@ -244,8 +254,8 @@ class CharacterServer:
         if continued is not None:
             dialogue = continued[0]
         return ChatRequest(who=who, model=who.id if who.work else model.strip(), opened=opened, dialogue=dialogue,
-                       params=params, n=n, continued=continued is not None, task=task,
-                       ignored_system=sum(1 for m in messages if m.get("role") in ("system", "developer")))
+                           params=params, n=n, continued=continued is not None, task=task,
+                           ignored_system=sum(1 for m in messages if m.get("role") in ("system", "developer")))
 
     async def complete(self, body: dict[str, Any]) -> CharacterReply:
         """Answer one chat-completions request body."""
@@ -253,19 +263,25 @@ class CharacterServer:
 
     async def answer(self, request: ChatRequest, on_text: Callable[[str], None] | None = None) -> CharacterReply:
         """The reply to a prepared request; ``on_text`` gets the first choice's text as the
-        model writes it (see ``ChatSession.answer``)."""
-        session = request.opened.session
+        model writes it (see ``ChatSession.answer``), called on the model's thread. A method
+        that retrieves waits here, without blocking anyone else, for the work's first
+        embedding."""
+        host = request.opened
+        session = host.session
         if request.task is not None:
             # No model call and no canon: the task's answer is built from the client's own text.
+            scope = await host.call(ChatSession.scope)
             evidence = Evidence(method=request.who.method, at=str(session.who.position), when=session.who.when,
-                                scope=session.scope(), details={"task": request.task.kind})
+                                scope=scope, details={"task": request.task.kind})
             result = self._reply(request, [request.task.text], evidence, request.who.method, [])
             result.task = request.task.kind
             return self._keep(result)
-        texts: list[str] = []
-        completions: list[Completion] = []
-        first: tuple[Any, Evidence] | None = None
-        async with request.opened.lock:
+        await host.ready()
+
+        async def choices(session: ChatSession) -> tuple[list[str], list[Completion], tuple[Any, Evidence]]:
+            texts: list[str] = []
+            completions: list[Completion] = []
+            first: tuple[Any, Evidence] | None = None
             for index in range(request.n):
                 params = request.params
                 if index:
@@ -273,12 +289,14 @@ class CharacterServer:
                     params = (params or session.params).model_copy(update={"epoch": index})
                 reply, evidence = await session.answer(request.dialogue, params=params,
                                                        on_text=on_text if index == 0 else None)
-                completions += session.last_answer()[0]
+                completions += session.last_answer()[0]  # read before anything else runs here
                 texts.append(reply.text)
                 first = first or (reply, evidence)
-        assert first is not None
-        result = self._reply(request, texts, first[1], first[0].method, completions)
-        return self._keep(result)
+            assert first is not None
+            return texts, completions, first
+
+        texts, completions, first = await host.run(choices)
+        return self._keep(self._reply(request, texts, first[1], first[0].method, completions))
 
     def _reply(self, request: ChatRequest, texts: list[str], evidence: Evidence, method: str,
                completions: list[Completion]) -> CharacterReply:
@@ -305,26 +323,31 @@ class CharacterServer:
         is sent as an OpenAI error event before ``[DONE]``."""
         stream_id, created = f"chatcmpl-{secrets.token_urlsafe(12)}", int(time.time())
         queue: asyncio.Queue[str] = asyncio.Queue()
-        trim = _Trim()
+        trim = Trim()
+        loop = asyncio.get_running_loop()
 
-        def on_text(piece: str) -> None:
+        def feed(piece: str) -> None:
             out = trim.feed(piece)
             if out:
                 queue.put_nowait(out)
 
+        def on_text(piece: str) -> None:
+            # Called on the model's thread: the piece is handed over on this loop, in order.
+            loop.call_soon_threadsafe(feed, piece)
+
         task = asyncio.ensure_future(self.answer(request, on_text))
-        yield _event(stream_id, request.model, created, {"role": "assistant", "content": ""})
+        yield chunk_event(stream_id, request.model, created, {"role": "assistant", "content": ""})
         try:
             while True:
                 getter = asyncio.ensure_future(queue.get())
                 done, _ = await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
                 if getter in done:
-                    yield _event(stream_id, request.model, created, {"content": getter.result()})
+                    yield chunk_event(stream_id, request.model, created, {"content": getter.result()})
                     continue
                 getter.cancel()
                 break
             while not queue.empty():
-                yield _event(stream_id, request.model, created, {"content": queue.get_nowait()})
+                yield chunk_event(stream_id, request.model, created, {"content": queue.get_nowait()})
             try:
                 reply = task.result()
             except Exception as exc:  # noqa: BLE001 - the client hears of it in the stream
@@ -341,85 +364,20 @@ class CharacterServer:
             extra: dict[str, Any] = {}
             if reply.text.startswith(trim.sent):
                 # What the model did not stream (a cached, scripted or revised answer) comes now.
-                for piece in _pieces(reply.text[len(trim.sent):]):
-                    yield _event(stream_id, request.model, created, {"content": piece})
+                for piece in pieces(reply.text[len(trim.sent):]):
+                    yield chunk_event(stream_id, request.model, created, {"content": piece})
             else:
                 # The method changed the streamed text afterwards: say what the reply is.
                 extra["text"] = reply.text
             info = {**reply.incanon(), **extra}
-            yield _event(stream_id, request.model, created, {}, "stop", {"incanon": info, "usage": reply.usage()})
+            yield chunk_event(stream_id, request.model, created, {}, "stop", {"incanon": info, "usage": reply.usage()})
             yield "data: [DONE]\n\n"
         finally:
             if not task.done():
                 task.cancel()
 
     def close(self) -> None:
-        """Close every session."""
+        """Close every session (shutdown)."""
         while self._sessions:
-            _, opened = self._sessions.popitem()
-            opened.session.close()
-
-
-class _Trim:
-    """Streams text as the method will return it, trimmed: leading whitespace is dropped and
-    trailing whitespace held back until more text follows."""
-
-    def __init__(self) -> None:
-        self.sent = ""
-        self._held = ""
-
-    def feed(self, piece: str) -> str:
-        text = self._held + piece
-        if not self.sent:
-            text = text.lstrip()
-        body = text.rstrip()
-        self._held = text[len(body):]
-        self.sent += body
-        return body
-
-
-def _event(stream_id: str, model: str, created: int, delta: dict[str, Any], finish: str | None = None,
-           extra: dict[str, Any] | None = None, index: int = 0) -> str:
-    """One ``chat.completion.chunk`` server-sent event."""
-    chunk = {"id": stream_id, "object": "chat.completion.chunk", "created": created, "model": model,
-             "choices": [{"index": index, "delta": delta, "finish_reason": finish, "logprobs": None}],
-             **(extra or {})}
-    return f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n"
-
-
-def _pieces(text: str, piece_chars: int = 24) -> list[str]:
-    """``text`` in pieces of about ``piece_chars`` that join back to exactly ``text``."""
-    pieces, piece = [], ""
-    # Split where whitespace meets a word: the pieces join back to exactly the reply.
-    for part in re.split(r"(?<=\s)(?=\S)", text):
-        piece += part
-        if len(piece) >= piece_chars:
-            pieces.append(piece)
-            piece = ""
-    if piece:
-        pieces.append(piece)
-    return pieces
-
-
-def completion_json(reply: CharacterReply) -> dict[str, Any]:
-    """A non-streaming ``chat.completion`` object (OpenAI wire format) plus the ``incanon`` field."""
-    texts = reply.choices or [reply.text]
-    return {
-        "id": reply.id, "object": "chat.completion", "created": reply.created, "model": reply.model,
-        "choices": [{"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop",
-                     "logprobs": None} for i, text in enumerate(texts)],
-        "usage": reply.usage(),
-        "incanon": reply.incanon(),
-    }
-
-
-def stream_events(reply: CharacterReply, piece_chars: int = 24) -> list[str]:
-    """A finished reply as ``chat.completion.chunk`` server-sent events: a role chunk, the text
-    in pieces, a final chunk with ``finish_reason``, ``usage`` and the ``incanon`` field, then
-    ``[DONE]`` (what :meth:`CharacterServer.stream` sends for an answer that is not streamed)."""
-    events = [_event(reply.id, reply.model, reply.created, {"role": "assistant", "content": ""})]
-    events += [_event(reply.id, reply.model, reply.created, {"content": p}) for p in _pieces(reply.text, piece_chars)]
-    events.append(_event(reply.id, reply.model, reply.created, {}, "stop",
-                         {"incanon": reply.incanon(), "usage": reply.usage()}))
-    events.append("data: [DONE]\n\n")
-    return events
+            _, host = self._sessions.popitem()
+            host.close_now()

@@ -1,38 +1,46 @@
 """The open chats of the web app: one ``ChatSession`` per browser chat, created on demand.
 
 The chat model is loaded once, on the first chat (browsing runs never loads it), and shared by
-every session. Each session has its own lock, so two requests to one chat are answered in turn
-while different chats run side by side. Sessions beyond ``max_chats`` are closed least recently
-used first.
+every session. Each session lives on a thread of its own (:mod:`incanon.serve.hosting`), so its
+canon store reads never hold up the server; each has its own lock, so two requests to one chat
+are answered in turn while different chats run side by side. Sessions beyond ``max_chats`` are
+closed least recently used first.
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
-import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from incanon.canon.store import CanonStore
 from incanon.chat import ChatSession, Outcome, handle
 from incanon.errors import ConfigError, NotFoundError
 from incanon.models.types import ChatModel
 from incanon.serve.config import ServeConfig
+from incanon.serve.hosting import SessionHost, SharedModel
+from incanon.serve.indexing import IndexJobs, retrieves
 
 
 @dataclass
 class OpenChat:
-    """A session and the lock that serializes its turns."""
+    """A hosted session and the lock that serializes its turns."""
 
     id: str
-    session: ChatSession
+    host: SessionHost
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def session(self) -> ChatSession:
+        """The chat's session (touch its store only through ``host``)."""
+        return self.host.session
 
 
 def chat_state(chat: OpenChat) -> dict[str, Any]:
-    """What the app shows of a chat: who, when, which method, the scope and every turn."""
+    """What the app shows of a chat: who, when, which method, the scope and every turn, and
+    ``preparing`` (the work's first embedding while the chat's method waits for it). Reads the
+    canon store: run it on the chat's thread (``ChatRegistry.state``)."""
     session = chat.session
     who = session.who
     return {
@@ -40,47 +48,37 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
         "at": str(who.position), "time_label": who.time_label, "when": who.when, "method": session.method,
         "model": session.model_spec, "scope": session.scope(),
         "turns": [t.model_dump(mode="json") for t in session.turns],
+        "preparing": chat.host.preparing(),
     }
 
 
 class ChatRegistry:
     """Creates, finds and closes the app's chats (see the module docstring)."""
 
-    def __init__(self, config: ServeConfig, model: ChatModel | None = None) -> None:
+    def __init__(self, config: ServeConfig, model: SharedModel, jobs: IndexJobs) -> None:
         self.config = config
         self._model = model
-        self._model_lock = threading.Lock()
+        self.jobs = jobs
         self._chats: OrderedDict[str, OpenChat] = OrderedDict()
 
     def model(self) -> ChatModel:
         """The shared chat model (loaded on first use)."""
-        with self._model_lock:
-            if self._model is None:
-                from incanon.models import load_chat_model
-
-                self._model = load_chat_model(self.config.model, cache=self.config.cache)
-            return self._model
+        return self._model.load()
 
     async def open(self, *, character: str, at: str, method: str, work: str | None = None) -> OpenChat:
-        """A new chat with ``character`` at ``at``; unknown names raise ``NotFoundError``.
-        Runs on the event loop (the session's canon store is bound to its thread); the first
-        chat loads the model in a worker thread so other requests are served meanwhile."""
+        """A new chat with ``character`` at ``at``; unknown names raise ``NotFoundError``. The
+        model loads in a worker thread and the session opens on its own thread, so other
+        requests are served meanwhile; a method that retrieves starts the work's embedding."""
         if method not in self.config.methods:
             raise ConfigError(f"method {method!r} is not offered here; choose one of {', '.join(self.config.methods)}")
-        model = await asyncio.to_thread(self.model)
-        store = CanonStore.open(self.config.canon)
-        try:
-            session = ChatSession(store, character=character, at=at, method=method, work=work, model=model,
-                                  model_spec=self.config.model_label, embedder=self.config.embedder,
-                                  options=self.config.options)
-        except BaseException:
-            store.close()
-            raise
-        chat = OpenChat(id=secrets.token_urlsafe(12), session=session)
+        model = await self._model.get()
+        host = await SessionHost.open(self.config, model, self.jobs, character=character, at=at, method=method,
+                                      work=work)
+        chat = OpenChat(id=secrets.token_urlsafe(12), host=host)
         self._chats[chat.id] = chat
         while len(self._chats) > self.config.max_chats:
             _, oldest = self._chats.popitem(last=False)
-            oldest.session.close()
+            oldest.host.close()
         return chat
 
     def get(self, chat_id: str) -> OpenChat:
@@ -91,21 +89,27 @@ class ChatRegistry:
         self._chats.move_to_end(chat_id)  # least recently used first: the order is the LRU list
         return chat
 
+    async def state(self, chat_id: str) -> dict[str, Any]:
+        """:func:`chat_state` of ``chat_id``, read on the chat's thread."""
+        chat = self.get(chat_id)
+        return await chat.host.call(lambda _: chat_state(chat))
+
     def close(self, chat_id: str) -> None:
-        """Close one chat (its canon store connection too)."""
+        """Close one chat (its canon store connection too, once its requests end)."""
         chat = self._chats.pop(chat_id, None)
         if chat is not None:
-            chat.session.close()
+            chat.host.close()
 
     def close_all(self) -> None:
         """Close every chat (on shutdown)."""
         while self._chats:
             _, chat = self._chats.popitem()
-            chat.session.close()
+            chat.host.close_now()
 
     async def say(self, chat_id: str, line: str) -> Outcome:
         """Run one chat line (text or a slash command) in turn with the chat's other requests.
-        ``/save`` writes nothing on the server: the app downloads the transcript instead."""
+        ``/save`` writes nothing on the server: the app downloads the transcript instead. A
+        line the method answers waits, first, for the work's embedding when it retrieves."""
         chat = self.get(chat_id)
         if line.strip().lower().startswith("/save"):
             return Outcome("saved", "download the conversation with the Save button (the server writes no files)")
@@ -114,4 +118,9 @@ class ChatRegistry:
             return Outcome("error", f"method {arg.strip()!r} is not offered here; choose one of "
                                     f"{', '.join(self.config.methods)}")
         async with chat.lock:
-            return await handle(chat.session, line)
+            if not line.strip().startswith("/"):
+                await chat.host.ready()
+            elif command.lower() == "/method" and arg.strip():
+                if retrieves(arg.strip(), self.config.options):
+                    self.jobs.job(chat.session.work)  # start embedding now: the next line needs it
+            return await chat.host.run(lambda session: handle(session, line))

@@ -45,8 +45,10 @@ class ServeConfig:
     token: str | None = field(default=None, repr=False)
     """Bearer token the OpenAI-compatible ``/v1`` endpoints require (None: no token). Read from
     the environment variable ``incanon serve --token-env`` names; never logged or shown."""
-    client_concurrency: int = 4
-    """Requests one client (bearer token, else address) may have in flight on ``/v1``."""
+    client_concurrency: int = 16
+    """Chat requests one client (bearer token, else address) may have running on ``/v1``."""
+    client_queue: int = 256
+    """More chat requests of one client that wait their turn; only past these is one refused (429)."""
     spoilers: bool = False
     """``/v1/models`` also lists, per character@point, the labels of the character's later time
     points (``incanon serve --spoilers``). Off: each entry names only its own point."""

@@ -3,16 +3,16 @@
 :mod:`incanon.serve.characters`.
 
 Errors come back in OpenAI's shape (``{"error": {"message", "type", "param", "code"}}``) so
-clients show them, also for an unknown id or route under ``/v1``. With a token configured, every ``/v1`` request needs ``Authorization: Bearer <token>``;
-each client (its token, else its address) may have ``client_concurrency`` requests in flight,
-more get 429 with ``Retry-After``.
+clients show them, also for an unknown id or route under ``/v1``. With a token configured, every
+``/v1`` request needs ``Authorization: Bearer <token>``. Each client (its token, else its address)
+may have ``client_concurrency`` chat requests running and ``client_queue`` more waiting their turn
+(:mod:`incanon.serve.limits`); only past the queue does a request get 429 with ``Retry-After``.
 """
 
 from __future__ import annotations
 
 import hmac
 import re
-from collections import Counter
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -23,6 +23,7 @@ from incanon.errors import IncanonError, NotFoundError
 from incanon.serve.characters import CharacterServer, completion_json
 from incanon.serve.requests import FieldError
 from incanon.serve.config import ServeConfig
+from incanon.serve.limits import ClientLimits, QueueFull
 
 
 def openai_error(status: int, message: str, kind: str, code: str | None = None,
@@ -52,10 +53,10 @@ def without_model(message: str, model: object) -> str:
     return _QUOTED.sub(scrub, message)
 
 
-def character_router(config: ServeConfig, characters: CharacterServer) -> APIRouter:
-    """The ``/v1`` routes."""
+def character_router(config: ServeConfig, characters: CharacterServer, limits: ClientLimits | None = None) -> APIRouter:
+    """The ``/v1`` routes; ``limits``: the per-client limits (by default from ``config``)."""
     router = APIRouter(prefix="/v1")
-    in_flight: Counter[str] = Counter()
+    limits = limits or ClientLimits(config.client_concurrency, config.client_queue)
 
     def client_of(request: Request) -> str:
         auth = request.headers.get("authorization", "")
@@ -76,7 +77,7 @@ def character_router(config: ServeConfig, characters: CharacterServer) -> APIRou
         if (denied := refused(request)) is not None:
             return denied
         try:
-            return {"object": "list", "data": characters.list_models()}
+            return {"object": "list", "data": await characters.list_models()}
         except IncanonError as exc:
             return openai_error(404 if isinstance(exc, NotFoundError) else 400, str(exc), "invalid_request_error")
 
@@ -86,26 +87,26 @@ def character_router(config: ServeConfig, characters: CharacterServer) -> APIRou
         The response's extra ``incanon`` field holds the scope and evidence."""
         if (denied := refused(request)) is not None:
             return denied
-        client = client_of(request)
-        if in_flight[client] >= config.client_concurrency:
-            return openai_error(429, f"at most {config.client_concurrency} requests at once per client",
-                                "rate_limit_error", headers={"Retry-After": "1"})
         try:
             body = await request.json()
         except ValueError:
             return openai_error(400, "the body is not JSON", "invalid_request_error")
         if not isinstance(body, dict):
             return openai_error(400, "the body must be a JSON object", "invalid_request_error")
-        in_flight[client] += 1
+        client = client_of(request)
+        try:
+            await limits.acquire(client)  # waits its turn when the client's slots are taken
+        except QueueFull:
+            return openai_error(429, f"at most {config.client_concurrency} requests at once per client and "
+                                     f"{config.client_queue} waiting", "rate_limit_error",
+                                headers={"Retry-After": "1"})
         released = False
 
         def release() -> None:
             nonlocal released
             if not released:
                 released = True
-                in_flight[client] -= 1
-                if not in_flight[client]:
-                    del in_flight[client]
+                limits.release(client)
 
         streaming = False  # a stream releases its slot when it ends, not when this returns
         try:
@@ -136,7 +137,7 @@ def character_router(config: ServeConfig, characters: CharacterServer) -> APIRou
         """One entry of ``/v1/models`` by its id."""
         if (denied := refused(request)) is not None:
             return denied
-        found = characters.find_model(model_id)
+        found = await characters.find_model(model_id)
         if found is None:
             return openai_error(404, "The model (the requested model) does not exist; GET /v1/models lists them",
                                 "invalid_request_error", "model_not_found", param="model")
