@@ -177,3 +177,54 @@ def test_runs_in_progress_refresh_and_sample_filters_stay_in_the_address(browser
     assert errors == []
     store.finish(run.id, "finished")
     store.close()
+
+
+def test_the_page_says_the_book_is_being_prepared_and_answers_after(browser, served, tmp_path, monkeypatch):
+    """A fresh canon store: the first chat with a retrieval method waits for the work's first
+    embedding, and the page says so (with its progress) instead of a silent spinner."""
+    import threading
+
+    import numpy as np
+
+    import incanon.models
+    from incanon.canon import CanonStore
+    from incanon.serve import ServeConfig
+    from incanon.testing.worlds import mini_world
+
+    gate = threading.Event()
+
+    class Gated:
+        name, dim = "gated-embedder", 4
+
+        def embed(self, texts, kind="passage"):
+            if kind == "passage":
+                assert gate.wait(TIMEOUT_MS / 1000), "the test never opened the gate"
+            return np.asarray([[1.0, len(t) % 7, 2.0, 3.0] for t in texts], dtype=np.float32)
+
+    monkeypatch.setattr(incanon.models, "load_embedder", lambda *a, **k: Gated())
+    canon = tmp_path / "canon"
+    with CanonStore.open(canon) as store:
+        store.import_world(mini_world())
+    config = ServeConfig(canon=canon, runs=served.runs_path, model="scripted-character", cache=False, embedder="gated")
+    try:
+        with BackgroundServer(config, model=load_chat_model(character_model())) as url:
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            tab = context.new_page()
+            tab.set_default_timeout(TIMEOUT_MS)
+            tab.goto(url)
+            tab.wait_for_selector(f"{tid('character')} option[value='Wren Callow']", state="attached")
+            tab.select_option(tid("method"), "in-canon")
+            tab.click(tid("start"))
+            tab.wait_for_function("document.querySelector('[data-testid=turns]').innerText.includes('Preparing')")
+            assert "embedding lanterns for retrieval" in tab.inner_text(tid("turns"))
+            tab.fill(tid("say"), "Did you hear the flood bell?")
+            tab.press(tid("say"), "Enter")
+            tab.wait_for_function("(document.querySelector('[data-testid=pending]') || {innerText: ''})"
+                                  ".innerText.includes('chunks')")
+            assert tab.locator(tid("turn-character")).count() == 0
+            gate.set()
+            reply = tab.wait_for_selector(tid("turn-character"))
+            assert "I heard the bell from the lamp-room" in reply.inner_text()
+            context.close()
+    finally:
+        gate.set()

@@ -211,7 +211,9 @@ async function startChat() {
     const chat = await api("/api/chats", { body: { work: ui.workSel.value, character: ui.charSel.value,
       at: currentStop().at, method: ui.methodSel.value } });
     chatState.selected = null;
-    renderChat(chat, [{ kind: "system", text: `${chat.character} at ${chat.at}${chat.time_label ? ` (${chat.time_label})` : ""}` }]);
+    const notes = [{ kind: "system", text: `${chat.character} at ${chat.at}${chat.time_label ? ` (${chat.time_label})` : ""}` }];
+    if (chat.preparing) notes.push({ kind: "preparing", text: `Preparing: ${preparingText(chat.preparing)}; the first reply waits for it, everything else works meanwhile.` });
+    renderChat(chat, notes);
     for (const el of [ui.input, ui.sendBtn, ui.saveBtn]) el.disabled = false;
     ui.start.textContent = "Restart chat";
     ui.input.focus();
@@ -295,14 +297,32 @@ function renderEvidence() {
   ui.evidence.replaceChildren(...parts);
 }
 
+function preparingText(job) {
+  const done = job.total ? ` (${job.done}/${job.total} chunks)` : "";
+  return `embedding ${job.work} for retrieval, once${done}`;
+}
+
+async function watchPreparing(pending, work) {
+  // While the work's first embedding runs, the pending line says how far it is.
+  while (pending.isConnected) {
+    let job = null;
+    try { job = ((await api("/api/status")).embedding || []).find((j) => j.work === work); } catch { job = null; }
+    if (!pending.isConnected) return;
+    if (job && job.state === "embedding") pending.textContent = `${chatState.chat.character} is answering… (${preparingText(job)})`;
+    else if (job) return;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
 async function say(line) {
   const ui = chatState.ui;
   chatState.busy = true;
   for (const el of [ui.input, ui.sendBtn]) el.disabled = true;
   if (!line.startsWith("/")) {
     // The user's line shows at once; the reply (a local model can take a while) replaces this.
-    ui.turns.append(h("div", { class: "turn user" }, h("div", { class: "who" }, "you"), line),
-      h("div", { class: "system", testid: "pending" }, `${chatState.chat.character} is answering…`));
+    const pending = h("div", { class: "system", testid: "pending" }, `${chatState.chat.character} is answering…`);
+    ui.turns.append(h("div", { class: "turn user" }, h("div", { class: "who" }, "you"), line), pending);
+    if (chatState.chat.preparing) watchPreparing(pending, chatState.chat.work);
   }
   try {
     const result = await api(`/api/chats/${chatState.chat.id}/say`, { body: { line } });
