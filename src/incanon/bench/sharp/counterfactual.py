@@ -43,12 +43,15 @@ def _forms(edge: Edge, lang: str, head: Concept | None = None, tail: Concept | N
     return language, language.forms(edge.relation, head or edge.head, tail or edge.tail)
 
 
-def _counterfactual(edge: Edge, text: str | None, lang: str, rule: str, detail: str | None = None
-                    ) -> Claim | None:
+def _counterfactual(edge: Edge, text: str | None, lang: str, rule: str, detail: str | None = None,
+                    index: KnowledgeIndex | None = None) -> Claim | None:
     if not text:
         return None
     _, original = _forms(edge, lang)
     if original is None or text.casefold() == original.fact.casefold():
+        return None
+    # A "counterfactual" that an edge of the graph states as a fact is true by the graph.
+    if index is not None and index.states(lang, text, edge.head, edge.tail):
         return None
     return make_claim(edge, text, label="counterfactual", lang=lang, rule=rule, detail=detail)
 
@@ -57,7 +60,7 @@ def negation(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en
              rng: random.Random | None = None) -> Claim | None:
     """'A dog is an animal.' → 'A dog is not an animal.' (negative relations turn positive)."""
     _, forms = _forms(edge, lang)
-    return _counterfactual(edge, forms.negated if forms else None, lang, "negation", "negated")
+    return _counterfactual(edge, forms.negated if forms else None, lang, "negation", "negated", index)
 
 
 def absolute(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en",
@@ -72,7 +75,7 @@ def absolute(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en
     if index is not None and edge.relation == "IsA" and _reverse_known(edge, index):
         return None
     _, forms = _forms(edge, lang)
-    return _counterfactual(edge, forms.absolute if forms else None, lang, "absolute", "absolute qualifier")
+    return _counterfactual(edge, forms.absolute if forms else None, lang, "absolute", "absolute qualifier", index)
 
 
 def antonym(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en",
@@ -112,7 +115,7 @@ def antonym(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en"
             continue
         _, changed = _forms(edge, lang, tail=new_tail)
         claim = _counterfactual(edge, changed.fact if changed else None, lang, "antonym",
-                                f"{old!r} -> {new!r} (antonym from {origin.get(new, 'lexicon')})")
+                                f"{old!r} -> {new!r} (antonym from {origin.get(new, 'lexicon')})", index)
         if claim is not None:
             return claim
     return None
@@ -135,7 +138,7 @@ def swap(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "en",
     if index is not None and _reverse_known(edge, index):
         return None
     _, forms = _forms(edge, lang, head=edge.tail, tail=edge.head)
-    return _counterfactual(edge, forms.fact if forms else None, lang, "swap", "head and tail swapped")
+    return _counterfactual(edge, forms.fact if forms else None, lang, "swap", "head and tail swapped", index)
 
 
 _SUBSTITUTE_TRIES = 64
@@ -181,7 +184,7 @@ def substitute(edge: Edge, index: KnowledgeIndex | None = None, *, lang: str = "
             continue
         _, forms = _forms(edge, lang, tail=new_tail)
         claim = _counterfactual(edge, forms.fact if forms else None, lang, "substitute",
-                                f"tail {edge.tail.text!r} -> {new_tail.text!r} from {donor.uri or donor.key}")
+                                f"tail {edge.tail.text!r} -> {new_tail.text!r} from {donor.uri or donor.key}", index)
         if claim is not None:
             return claim
     return None

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from functools import lru_cache
+
+import zhconv
 
 from incanon.bench.sharp.conceptnet import Concept, Edge
+from incanon.bench.sharp.templates import get_language
 
 # Relations whose facts are negative: negating them is fine, the other rules would make claims
 # that are usually still true ("A penguin cannot fly." → "A penguin cannot sing.").
@@ -40,9 +44,22 @@ _NO_DONORS = NEGATIVE_RELATIONS | LEXICAL_RELATIONS
 """Relations whose edges are never donors to the substitute rule (made once, not per edge)."""
 
 
+@lru_cache(maxsize=65536)
+def _fold(lang: str, text: str) -> str:
+    # Chinese graphs mix scripts (ConceptNet's PTT edges are traditional, users' graphs often
+    # simplified): "動物" and "动物" are one concept to the index.
+    folded = text.casefold()
+    return zhconv.convert(folded, "zh-hans") if lang.startswith("zh") else folded
+
+
 def concept_key(concept: Concept) -> _Key:
-    """(language, casefolded text): how the index names a concept."""
-    return (concept.lang, concept.text.casefold())
+    """(language, casefolded text, Chinese in simplified script): how the index names a concept."""
+    return (concept.lang, _fold(concept.lang, concept.text))
+
+
+def text_key(lang: str, text: str) -> str:
+    """A claim sentence as the index compares sentences: folded, without spaces or end mark."""
+    return "".join(_fold(lang, text).rstrip(".!?。！？").split())
 
 
 class KnowledgeIndex:
@@ -55,6 +72,9 @@ class KnowledgeIndex:
         self.parents: dict[_Key, set[str]] = defaultdict(set)
         self.by_relation: dict[tuple[str, str], list[Edge]] = defaultdict(list)
         self._sorted: set[tuple[str, str]] = set()
+        self.by_head: dict[_Key, list[Edge]] = defaultdict(list)
+        self._true: dict[_Key, frozenset[str]] = {}
+        """Per head: the facts its edges state, as ``text_key`` sentences (rendered on demand)."""
         self._ancestors: dict[_Key, frozenset[str]] = {}
         """IsA ancestry per concept, computed once: the substitute rule asks for it up to 64
         times per edge (donor by donor), which dominated claim building on large graphs."""
@@ -63,10 +83,11 @@ class KnowledgeIndex:
 
     def add(self, edge: Edge) -> None:
         """Index one edge."""
-        head, tail = edge.head, edge.tail
-        h, t = (head.lang, head.text.casefold()), (tail.lang, tail.text.casefold())
+        h, t = concept_key(edge.head), concept_key(edge.tail)
         self.triples.add((edge.relation, h, t))
         self.pairs.add((h, t))
+        self.by_head[h].append(edge)
+        self._true.pop(h, None)
         if edge.relation == "Antonym" and edge.head.lang == edge.tail.lang:
             for a, b in ((edge.head, edge.tail), (edge.tail, edge.head)):
                 entry = (b.text, b.pos if b.pos == a.pos else None)
@@ -101,7 +122,7 @@ class KnowledgeIndex:
 
         ``verb=True`` keeps verb antonyms (or untagged ones), ``False`` keeps non-verbs.
         """
-        found = self.antonyms.get((lang, word.casefold()), {})
+        found = self.antonyms.get((lang, _fold(lang, word)), {})
         ranked = sorted(found.items(), key=lambda kv: (-kv[1], kv[0][0]))
         out: list[str] = []
         for (text, pos), _ in ranked:
@@ -135,7 +156,7 @@ class KnowledgeIndex:
         if self.knows(relation, head, tail):
             return True
         ancestors = self.ancestors(head)
-        if relation == "IsA" and tail.text.casefold() in ancestors:
+        if relation == "IsA" and concept_key(tail)[1] in ancestors:
             return True
         t = concept_key(tail)
         return any((relation, (head.lang, a), t) in self.triples for a in ancestors)
@@ -145,6 +166,21 @@ class KnowledgeIndex:
         ancestor that is not one of the catch-alls (thing, object...)? Kin tend to share
         abilities and parts, so a tail taken from one often holds for the other."""
         up_a, up_b = self.ancestors(a), self.ancestors(b)
-        if a.text.casefold() in up_b or b.text.casefold() in up_a:
+        if concept_key(a)[1] in up_b or concept_key(b)[1] in up_a:
             return True
         return bool((up_a & up_b) - GENERIC_ANCESTORS)
+
+    def states(self, lang: str, text: str, *concepts: Concept) -> bool:
+        """Does an edge of the graph whose head is one of ``concepts`` state ``text`` as its fact?
+        A counterfactual that does ("狗会跑。" where the graph says a dog can run, reached by
+        negating a contradicting NotCapableOf edge) is true by the graph, so it is refused."""
+        language = get_language(lang)
+        wanted = text_key(lang, text)
+        for concept in concepts:
+            key = concept_key(concept)
+            if key not in self._true:
+                facts = (language.forms(e.relation, e.head, e.tail) for e in self.by_head.get(key, ()))
+                self._true[key] = frozenset(text_key(lang, f.fact) for f in facts if f is not None and f.fact)
+            if wanted in self._true[key]:
+                return True
+        return False

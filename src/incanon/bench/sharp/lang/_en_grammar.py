@@ -113,6 +113,57 @@ def gerund(phrase: str) -> str:
     return f"{out} {rest}".strip()
 
 
+@lru_cache(maxsize=_MORPHOLOGY_CACHE)
+def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    import lemminflect
+
+    return lemminflect.getAllLemmas(word.lower())
+
+
+def infinitive(phrase: str) -> str:
+    """'cutting bread' → 'cut bread': a verb phrase led by an -ing form, in its base form (the
+    phrase as it is otherwise), so "used to cutting" becomes "used to cut"."""
+    verb, _, rest = phrase.partition(" ")
+    low = verb.lower()
+    base = _lemmas(low).get("VERB", (low,))[0]
+    if low.endswith("ing") and base != low and _verb_form(base, "VBG").lower() == low:
+        return f"{_keep_case(verb, base)} {rest}".strip()
+    return phrase
+
+
+def participle(phrase: str) -> str:
+    """'mail' → 'mailed', 'eat' → 'eaten' for "can be ___" (lemminflect); a word that is already
+    a participle or an adjective ('eaten', 'broken', 'open') stays."""
+    verb, _, rest = phrase.partition(" ")
+    lemmas = _lemmas(verb)
+    if "VERB" not in lemmas or "ADJ" in lemmas:
+        return phrase
+    done = _verb_form(lemmas["VERB"][0], "VBN")
+    return phrase if done.lower() == verb.lower() else f"{_keep_case(verb, done)} {rest}".strip()
+
+
+def _bare_singular(word: str) -> bool:
+    """A singular count noun that needs an article or a plural ('mouse', not 'bread' or 'home')."""
+    lemmas = _lemmas(word)
+    low = word.lower()
+    return ("NOUN" in lemmas and not {"ADJ", "ADV"} & set(lemmas) and low not in lex.MASS_NOUNS
+            and low not in lex.PLURAL_ONLY and not is_acronym(word) and not word[:1].isupper()
+            and _inflect().singular_noun(low) is False)
+
+
+def verb_phrase(phrase: str) -> str:
+    """'catch mouse' → 'catch mice': a bare singular count noun right after the verb becomes
+    plural (the generic reading, as in "cats catch mice"); any other phrase stays."""
+    words = phrase.split()
+    if len(words) == 2 and _bare_singular(words[1]):
+        return f"{words[0]} {pluralize(words[1])}"
+    return phrase
+
+
+_QUANTITIES = frozenset("two three four five six seven eight nine ten eleven twelve many several few some "
+                        "both".split())
+
+
 def is_verbal(concept: Concept) -> bool:
     """Does the concept read as a verb phrase ('cut bread') rather than a noun phrase?"""
     if concept.pos == "v":
@@ -149,6 +200,8 @@ class NP:
         noun = _head_noun(words).lower()
         if is_name(text):
             return cls(text, "name")
+        if len(words) > 1 and (words[0].lower() in _QUANTITIES or words[0].isdigit()):
+            return cls(text, "plural")  # "four legs": counted already, no article
         if text.lower() in lex.THE_PLACES:
             return cls(text, "unique")
         if noun in lex.PLURAL_ONLY:

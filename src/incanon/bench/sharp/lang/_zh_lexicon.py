@@ -48,18 +48,3 @@ COMMON_VERBS = frozenset(
 
 # Words a greedy segmenter keeps whole, longest first, so an antonym replaces "干净", not "干".
 VOCABULARY = frozenset(ANTONYMS) | frozenset(VERB_ANTONYMS) | COMMON_VERBS
-
-# The simplified characters of the template frames and their traditional forms: a graph written
-# in traditional characters (ConceptNet's PTT edges) gets its frames in traditional too.
-FRAME_TRADITIONAL = str.maketrans({
-    "时": "時", "会": "會", "从": "從", "来": "來", "种": "種", "没": "沒", "让": "讓", "导": "導",
-    "们": "們", "后": "後", "里": "裡", "远": "遠", "个": "個", "义": "義", "词": "詞", "制": "製",
-    "并": "並", "着": "著", "为": "為", "征": "徵", "须": "須", "这": "這", "对": "對", "说": "說",
-})
-
-# Characters found only in traditional writing: one of them marks a concept as traditional.
-TRADITIONAL_ONLY = frozenset(
-    "時會從來種沒讓導們後裡遠個義詞製並著為徵須這對說檢經飲機過發樣實動別與處覺認國愛現應總將屬給還東邊間問見進"
-    "車門開關書學寫讀聽買賣氣電話語歡貓鳥魚馬飛長塊頭腦腳麵飯雞鴨藥醫錢鐘錯難雙風雲熱業歲衛華藝劇產級紙線紅綠藍"
-    "黃畫筆燈島橋樓牆園圖場區縣壓廣張強當體質點務鬧靜髒淨濕乾輕舊壞窮寬淺貴麗醜敵親戚媽兒孫爺師傅隊戰夥僕護傳"
-)

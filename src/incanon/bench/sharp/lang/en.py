@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from incanon.bench.sharp.conceptnet import Concept
 from incanon.bench.sharp.lang import _en_lexicon as lex
-from incanon.bench.sharp.lang._en_grammar import NP, is_verbal, place_phrase, third_person
+from incanon.bench.sharp.lang._en_grammar import (NP, infinitive, is_verbal, participle, place_phrase, third_person,
+                                                  verb_phrase)
 from incanon.bench.sharp.templates import Forms, Language, register_language
 
 EN = Language(
@@ -38,7 +39,7 @@ def _object(concept: Concept) -> str:
 def _to_or_object(concept: Concept, noun_prefix: str = "") -> str:
     """'to cut bread' for a verb phrase, else '<noun_prefix> a noun'."""
     if is_verbal(concept):
-        return f"to {concept.text}"
+        return f"to {verb_phrase(infinitive(concept.text))}"
     return f"{noun_prefix}{_object(concept)}".strip()
 
 
@@ -70,7 +71,7 @@ def _used_for(head: Concept, tail: Concept) -> Forms:
 @relation("CapableOf")
 def _capable_of(head: Concept, tail: Concept) -> Forms:
     h = NP.of(head)
-    act = tail.text  # ConceptNet's CapableOf tails are verb phrases ("bark", "climb trees")
+    act = verb_phrase(infinitive(tail.text))  # ConceptNet's CapableOf tails are verb phrases ("bark", "climb trees")
     return Forms(f"{h.a} can {act}", f"{h.a} cannot {act}", f"{h.pl} can never {act}")
 
 
@@ -180,8 +181,8 @@ def _motivated_by_goal(head: Concept, tail: Concept) -> Forms | None:
 
 @relation("ReceivesAction")
 def _receives_action(head: Concept, tail: Concept) -> Forms:
-    h = NP.of(head)
-    return Forms(f"{h.a} can be {tail.text}", f"{h.a} cannot be {tail.text}", f"{h.pl} can never be {tail.text}")
+    h, done = NP.of(head), participle(tail.text)  # "A letter can be mailed.", not "... be mail."
+    return Forms(f"{h.a} can be {done}", f"{h.a} cannot be {done}", f"{h.pl} can never be {done}")
 
 
 @relation("CreatedBy")
@@ -254,8 +255,8 @@ def _symbol_of(head: Concept, tail: Concept) -> Forms:
 
 @relation("NotCapableOf")
 def _not_capable_of(head: Concept, tail: Concept) -> Forms:
-    h = NP.of(head)
-    return Forms(f"{h.a} cannot {tail.text}", f"{h.a} can {tail.text}")
+    h, act = NP.of(head), verb_phrase(infinitive(tail.text))
+    return Forms(f"{h.a} cannot {act}", f"{h.a} can {act}")
 
 
 @relation("NotDesires")

@@ -9,6 +9,10 @@ antonym and verb lists, so the antonym rule swaps "干净" for "脏", not one ch
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+import zhconv
+
 from incanon.bench.sharp.conceptnet import Concept
 from incanon.bench.sharp.lang import _zh_lexicon as lex
 from incanon.bench.sharp.templates import Forms, Language, register_language
@@ -54,29 +58,55 @@ ZH = Language(
 )
 
 
-def _traditional(*concepts: Concept) -> bool:
-    return any(ch in lex.TRADITIONAL_ONLY for c in concepts for ch in c.text)
+@lru_cache(maxsize=65536)
+def simplified(text: str) -> str:
+    """``text`` in simplified characters (zhconv's character and phrase tables)."""
+    return zhconv.convert(text, "zh-hans")
+
+
+def is_traditional(text: str) -> bool:
+    """Does ``text`` hold a character written differently in simplified script?"""
+    return simplified(text) != text
+
+
+@lru_cache(maxsize=65536)
+def traditional(text: str) -> str:
+    """``text`` in traditional characters as Taiwan writes them (ConceptNet's PTT edges are
+    Taiwanese: 為, 裡, 吃 rather than 爲, 裏, 喫)."""
+    return zhconv.convert(text, "zh-tw")
+
+
+_H, _T = "\x00H\x00", "\x00T\x00"
 
 
 def relation(name: str):  # noqa: ANN201 - a decorator factory like Language.relation
-    """Register a template; its frame is written in traditional characters when the concepts are."""
+    """Register a template; each claim is in one script: traditional when either concept is
+    (as ConceptNet's PTT edges are), else simplified, so a graph mixing scripts ("樂器" with
+    "钢琴") never mixes them in a sentence. A concept already in the claim's script keeps its
+    own characters; the frame and a concept in the other script are converted."""
 
     def register(fn):  # noqa: ANN001, ANN202
         def render(head: Concept, tail: Concept) -> Forms | None:
-            if not _traditional(head, tail):
-                return fn(head, tail)
-            # Render with placeholders so only the frame is converted, never the concepts' words.
-            h, t = Concept(uri="", lang="zh", text="\x00H\x00"), Concept(uri="", lang="zh", text="\x00T\x00")
-            forms = fn(h, t)
+            # Placeholders keep the concepts out of the frame's conversion (a phrase table
+            # could otherwise change a word that runs across the frame and a concept).
+            forms = fn(Concept(uri="", lang="zh", text=_H), Concept(uri="", lang="zh", text=_T))
             if forms is None:
                 return None
-            return Forms(*(None if c is None else c.translate(lex.FRAME_TRADITIONAL)
-                           .replace("\x00H\x00", head.text).replace("\x00T\x00", tail.text) for c in forms))
+            if is_traditional(head.text) or is_traditional(tail.text):
+                frame, h, t = traditional, _keep_or(head.text, traditional), _keep_or(tail.text, traditional)
+            else:
+                frame, h, t = (lambda c: c), head.text, tail.text
+            return Forms(*(None if c is None else frame(c).replace(_H, h).replace(_T, t) for c in forms))
 
         ZH.relation(name)(render)
         return fn
 
     return register
+
+
+def _keep_or(text: str, convert) -> str:  # noqa: ANN001 - one of the converters above
+    """A concept already traditional keeps its characters; any other is converted."""
+    return text if is_traditional(text) else convert(text)
 
 
 def _de(text: str) -> str:
@@ -142,8 +172,11 @@ def _causes_desire(h: Concept, t: Concept) -> Forms:
 
 @relation("MotivatedByGoal")
 def _motivated_by_goal(h: Concept, t: Concept) -> Forms:
-    return Forms(f"人们{h.text}是因为想{t.text}", f"人们{h.text}不是因为想{t.text}",
-                 f"从来没有人因为想{t.text}而{h.text}")
+    # ConceptNet's Chinese goals come from "因為…而…" sentences whose tail is the reason, often a
+    # state ("餓"): "because they want to be hungry" (想餓) would make the fact false and its
+    # negation true, so the frame says "because of" as the source did.
+    return Forms(f"人们会因为{t.text}而{h.text}", f"人们不会因为{t.text}而{h.text}",
+                 f"从来没有人因为{t.text}而{h.text}")
 
 
 @relation("ReceivesAction")
