@@ -13,6 +13,7 @@ from incanon.cli.methods import check_methods, split_methods
 from incanon.cli.options import RunOptions, with_run_options
 from incanon.cli.canonrefs import SAMPLE_CANON_HELP, default_canon, open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
+from incanon.cli.sharp_cast import HPD_HELP, HPD_KEY_HELP, affection_note_of, resolver, warn_unmapped
 from incanon.errors import ConfigError, ModelError
 from incanon.runs.estimate import repeated
 
@@ -73,25 +74,6 @@ def _open_canon(store: Optional[Path], *, scratch: bool = False):
         canon.import_world(sample_world(), source="incanon sample world")
         return canon
     return CanonStore.open(default_canon())
-
-
-def _resolver(canon: Any, work: str, relations: Optional[Path], mapping_only: bool):
-    from incanon.bench.sharp import AffectionResolver, load_relations
-
-    loaded = load_relations(relations) if relations is not None else None
-    return AffectionResolver(
-        relations=canon.relations(work),
-        mapping=loaded.affection_map() if loaded else AffectionResolver().mapping,
-        overrides=list(loaded.entries) if loaded else [],
-        use_canon_affection=not mapping_only,
-    )
-
-
-def _warn_unmapped(cast: Any) -> None:
-    """Name every relation type the affection mapping left without a level, with its roles."""
-    for relation, names in cast.unmapped().items():
-        err.print(f"relation type {relation!r} maps to no affection level: drops {', '.join(names)} "
-                  "(give it a level in a --relations file's mapping)", highlight=False)
 
 
 def _meta(values: Optional[list[str]]) -> dict[str, str]:
@@ -171,6 +153,8 @@ def roles(
     unit: str = typer.Option("scenes", "--unit", help="What counts as one interaction: scenes (both speak in it) or turns (consecutive lines)."),
     relations: Optional[Path] = typer.Option(None, "--relations", help="Relations file (JSON or CSV) with affection levels or mapping rules."),
     mapping_only: bool = typer.Option(False, "--mapping-only", help="Map relation types to affection even where the canon annotates it."),
+    hpd: Optional[list[Path]] = typer.Option(None, "--hpd", help=HPD_HELP),
+    hpd_key: Optional[str] = typer.Option(None, "--hpd-key", help=HPD_KEY_HELP),
     include_unknown: bool = typer.Option(False, "--include-unknown", help="Also keep partners of unknown affection."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
@@ -183,11 +167,12 @@ def roles(
     canon = _open_canon(store)
     work_id = pick_work(canon, work)
     cast = select_cast(canon, work_id, character=character, at=at, partners=partners, min_interactions=min_interactions,
-                       unit=unit, resolver=_resolver(canon, work_id, relations, mapping_only),  # type: ignore[arg-type]
+                       unit=unit, resolver=resolver(canon, work_id, relations, mapping_only, hpd, hpd_key),  # type: ignore[arg-type]
                        require_affection=not include_unknown)
-    _warn_unmapped(cast)
+    warn_unmapped(cast)
+    note = affection_note_of(cast, hpd)
     if json_:
-        emit_json({**cast.model_dump(mode="json"), "unmapped": cast.unmapped()})
+        emit_json({**cast.model_dump(mode="json"), "unmapped": cast.unmapped(), **({"affection_note": note} if note else {})})
         return
     out.print(f"{cast.main_character} at {cast.at} (chosen by {cast.chosen_by}, degree centrality {cast.centrality:.2f})")
     for label, group in (("partner", cast.partners), ("left out", cast.left_out)):
@@ -216,6 +201,8 @@ def eval_(
     unit: str = typer.Option("scenes", "--unit", help="Interaction unit: scenes or turns."),
     relations: Optional[Path] = typer.Option(None, "--relations", help="Relations file (JSON or CSV) with affection levels or mapping rules."),
     mapping_only: bool = typer.Option(False, "--mapping-only", help="Map relation types to affection even where the canon annotates it."),
+    hpd: Optional[list[Path]] = typer.Option(None, "--hpd", help=HPD_HELP),
+    hpd_key: Optional[str] = typer.Option(None, "--hpd-key", help=HPD_KEY_HELP),
     include_unknown: bool = typer.Option(False, "--include-unknown", help="Also ask partners of unknown affection."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Longest answer of the agent and the backbone, in tokens (default: the method's own, 256 for the backbone)."),
     script_lang: Optional[str] = typer.Option(None, "--script-lang", help="Language of the script (default: detected from the canon: zh or en)."),
@@ -259,9 +246,10 @@ def eval_(
     canon = _open_canon(store, scratch=run_options.dry_run)
     work_id = pick_work(canon, work)
     cast = select_cast(canon, work_id, character=character, at=at, partners=partners, min_interactions=min_interactions,
-                       unit=unit, resolver=_resolver(canon, work_id, relations, mapping_only),  # type: ignore[arg-type]
+                       unit=unit, resolver=resolver(canon, work_id, relations, mapping_only, hpd, hpd_key),  # type: ignore[arg-type]
                        require_affection=not include_unknown)
-    _warn_unmapped(cast)
+    warn_unmapped(cast)
+    affection_note = affection_note_of(cast, hpd)
     backbone_spec = backbone or (model if mode_ == "snowballing" else None)
     methods = split_methods(method)
     check_methods(methods)
@@ -315,7 +303,9 @@ def eval_(
             emit_json({**extra, "report": None, "error": _nothing_judged(counts)})
         err.print(f"error: {_nothing_judged(counts)}", highlight=False, markup=False)
         raise typer.Exit(1)
-    emit_report(build_report(answers, mode_, _counts(counts), _counting(counting)), None, json_, extra)
+    result = build_report(answers, mode_, _counts(counts), _counting(counting))
+    result.notes.extend(filter(None, [affection_note]))
+    emit_report(result, None, json_, extra)
 
 
 @app.command()

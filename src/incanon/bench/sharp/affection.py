@@ -5,7 +5,8 @@ with HPD's rules. incanon resolves the main character's affection toward a partn
 position, first match wins:
 
 1. an entry of a relations file for (main character, partner): its ``affection``, or its
-   ``type`` through the mapping;
+   ``type`` through the mapping; then the pair's own score in the user's HPD files
+   (:mod:`incanon.bench.sharp.hpd`), when the main character is HPD's Harry;
 2. the canon store's relation main → partner that holds at the position (valid_from <= position
    < valid_to); if none holds any more, the most recent one that did (a mentor who died is still
    remembered fondly). Its ``affection`` annotation is the ground truth; without one (or with
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping
 
 from incanon.bench.sharp.affection_rules import default_table
+from incanon.bench.sharp.hpd import HPDAffection
 from incanon.canon.position import Position
 from incanon.canon.records import RelationRecord
 from incanon.errors import InputError
@@ -209,8 +211,9 @@ class AffectionFinding:
     affection: Affection | None
     relation: str = ""
     """The relation type it was read from ("" when none)."""
-    source: Literal["file", "canon", "mapping", "none"] = "none"
-    """file: a relations file entry; canon: the canon's annotation; mapping: a type mapped."""
+    source: Literal["file", "hpd", "canon", "mapping", "none"] = "none"
+    """file: a relations file entry; hpd: the pair's score in the user's HPD files; canon: the
+    canon's annotation; mapping: a type mapped."""
     direction: Literal["forward", "reverse", ""] = ""
 
 
@@ -241,6 +244,8 @@ class AffectionResolver:
     overrides: list[RelationEntry] = field(default_factory=list)
     use_canon_affection: bool = True
     """Take the canon's affection annotation (the ground truth) before the mapping."""
+    hpd: HPDAffection | None = None
+    """Pair scores from the user's HPD files: used before the canon and the mapping."""
 
     def _from_relation(self, rel: RelationRecord, direction: Literal["forward", "reverse"]) -> AffectionFinding:
         if self.use_canon_affection and rel.affection in AFFECTIONS:
@@ -253,6 +258,14 @@ class AffectionResolver:
             if entry.source.lower() == main.lower() and entry.target.lower() == role.lower():
                 aff = entry.affection or self.mapping.of(entry.type)
                 return AffectionFinding(aff, entry.type, "file", "forward")
+        if self.hpd is not None and self.hpd.applies_to(main):
+            pair = self.hpd.score(role)
+            if pair is not None:
+                # A score of 0 is HPD's "neither": the pair has a score, so the word table is not
+                # asked; the role has no level (it counts in no CRF).
+                aff = None if pair.score == 0 else ("high" if pair.score > 0 else "low")
+                return AffectionFinding(aff, f"HPD {pair.score:+g} ({pair.dialogue})", "hpd",  # type: ignore[arg-type]
+                                        pair.direction)  # type: ignore[arg-type]
         found: list[AffectionFinding] = []
         for a, b, direction in ((main, role, "forward"), (role, main, "reverse")):
             rel = current_relation([r for r in self.relations if r.source == a and r.target == b], at)

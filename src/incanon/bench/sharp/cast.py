@@ -31,7 +31,8 @@ class Partner(BaseModel):
     relation: str = ""
     """The relation type the affection was read from."""
     affection_source: str = "none"
-    """file, canon (the ground-truth annotation), mapping (a type mapped) or none."""
+    """file, hpd (the pair's score in HPD), canon (the ground-truth annotation), mapping (a type
+    mapped) or none."""
     direction: str = ""
     """forward (main → role) or reverse (role → main, when only that relation exists)."""
 
@@ -51,6 +52,18 @@ class Cast(BaseModel):
     left_out: list[Partner] = Field(default_factory=list)
     """Characters who interacted with the main character but were not chosen (too few
     interactions, unknown affection, or beyond the partner limit)."""
+
+    def affection_note(self) -> str:
+        """Where the chosen partners' affection came from, when some came from HPD pair scores
+        ("" otherwise): how many from HPD, how many from the relationship word (no pair score)."""
+        sources = [p.affection_source for p in self.partners]
+        if "hpd" not in sources:
+            return ""
+        words = [p.name for p in self.partners if p.affection_source == "mapping"]
+        others = len(sources) - sources.count("hpd") - len(words)
+        return (f"affection of {sources.count('hpd')} of {len(sources)} partners from HPD pair scores; "
+                f"{len(words)} from the relationship word (no HPD pair score)" + (f": {', '.join(words)}" if words else "")
+                + (f"; {others} from a relations file or the canon's annotation" if others else ""))
 
     def unmapped(self) -> dict[str, list[str]]:
         """Relation type → the roles it leaves out: types the affection mapping does not cover

@@ -82,6 +82,8 @@ class SharpReport(BaseModel):
     counts: list[Counts] = Field(default_factory=list)
     by_language: dict[str, list[TransferTable]] = Field(default_factory=dict)
     """Table 5 pooled over every row, per claim language (filled when more than one ran)."""
+    notes: list[str] = Field(default_factory=list)
+    """Lines about the input the tables rest on (where the roles' affection came from)."""
 
     def doc(self) -> "Doc":
         """The report as blocks (Table 4 first)."""

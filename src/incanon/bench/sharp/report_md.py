@@ -105,6 +105,8 @@ def build_doc(report: "SharpReport") -> Doc:
     _table4(doc, report)
     if report.counts:
         doc.items(_count_line(c) for c in report.counts)
+    for note in report.notes:
+        doc.note(note)
     if report.by_language:
         doc.heading("Table 5 by claim language")
         md.by_language(doc, report.by_language)
