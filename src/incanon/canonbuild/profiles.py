@@ -23,7 +23,7 @@ from incanon.models.types import ChatModel, GenerationParams
 from incanon.templates import PromptLibrary
 from incanon.tokens import count_tokens
 
-PROFILE_PARAMS = GenerationParams(max_tokens=700)
+PROFILE_PARAMS = GenerationParams(max_tokens=500)
 
 
 class Sheet(BaseModel):

@@ -26,7 +26,7 @@ from incanon.ingest.reader import BookText, ReadChapter
 from incanon.models.types import ChatModel, GenerationParams
 from incanon.templates import PromptLibrary
 
-SPLIT_PARAMS = GenerationParams(max_tokens=1200)
+SPLIT_PARAMS = GenerationParams(max_tokens=700)
 """A split names each scene's opening and closing words, so its reply is short."""
 
 
