@@ -9,6 +9,7 @@ antonym and verb lists, so the antonym rule swaps "干净" for "脏", not one ch
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 import zhconv
@@ -104,7 +105,7 @@ def relation(name: str):  # noqa: ANN201 - a decorator factory like Language.rel
     return register
 
 
-def _keep_or(text: str, convert) -> str:  # noqa: ANN001 - one of the converters above
+def _keep_or(text: str, convert: Callable[[str], str]) -> str:
     """A concept already traditional keeps its characters; any other is converted."""
     return text if is_traditional(text) else convert(text)
 
