@@ -34,6 +34,30 @@ def test_a_busy_port_is_a_config_error_naming_it():
         first.close()
 
 
+def test_connections_of_the_bound_socket_send_without_delay():
+    """With Nagle's algorithm on, every reply waited for the client's delayed ACK (~40 ms a
+    request); asyncio switches it off only on sockets bound with proto IPPROTO_TCP."""
+    import asyncio
+    import socket
+
+    async def nodelay_of_an_accepted_connection() -> int:
+        accepted: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            accepted.set_result(writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        server = await asyncio.start_server(on_connect, sock=bind("127.0.0.1", 0))
+        async with server:
+            port = server.sockets[0].getsockname()[1]
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            value = await accepted
+            writer.close()
+        return value
+
+    assert asyncio.run(nodelay_of_an_accepted_connection()) != 0
+
+
 def test_background_server_answers_on_loopback(serve_config):
     with BackgroundServer(serve_config, model=load_chat_model(character_model())) as url:
         assert url.startswith("http://127.0.0.1:")
