@@ -98,6 +98,15 @@ def test_a_gold_answer_equal_to_no_option_ignoring_case_only_leaves_the_session_
     assert "s1" in plan_simulation(_script(s1), [_q("ok", "s1", answer="cY")], seed=0, config=PAPER).asked
 
 
+def test_a_published_gold_answer_that_is_no_option_at_all_is_left_out_at_ingest_and_counted():
+    from incanon.bench.dialsim.published import NO_GOLD_OPTION
+
+    data = {"1": {"1": {**DATA["1"]["1"], "hard_q": {"cur": [
+        {"questions": {"default": "Who?"}, "answer": "Zed", "options": OPTIONS}]}}}}
+    _, questions, skipped = published_world(data, work_id="w", title="W")
+    assert questions == [] and skipped == {NO_GOLD_OPTION: 1}
+
+
 async def test_passed_over_questions_are_counted_in_the_run_notes_and_the_report(tmp_path):
     s1 = _session("s1", "2020-01-01", 0, ["Ana", "Ben", "Ana", "Ben"])
     s2 = _session("s2", "2020-01-02", 1, ["Ana", "Ben", "Ana", "Ben"])
