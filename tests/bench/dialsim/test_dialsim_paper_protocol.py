@@ -204,6 +204,8 @@ async def test_the_oracle_agent_ranks_under_paper_and_takes_the_first_k_otherwis
         recall = agent.retrieve(_who(), turn)
         picked[protocol] = [u.session for u in recall.units]
         assert recall.current == []
+        # The reference ranks by the question alone; incanon searches with the asker too.
+        assert agent.query(turn) == ("What was line 1 of s2?" if protocol == "paper" else "Ben: What was line 1 of s2?")
     assert picked == {"paper": ["s2"], "incanon": ["s1"]}
     assert create_agent("dialsim-oracle", ScriptedModel(default="x"), protocol="paper").k == 10
 

@@ -229,6 +229,11 @@ class MemoryAgent(Agent):
         return self.params.model_copy(update={"response_format": {
             "type": "json_schema", "json_schema": {"name": "choice", "schema": schema, "strict": True}}})
 
+    def query(self, turn: Turn) -> str:
+        """What retrieval searches with: the asker and the question, without its choices (the
+        reference's ``f'{char_ask}: {question}'``)."""
+        return f"{turn.speaker}: {strip_choices(turn.text)}"
+
     def retrieve(self, who: CharacterAt, turn: Turn) -> Recall:
         """Earlier memory and the live conversation for the question ``turn``. ``Turn.about``
         may carry the comma-separated evidence session ids (only the oracle reads them)."""
@@ -236,7 +241,7 @@ class MemoryAgent(Agent):
         # Paper protocol: the live session is in memory (or, for the oracle, not shown at all).
         current = [] if self.paper else self._current_lines(self.context_tokens // 4)
         budget = self.context_tokens - sum(estimate_tokens(c) for c in current)
-        units = self.recall(f"{turn.speaker}: {strip_choices(turn.text)}", evidence, budget)
+        units = self.recall(self.query(turn), evidence, budget)
         return Recall(units, current, {"strategy": self.strategy, "retrieved": len(units),
                                        "current_lines": len(current), "budget_tokens": self.context_tokens})
 

@@ -21,10 +21,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from incanon.agents.base import Turn
 from incanon.agents.registry import register_agent
 from incanon.bench.dialsim.agents.memory import MemoryAgent, Unit, estimate_tokens
 from incanon.bench.dialsim.bm25 import IncrementalBM25, top_k as index_top_k
 from incanon.bench.dialsim.dates import spoken
+from incanon.bench.dialsim.formats import strip_choices
 from incanon.bench.dialsim.script import DialSession, Line
 from incanon.bench.dialsim.vectors import VectorMemory
 from incanon.models.types import GenerationParams, Message
@@ -179,6 +181,10 @@ class OracleAgent(MemoryAgent):
 
     async def _end_session(self, session: DialSession, lines: list[Line]) -> None:
         self.units.append(_session_unit(len(self.units), session, lines))
+
+    def query(self, turn: Turn) -> str:
+        # The reference ranks the oracle's sessions by the question alone, without the asker.
+        return strip_choices(turn.text) if self.paper else super().query(turn)
 
     def recall(self, query: str, evidence: Sequence[str], budget: int) -> list[Unit]:
         wanted = set(evidence)
