@@ -40,7 +40,7 @@ def test_export_png_then_import(store_dir: Path, tmp_path: Path) -> None:
                                  "--character", "Stormwren", "--at", "end of book 1", "--out", str(card)])
     assert result.exit_code == 0, result.output
     assert "Wren Callow at end of book 1 (1-3)" in result.stdout
-    doc = json.loads(read_chara(card.read_bytes(), str(card)))
+    doc = json.loads(read_chara(card.read_bytes(), str(card))[0])
     assert doc["spec"] == "chara_card_v2" and doc["data"]["extensions"]["incanon"]["at"] == "1-3"
 
     result = runner.invoke(app, ["canon", "card", "import", str(card), "--store", str(tmp_path / "cards"),
@@ -65,7 +65,7 @@ def test_export_json_with_image_is_refused_and_picture_kept(store_dir: Path, tmp
 @pytest.mark.parametrize("content, words", [
     (b"this is not json", "invalid JSON"),
     (json.dumps({"spec": "chara_card_v2", "spec_version": "2.0", "data": {"name": 3}}).encode(), "(data.name)"),
-    (placeholder_png(2, 2), "no 'chara' text chunk"),
+    (placeholder_png(2, 2), "no 'chara' or 'ccv3' text chunk"),
     (placeholder_png(2, 2)[:-12] + b"\x00\x00\x00\x0ctEXtchara\x00!!!!!!" + b"\x00" * 4 + placeholder_png(2, 2)[-12:],
      "CRC"),
 ])

@@ -35,18 +35,25 @@ def test_write_then_read_round_trips_unicode_and_replaces_old_cards() -> None:
     kinds = [k for k, _ in read_chunks(written, "w")]
     assert kinds[-2:] == [b"tEXt", b"IEND"]  # the card goes right before IEND
     assert [k for k, _ in text_chunks(read_chunks(written, "w"))] == ["Comment", "chara"]
-    assert read_chara(written, "w") == text
+    assert read_chara(written, "w") == (text, "chara")
 
 
-def test_ccv3_only_png_says_so() -> None:
+def test_a_ccv3_chunk_is_read_first_and_written_beside_chara() -> None:
     plain = placeholder_png(2, 2)
     image = plain[:-12] + _chunk(b"tEXt", b"ccv3\0" + base64.b64encode(b"{}")) + plain[-12:]
-    with pytest.raises(InputError, match="only a 'ccv3'"):
-        read_chara(image, "v3.png")
+    assert read_chara(image, "v3.png") == ("{}", "ccv3")
+    both = write_chara(plain, '{"v": 2}', v3_json='{"v": 3}')
+    assert [k for k, _ in text_chunks(read_chunks(both, "w"))] == ["chara", "ccv3"]
+    assert read_chara(both, "w") == ('{"v": 3}', "ccv3")
+
+
+def test_placeholder_pictures_differ_per_character() -> None:
+    a, b = placeholder_png(40, 60, seed="Wren@1-3"), placeholder_png(40, 60, seed="Jory@1-3")
+    assert a != b and a == placeholder_png(40, 60, seed="Wren@1-3") and a.startswith(b"\x89PNG")
 
 
 @pytest.mark.parametrize("mangle, words", [
-    (lambda png: png, "no 'chara' text chunk"),
+    (lambda png: png, "no 'chara' or 'ccv3' text chunk"),
     (lambda png: png[:-12] + _chunk(b"tEXt", b"chara\0not*base64!") + png[-12:], "not valid base64"),
     (lambda png: png[:-12] + _chunk(b"tEXt", b"chara\0" + base64.b64encode(b"\xff\xfe")) + png[-12:], "UTF-8"),
     (lambda png: png[:40], "truncated PNG"),

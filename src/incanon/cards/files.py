@@ -1,4 +1,5 @@
-"""Read and write card files: ``.json`` (the card as JSON) or ``.png`` (an image with a ``chara`` chunk).
+"""Read and write card files: ``.json`` (the card as JSON) or ``.png`` (an image with a ``chara``
+chunk, and a ``ccv3`` chunk for a V3 card).
 
 A file is recognized by its content, not its name: PNG bytes are read as a PNG card, anything
 else as JSON. Writes are atomic (a temporary file in the same folder, then a rename).
@@ -10,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-from incanon.cards.model import CardV2, parse_card
+from incanon.cards.model import CardV2, parse_card, v3_document
 from incanon.cards.png import SIGNATURE, placeholder_png, read_chara, write_chara
 from incanon.errors import InputError, NotFoundError
 from incanon.files import write_bytes_atomic, write_text_atomic
@@ -39,7 +40,7 @@ def read_card(path: str | os.PathLike[str]) -> tuple[CardV2, int]:
     source = Path(path).expanduser()
     raw = _read_bytes(source, "card file")
     if raw.startswith(SIGNATURE):
-        text, where = read_chara(raw, str(source)), "chara"
+        text, where = read_chara(raw, str(source))
     else:
         if not raw.strip():
             raise InputError("card file is empty", source=str(source))
@@ -56,16 +57,22 @@ def card_format(path: str | os.PathLike[str]) -> str:
     return suffix[1:]
 
 
-def write_card(card: CardV2, path: str | os.PathLike[str], image: str | os.PathLike[str] | None = None) -> Path:
-    """Write ``card`` to ``path`` (``.json``, or ``.png`` on ``image``'s PNG bytes or a plain
-    placeholder); returns the path written."""
+def write_card(card: CardV2, path: str | os.PathLike[str], image: str | os.PathLike[str] | None = None,
+               *, version: int = 2) -> Path:
+    """Write ``card`` to ``path`` (``.json``, or ``.png`` on ``image``'s PNG bytes or a
+    placeholder drawn for this character); returns the path written. ``version`` 3 writes a
+    Character Card V3 (a V3 PNG also carries the V2 ``chara`` chunk, as the V3 spec asks, so
+    V2-only front ends still read it)."""
+    if version not in (2, 3):
+        raise InputError(f"card spec version must be 2 or 3, not {version}")
     target = Path(path).expanduser()
     fmt = card_format(target)
+    v3 = v3_document(card) if version == 3 else None
     if fmt == "json":
         if image is not None:
             raise InputError("--image applies to a .png card only", source=str(target))
-        write_text_atomic(target, json.dumps(card.model_dump(mode="json", exclude_none=True),
-                                             ensure_ascii=False, indent=2) + "\n")
+        doc = v3 if v3 is not None else card.model_dump(mode="json", exclude_none=True)
+        write_text_atomic(target, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
         return target
     if image is not None:
         picture = Path(image).expanduser()
@@ -74,6 +81,8 @@ def write_card(card: CardV2, path: str | os.PathLike[str], image: str | os.PathL
             raise InputError("the card image must be a PNG file", source=str(picture))
         source = str(picture)
     else:
-        base, source = placeholder_png(), "placeholder image"
-    write_bytes_atomic(target, write_chara(base, card.to_json(), source))
+        seed = f"{card.data.name}@{card.data.character_version}"
+        base, source = placeholder_png(seed=seed), "placeholder image"
+    v3_json = None if v3 is None else json.dumps(v3, ensure_ascii=False, separators=(",", ":"))
+    write_bytes_atomic(target, write_chara(base, card.to_json(), source, v3_json))
     return target

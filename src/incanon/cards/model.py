@@ -20,6 +20,9 @@ from incanon.errors import InputError
 
 SPEC = "chara_card_v2"
 SPEC_VERSION = "2.0"
+SPEC_V3 = "chara_card_v3"
+#: V3 cards say ``3.0``; later 3.x versions keep the fields incanon reads.
+V3_VERSION = "3.0"
 #: The V1 fields: a V1 card is exactly these at the top level (all strings, "" by default).
 V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
 
@@ -136,8 +139,8 @@ def _validate(model: type[BaseModel], data: Any, source: str, prefix: tuple[str,
 
 
 def parse_card(doc: Any, source: str) -> tuple[CardV2, int]:
-    """A decoded card JSON document as ``(CardV2, version)``, version 2 or 1 (a V1 card is
-    lifted into V2's ``data``). Raises ``InputError`` naming ``source`` and the bad field."""
+    """A decoded card JSON document as ``(CardV2, version)``, version 3, 2 or 1 (a V1 card is
+    lifted into V2's ``data``; a V3 card's own fields stay in ``data`` as extras). Raises ``InputError`` naming ``source`` and the bad field."""
     if not isinstance(doc, dict):
         raise InputError(f"not a character card: expected a JSON object, found {type(doc).__name__}", source=source)
     if "spec" not in doc:
@@ -146,9 +149,15 @@ def parse_card(doc: Any, source: str) -> tuple[CardV2, int]:
         fields = {k: doc[k] for k in V1_FIELDS if k in doc}
         return CardV2(data=_validate(CardData, fields, source)), 1
     spec, version = doc.get("spec"), doc.get("spec_version", SPEC_VERSION)
-    if spec == "chara_card_v3":
-        raise InputError("a Character Card V3 (chara_card_v3); incanon reads V2 and V1 cards",
-                         source=source, where="spec")
+    if spec == SPEC_V3:
+        if not str(version).startswith("3"):
+            raise InputError(f"unsupported spec_version {str(version)[:20]!r}; expected '3.x'", source=source,
+                             where="spec_version")
+        if not isinstance(doc.get("data"), dict):
+            raise InputError("a V3 card needs a 'data' object", source=source, where="data")
+        # V3 keeps V2's fields and adds its own (assets, nickname, group-only greetings,
+        # dates...): they are kept as extras and written back by ``v3_document``.
+        return CardV2(data=_validate(CardData, doc["data"], source, ("data",))), 3
     if spec != SPEC:
         raise InputError(f"unknown card spec {str(spec)[:60]!r}; expected {SPEC!r}", source=source, where="spec")
     if version != SPEC_VERSION:
@@ -159,3 +168,23 @@ def parse_card(doc: Any, source: str) -> tuple[CardV2, int]:
     # The top level may repeat the V1 fields (SillyTavern writes both); ``data`` is the card.
     data = _validate(CardData, doc["data"], source, ("data",))
     return CardV2(data=data), 2
+
+
+def v3_document(card: CardV2, *, now: int | None = None) -> dict[str, Any]:
+    """``card`` as a Character Card V3 document (``chara_card_v3``, ``3.0``): V2's data plus the
+    fields V3 requires (``group_only_greetings``, dates, the default icon asset) and
+    ``use_regex`` on every lorebook entry. Fields a V3 card brought in are kept as they were."""
+    import time
+
+    data = card.data.model_dump(mode="json", exclude_none=True)
+    stamp = int(time.time()) if now is None else now
+    data.setdefault("group_only_greetings", [])
+    data.setdefault("creation_date", stamp)
+    data["modification_date"] = stamp
+    data.setdefault("assets", [{"type": "icon", "uri": "ccdefault:", "name": "main", "ext": "png"}])
+    data.setdefault("nickname", "")
+    data.setdefault("creator_notes_multilingual", {})
+    data.setdefault("source", [])
+    for entry in (data.get("character_book") or {}).get("entries", []):
+        entry.setdefault("use_regex", False)
+    return {"spec": SPEC_V3, "spec_version": V3_VERSION, "data": data}

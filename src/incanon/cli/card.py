@@ -1,4 +1,4 @@
-"""``incanon canon card``: export a point-in-time Character Card V2, import a V2/V1 card."""
+"""``incanon canon card``: export a point-in-time Character Card (V2 or V3), import a V3, V2 or V1 card."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+
+from incanon.errors import ConfigError
 
 from incanon.cli.canonrefs import CANON_HELP, open_canon
 from incanon.cli.output import JSON_HELP, clip, emit_json, err, out
@@ -29,6 +31,7 @@ def export_cmd(
     out_file: Path = typer.Option(..., "--out", help="Card file to write: NAME.json or NAME.png."),
     image: Optional[Path] = typer.Option(None, "--image", help="PNG picture for a .png card (default: a plain gradient)."),
     examples: int = typer.Option(3, "--examples", min=0, help="Example exchanges of witnessed dialogue in mes_example."),
+    spec: str = typer.Option("v2", "--spec", help="v2 (chara_card_v2, what every front end reads) or v3 (chara_card_v3; a .png also carries the v2 chunk)."),
     store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
@@ -37,7 +40,7 @@ def export_cmd(
     Description, personality, scenario, greeting, example dialogue and lorebook come from the
     character's knowledge scope: nothing from later in the story, nothing from scenes they
     missed, and lorebook keys only under names they have heard by then. A .png card carries
-    the card in its 'chara' text chunk, as SillyTavern writes it.
+    the card in its 'chara' text chunk, as SillyTavern writes it (and a V3 card in 'ccv3' too).
 
     Example: incanon canon card export --work lanterns --character Wren --at "end of book 1" --out wren.png
     """
@@ -45,9 +48,11 @@ def export_cmd(
     from incanon.cards.files import card_format
 
     card_format(out_file)  # a bad --out fails before any work is done
+    if spec not in ("v2", "v3"):
+        raise ConfigError(f"--spec must be v2 or v3, not {spec!r}")
     with open_canon(_store_dir(store)) as canon:
         card = build_card(canon, work, character, at, CardOptions(examples=examples))
-    path = write_card(card, out_file, image)
+    path = write_card(card, out_file, image, version=int(spec[1]))
     record = card.data.extensions["incanon"]
     if json_:
         emit_json({"card": str(path), "extensions": record})
