@@ -127,3 +127,33 @@ def test_the_cli_counts_the_sources_on_stderr(tmp_path, hpd_file, capsys, monkey
         main()
     assert (stop.value.code or 0) == 0
     assert "no partner of Wren Callow has an HPD pair score" in capsys.readouterr().err
+
+
+def test_roles_on_a_harry_canon_take_hpd_scores_and_count_the_rest(tmp_path, hpd_file, capsys, monkeypatch):
+    import sys
+
+    from incanon.cli.main import main
+
+    people = ["Harry Potter", "Vernon Dursley", "Dudley Dursley", "Ron Weasley"]
+    world = {
+        "work": {"id": "hp", "title": "A made-up Harry story", "axis": "chapter"},
+        "characters": [{"name": n, "first_position": "1-1"} for n in people],
+        "scenes": [{"id": f"1-{i}", "position": f"1-{i}", "title": f"Scene {i}", "participants": people,
+                    "speakers": people} for i in range(1, 4)],
+        "relations": [{"source": "Harry Potter", "target": "Vernon Dursley", "type": "uncle", "description": ""},
+                      {"source": "Harry Potter", "target": "Dudley Dursley", "type": "cousin", "description": ""},
+                      {"source": "Harry Potter", "target": "Ron Weasley", "type": "friend", "description": ""}],
+    }
+    (tmp_path / "hp.json").write_text(json.dumps(world), encoding="utf-8")
+    for argv in (["canon", "import", str(tmp_path / "hp.json"), "--store", str(tmp_path / "canon")],
+                 ["sharp", "roles", "--store", str(tmp_path / "canon"), "--character", MAIN, "--hpd", str(hpd_file)]):
+        monkeypatch.setattr(sys, "argv", ["incanon", *argv])
+        with pytest.raises(SystemExit) as stop:
+            main()
+        assert (stop.value.code or 0) == 0
+    captured = capsys.readouterr()
+    assert ("affection of 2 of 3 partners from HPD pair scores; 1 from the relationship word (no HPD pair score): "
+            "Dudley Dursley") in " ".join(captured.err.split())
+    rows = {line.split()[1] + " " + line.split()[2]: line for line in captured.out.splitlines() if "partner" in line}
+    assert " low " in rows["Vernon Dursley"] and "[hpd]" in rows["Vernon Dursley"]
+    assert " high " in rows["Dudley Dursley"] and "[mapping]" in rows["Dudley Dursley"]
