@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from incanon.canon.names import norm
+from incanon.canon.position import Axis, Position
 from incanon.graph.config import GraphConfig
 from incanon.graph.db import GraphDB
 from incanon.graph.names import fold
 from incanon.graph.normalize import Form, NormalizationStats, Normalizer
+from incanon.graph.sentdates import surrounding_key
 from incanon.graph.timing import resolve
 from incanon.graph.majority import majority_types
 from incanon.models.types import ChatModel, Embedder, GenerationParams, Message
@@ -118,12 +120,13 @@ class Integrator:
             resolver = _Resolver(self.db.alias_table())
             for c in chunks:
                 local: dict[str, str] = {}
+                text = self.db.chunk_text(c.row_id).text if self.db.work.axis is Axis.DATE else ""
                 for r in raws[c.row_id]:
                     if r["kind"] == "entity":
                         local.setdefault(norm(r["a"]), r["b"])
                         node = resolver.table[(r["b"], norm(r["a"]))]
                         self.db.add_node_mention(node, c.row_id, r["ord"], r["a"], r["description"],
-                                                 *self._times(r, report))
+                                                 *self._times(r, report, text))
                         touched_nodes.add(node)
                 for r in raws[c.row_id]:
                     if r["kind"] != "relation":
@@ -139,7 +142,7 @@ class Integrator:
                     edge = self.db.edge_id(a, b, create=True)
                     assert edge is not None
                     self.db.add_edge_mention(edge, c.row_id, r["ord"], r["a"], r["b"], r["description"], r["strength"],
-                                             *self._times(r, report))
+                                             *self._times(r, report, text))
                     touched_edges.add(edge)
                 self.db.conn.execute("UPDATE graph_chunks SET status = 'integrated' WHERE id = ?", (c.row_id,))
             self.db.bump()
@@ -152,14 +155,23 @@ class Integrator:
         report.chunks_embedded = self.embed_chunks()
         return report
 
-    def _times(self, raw: dict, report: IntegrationReport) -> tuple[int | None, int | None, str]:
-        """(valid-from key, valid-to key, note) of one raw entity or relation (see ``timing``)."""
+    def _times(self, raw: dict, report: IntegrationReport, context: str = "") -> tuple[int | None, int | None, str]:
+        """(valid-from key, valid-to key, note) of one raw entity or relation (see ``timing``); on
+        a date axis, one the text gives no time takes that of its surroundings in ``context``
+        (its chunk's text; ``sentdates.surrounding_key``)."""
         axis, born = self.db.work.axis, self.config.born_date
         start = resolve(raw.get("valid_from", ""), axis, born=born)
         stop = resolve(raw.get("valid_to", ""), axis, end=True, born=born)
         report.dated += start.key is not None
         note = "; ".join(n for n in (start.note, f"until {stop.note}" if stop.note else "") if n)
-        return start.key, stop.key, note
+        key = start.key
+        if key is None and context and (start.note == "" or "no date" in start.note):
+            names = [raw["a"]] + ([raw["b"]] if raw.get("kind") == "relation" else [])
+            found = [k for k in (surrounding_key(context, n, axis, born) for n in names) if k is not None]
+            if found:
+                key = max(found)  # the later end's time: never before either is dated
+                note = "; ".join(n for n in (note, f"dated by its surroundings: {Position.from_key(axis, key)}") if n)
+        return key, stop.key, note
 
     def embed_chunks(self) -> int:
         """Embed every chunk without a vector (the RAG baseline searches them)."""

@@ -26,6 +26,7 @@ from incanon.graph.config import GraphConfig
 from incanon.graph.db import GraphDB
 from incanon.graph.integrate import joined
 from incanon.graph.names import fold
+from incanon.graph.sentdates import has_later, visible_part
 from incanon.tokens import count_tokens
 
 
@@ -108,13 +109,15 @@ class GraphView:
         cur = db.conn.cursor()
         cur.row_factory = None  # plain tuples: Row objects cost more than the query here
         at_keys: dict[int, list[int | None]] = defaultdict(list)
-        for node_id, chunk_id, from_key, surface in cur.execute(
-                "SELECT m.node_id, m.chunk_id, m.from_key, m.surface FROM graph_node_mentions m"
+        for node_id, chunk_id, from_key, surface, description in cur.execute(
+                "SELECT m.node_id, m.chunk_id, m.from_key, m.surface, m.description FROM graph_node_mentions m"
                 " JOIN graph_nodes n ON n.id = m.node_id WHERE n.work_id = ?", (db.wid,)):
             at = self._at(chunk_id, from_key)
             if self.mention_visible(chunk_id, at):
                 at_keys[node_id].append(at)
                 self._surfaces[node_id][surface] += 1
+                if self._later_sentences(description, at):  # the merged description would leak them
+                    self._hidden_nodes.add(node_id)
             else:
                 self._hidden_nodes.add(node_id)
         for node_id, keys in at_keys.items():
@@ -124,6 +127,20 @@ class GraphView:
     def _at(self, chunk_id: int, from_key: int | None) -> int | None:
         """A mention's time: its event time when the text gives one, else its chunk's position."""
         return from_key if from_key is not None and self.event_time else self._chunk_pos.get(chunk_id)
+
+    def _later_sentences(self, description: str, at: int | None) -> bool:
+        """A visible mention's description tells, in some sentence, of a date after the reader's
+        position (``sentdates``; date axis, event-time cutoff only)."""
+        if self.scope is None or not self.event_time:
+            return False
+        return has_later(description, self.db.work.axis, at, self.scope.at.key, self.config.born_date)
+
+    def _told(self, description: str, at: int | None) -> str:
+        """The part of a visible mention's description true at the reader's position."""
+        if not self._later_sentences(description, at):
+            return description
+        assert self.scope is not None
+        return visible_part(description, self.db.work.axis, at, self.scope.at.key, self.config.born_date)
 
     def mention_visible(self, chunk_id: int, at: int | None) -> bool:
         """A mention counts for the reader when its chunk may be read and the time it speaks of
@@ -171,9 +188,9 @@ class GraphView:
         name = row.name
         aliases = tuple(a for a in self.db.aliases(node_id) if a != row.name)
         if node_id in self._hidden_nodes:
-            seen = [m for m in self.db.node_mentions(node_id)
-                    if self.mention_visible(m["chunk_id"], self._at(m["chunk_id"], m["from_key"]))]
-            description = self._cut([m["description"] for m in seen])
+            seen = [(m, self._at(m["chunk_id"], m["from_key"])) for m in self.db.node_mentions(node_id)]
+            seen = [(m, at) for m, at in seen if self.mention_visible(m["chunk_id"], at)]
+            description = self._cut([self._told(m["description"], at) for m, at in seen])
             # Only the names the story has used by now: "Stormwren" after the flood, "Lord
             # Voldemort" once he takes the name; the whole-story canonical name may be later.
             name, aliases = self.names_of(node_id, row.name, aliases)
@@ -262,11 +279,11 @@ class GraphView:
         seen = [m for m in ms if self.mention_visible(m[0], m[3])]
         if not seen:
             return None
-        if len(seen) == len(ms):
+        if len(seen) == len(ms) and not any(self._later_sentences(m[2], m[3]) for m in seen):
             desc, weight = row.description, row.weight
         else:
             order = sorted(seen, key=lambda m: (-1 if m[3] is None else m[3], m[0]))
-            desc, weight = self._cut([m[2] for m in order]), float(sum(m[1] for m in seen))
+            desc, weight = self._cut([self._told(m[2], m[3]) for m in order]), float(sum(m[1] for m in seen))
         keys = [m[3] for m in seen]
         first = None if any(k is None for k in keys) else min(k for k in keys if k is not None)
         ends = [m[4] for m in seen]
