@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from jinja2 import StrictUndefined, TemplateSyntaxError, UndefinedError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -30,6 +31,18 @@ def _env() -> ImmutableSandboxedEnvironment:
     return ImmutableSandboxedEnvironment(
         undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False
     )
+
+
+@dataclass(frozen=True)
+class ExactPrompt:
+    """A prompt taken word for word from a reference implementation the user has (``--prompts-from
+    DIR``): its text, where it came from, and how incanon's template variables fill it (the
+    reference's own placeholder syntax, not jinja2)."""
+
+    text: str
+    origin: str
+    fill: Callable[[str, dict[str, Any]], str]
+    """(text, incanon's variables) → the prompt."""
 
 
 class PromptLibrary:
@@ -46,6 +59,8 @@ class PromptLibrary:
         """Source text → compiled template: compiling costs ~10 ms, rendering microseconds."""
         self.used: dict[str, str] = {}
         """Template name → sha256 of the source that was rendered (for run configs)."""
+        self.exact: dict[str, ExactPrompt] = {}
+        """Template name → a reference's own prompt used in its place (``--prompts-from``)."""
 
     def source(self, name: str) -> tuple[str, str]:
         """Return (template text, where it came from)."""
@@ -61,6 +76,14 @@ class PromptLibrary:
 
     def render(self, name: str, **variables: Any) -> str:
         """Render template ``name`` with ``variables``; unknown placeholders are errors."""
+        exact = self.exact.get(name)
+        if exact is not None:
+            self.used[name] = fingerprint(exact.text)
+            try:
+                return exact.fill(exact.text, variables)
+            except (KeyError, IndexError, ValueError) as exc:
+                raise InputError(f"the reference's prompt has a placeholder incanon cannot fill: {exc}",
+                                 source=exact.origin) from None
         text, origin = self.source(name)
         try:
             template = self._compiled.get(text)

