@@ -27,10 +27,15 @@ SCORE_READING_HELP = ("How scores are read from the judges' texts: authors (as t
                       "Default: authors under --protocol paper, incanon under --protocol incanon.")
 
 
-def _prompts(folder: Optional[Path]):
+def _prompts(folder: Optional[Path], reference: Optional[Path] = None):
     from incanon.templates import PromptLibrary
 
-    return PromptLibrary(folder)
+    library = PromptLibrary(folder)
+    if reference is not None:  # --prompts-from: the authors' own method prompt files
+        from incanon.bench.timechara.refprompts import use_reference_prompts
+
+        use_reference_prompts(library, reference)
+    return library
 
 
 @app.command()
@@ -191,6 +196,7 @@ def eval_(
     name: Optional[str] = typer.Option(None, "--name", help="Label prefixed to the run ids."),
     fresh: bool = typer.Option(False, "--fresh", help="Start new runs instead of resuming."),
     prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates that override the built-in ones."),
+    prompts_from: Optional[Path] = typer.Option(None, "--prompts-from", help="Your clone of the authors' TimeChara repository: self-refine's feedback prompt (methods/self_refine/feedback.txt) is used word for word."),
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     protocol: str = typer.Option("paper", "--protocol", help="paper (the paper's zero-shot persona and RAG-cutoff) or incanon (incanon's richer persona, scope-cut retrieval)."),
@@ -222,6 +228,7 @@ def eval_(
         raise ConfigError("give exactly one of --items FILE (built items) or --dataset PATH (published data)")
     source = items_path or dataset
     assert source is not None
+    library = _prompts(prompts, prompts_from)  # a bad --prompts / --prompts-from fails first
     items = load_items(source, split=split)
     drawn = None
     if sample:
@@ -262,7 +269,7 @@ def eval_(
         run_options.print_estimate(run_items_, [
             *([] if model is None else method_lines(methods, model)),
             *(repeated(line, len(methods), "runs (one per method)") for line in judge_lines(
-                judge, prompts=_prompts(prompts), hallucination_types=not no_hallucination_types,
+                judge, prompts=library, hallucination_types=not no_hallucination_types,
                 personalities=known_personalities)),
         ], json_=json_)
         return
@@ -275,7 +282,7 @@ def eval_(
     run_store = RunStore(runs or default_runs_path())
     setup = EvalSetup(
         agent_model=models[model or judge], judge_model=models[judge], models={"agent": agent_spec, "judge": judge},
-        runs=run_store, resolver=resolver, prompts=_prompts(prompts), concurrency=concurrency,
+        runs=run_store, resolver=resolver, prompts=library, concurrency=concurrency,
         hallucination_types=not no_hallucination_types, fresh=fresh, progress=not json_, name=name,
         embedder=embedder, protocol=protocol, persona=persona, score_reading=reading, agent_params=agent_params, require_personalities=True,
         judge_params=judge_params, examples=path_or_none(examples), recorded=recorded,
@@ -284,7 +291,7 @@ def eval_(
                  **({"responses": str(responses)} if responses else {})},
         worker=None if recorded is not None else WorkerSpec(
             model=model or judge, judge=judge, cache=cache_setting(cache, no_cache),
-            prompts=path_or_none(prompts), store=path_or_none(store), work=work_id,
+            prompts=path_or_none(prompts), prompts_from=path_or_none(prompts_from), store=path_or_none(store), work=work_id,
             personalities=path_or_none(personalities), embedder=embedder,
             hallucination_types=not no_hallucination_types, persona=setup_persona(protocol, persona),
             agent_params=agent_params.model_dump(), judge_params=judge_params.model_dump(),

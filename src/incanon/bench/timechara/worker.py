@@ -19,6 +19,8 @@ class WorkerSpec:
     cache: CacheSetting = True
     prompts: str | None = None
     """Prompt override folder."""
+    prompts_from: str | None = None
+    """Clone of the authors' repository whose method prompt files replace incanon's."""
     store: str | None = None
     """Canon store folder (retrieval and few-shot methods)."""
     work: str | None = None
@@ -46,6 +48,10 @@ def build_task(spec: WorkerSpec, method: str) -> tuple[Task, Mapping[str, str]]:
 
     models = load_models([spec.model, spec.judge], spec.cache)
     prompts = PromptLibrary(spec.prompts)
+    if spec.prompts_from:
+        from incanon.bench.timechara.refprompts import use_reference_prompts
+
+        use_reference_prompts(prompts, spec.prompts_from)
     canon: Any = None
     if spec.store is not None:
         from incanon.canon.store import CanonStore
