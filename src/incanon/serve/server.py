@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 from dataclasses import replace
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -13,6 +14,10 @@ from typing import Any
 from incanon.errors import ConfigError
 from incanon.models.types import ChatModel
 from incanon.serve.config import LOOPBACK, ServeConfig
+
+#: Seconds a thread may hold the interpreter lock while another waits for it (Python's default
+#: is 0.005).
+SWITCH_INTERVAL_S = 0.001
 
 REMOTE_WARNING = (
     "incanon serve has no login: anyone who can reach {host}:{port} can chat with your model "
@@ -60,6 +65,10 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8765, mod
                                            access_log=False, lifespan="on"))
     if on_ready is not None:
         on_ready(url)
+    # The event loop shares the interpreter with the chat and model threads: a shorter switch
+    # interval lets it take the lock back sooner from one that computes (a session opening, a
+    # method's prompt), so pages and short requests are not held up behind it.
+    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
     server.run(sockets=[sock])
 
 
