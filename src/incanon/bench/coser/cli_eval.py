@@ -155,6 +155,7 @@ def judge(
     name: Optional[str] = typer.Option(None, "--name", help="Label prefixed to the judged run id."),
     fresh: bool = typer.Option(False, "--fresh", help="Start a new judged run instead of resuming."),
     prompts: Optional[Path] = typer.Option(None, "--prompts", help=PROMPTS_HELP),
+    prompts_from: Optional[Path] = typer.Option(None, "--prompts-from", help="Your clone of the authors' CoSER repository: its critic prompt (gca_evaluation/prompts.py) is used word for word."),
     cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
@@ -174,6 +175,11 @@ def judge(
     from incanon.models import GenerationParams
     from incanon.templates import PromptLibrary
 
+    library = PromptLibrary(prompts)
+    if prompts_from is not None:
+        from incanon.bench.coser.refprompts import use_reference_prompts
+
+        use_reference_prompts(library, prompts_from)
     store = _store(runs, must_exist=True)
     source = store.resolve(run)
     params = GenerationParams(max_tokens=max_tokens)
@@ -181,15 +187,16 @@ def judge(
         from incanon.bench.coser.estimate import critic_line
         from incanon.bench.coser.simulation.runs import judge_items
 
-        run_options.print_estimate(list(judge_items(store, source)), [critic_line(critic, PromptLibrary(prompts))],
+        run_options.print_estimate(list(judge_items(store, source)), [critic_line(critic, library)],
                                    json_=json_)
         return
     models = load_models([critic], _cache_arg(cache, no_cache))
-    setup = JudgeSetup(critic=models[critic], critic_spec=critic, store=store, prompts=PromptLibrary(prompts),
+    setup = JudgeSetup(critic=models[critic], critic_spec=critic, store=store, prompts=library,
                        params=params, thoughts=critic_thoughts, name=name,
                        concurrency=concurrency, fresh=fresh, progress=not json_,
                        worker=CriticWorker(critic=critic, params=params, thoughts=critic_thoughts,
-                                           cache=cache_setting(cache, no_cache), prompts=path_or_none(prompts)))
+                                           cache=cache_setting(cache, no_cache), prompts=path_or_none(prompts),
+                                           prompts_from=path_or_none(prompts_from)))
     with run_options.applied():
         result = asyncio.run(run_judging(source, setup))
     if out_file is not None:

@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence
 from pydantic import BaseModel, Field
 
 from incanon.bench.coser.formats import TestSample
+from incanon.bench.coser.gca_ngrams import reference_text, simulation_text
 from incanon.bench.coser.metrics import transcript
 from incanon.bench.coser.scoring import (
     DIMENSIONS, MAX_SEVERITY, MIN_SEVERITY, Flaw, actor_rounds, canonical_dimension, case_score, coerce_flaws,
@@ -145,6 +146,8 @@ class CriticMaterials(BaseModel):
     original_conversation: str = ""
     continue_from: int = 0
     thoughts_shown: bool = False
+    original_plain: str = ""
+    """The original as CoSER's evaluator joins it (for its own prompt, ``--prompts-from``)."""
 
     @classmethod
     def from_sample(cls, sample: TestSample, *, continue_from: int = 0, thoughts: bool = False) -> "CriticMaterials":
@@ -152,7 +155,7 @@ class CriticMaterials(BaseModel):
         return cls(book=sample.book, plot_summary=sample.plot.summary, scenario=sample.scenario,
                    character_profiles=cases.profiles(sample), major_characters=cases.major_characters(sample),
                    original_conversation=transcript(original, thoughts=thoughts), continue_from=continue_from,
-                   thoughts_shown=thoughts)
+                   thoughts_shown=thoughts, original_plain=reference_text(original))
 
 
 class Critic:
@@ -166,17 +169,21 @@ class Critic:
         self.thoughts = thoughts
         """Show the critic the characters' inner thoughts (CoSER's default: no)."""
 
-    def messages(self, dimension: str, materials: CriticMaterials, simulation: str) -> list[Message]:
+    def messages(self, dimension: str, materials: CriticMaterials, simulation: str,
+                 plain: str = "") -> list[Message]:
+        """System and user message of one dimension; ``plain``: the simulation as CoSER's evaluator
+        joins it (what its own prompt, ``--prompts-from``, is sent)."""
         rubric = self.prompts.render(f"coser_critic_{dimension_slug(dimension)}",
                                      major_characters=materials.major_characters)
         frame = self.prompts.render("coser_critic_frame", dimension=dimension, rubric=rubric,
                                     **materials.model_dump())
-        ask = self.prompts.render("coser_critic_ask", dimension=dimension, transcript=simulation)
+        ask = self.prompts.render("coser_critic_ask", dimension=dimension, transcript=simulation,
+                                  simulation_plain=plain)
         return [Message(role="system", content=frame), Message(role="user", content=ask)]
 
     async def critique_dimension(self, dimension: str, materials: CriticMaterials, simulation: str,
-                                 rounds: int) -> DimensionCritique:
-        messages = self.messages(dimension, materials, simulation)
+                                 rounds: int, plain: str = "") -> DimensionCritique:
+        messages = self.messages(dimension, materials, simulation, plain)
         first = await self.model.generate(messages, self.params)
         flaws, problem = parse_critique(first.text, dimension)
         if flaws is not None:
@@ -204,7 +211,8 @@ class Critic:
         """Critique one simulated scene (``[{"role", "content"}]``) of ``sample``."""
         materials = CriticMaterials.from_sample(sample, continue_from=continue_from, thoughts=self.thoughts)
         text = transcript(simulation, thoughts=self.thoughts)
+        plain = simulation_text(simulation)
         rounds = actor_rounds(simulation)
         # The dimensions are independent requests (one per dimension, as in the paper): send them together.
-        found = await asyncio.gather(*(self.critique_dimension(d, materials, text, rounds) for d in dimensions))
+        found = await asyncio.gather(*(self.critique_dimension(d, materials, text, rounds, plain) for d in dimensions))
         return CaseCritique(actor_rounds=rounds, dimensions=dict(zip(dimensions, found)))

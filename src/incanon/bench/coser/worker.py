@@ -37,6 +37,8 @@ class CriticWorker:
     thoughts: bool = False
     cache: CacheSetting = True
     prompts: str | None = None
+    prompts_from: str | None = None
+    """Clone of the authors' repository whose critic prompt replaces incanon's (``refprompts``)."""
 
 
 def build_simulation_task(spec: SimulationWorker) -> tuple[Task, Mapping[str, str]]:
@@ -65,4 +67,8 @@ def build_judging_task(spec: CriticWorker) -> tuple[Task, Mapping[str, str]]:
 
     model = load_models([spec.critic], spec.cache)[spec.critic]
     prompts = PromptLibrary(spec.prompts)
+    if spec.prompts_from:
+        from incanon.bench.coser.refprompts import use_reference_prompts
+
+        use_reference_prompts(prompts, spec.prompts_from)
     return judging_task(Critic(model, prompts, spec.params, thoughts=spec.thoughts)), prompts.used
