@@ -111,7 +111,15 @@ def eval_(
     if run_options.dry_run:
         from incanon.bench.rolerag.estimate import judge_lines, profile_line
 
-        lines = [*method_lines(methods, model),
+        lines = method_lines(methods, model)
+        if protocol == "paper":  # one entity call instead of hypothesis + entities
+            from dataclasses import replace
+
+            from incanon.bench.rolerag.agents import PAPER_CALLS
+
+            lines = [replace(line, pattern=PAPER_CALLS, note="paper protocol: one entity call (up to 5 re-asks)")
+                     if line.label.endswith(("rolerag", "rolerag-cutoff")) else line for line in lines]
+        lines = [*lines,
                  *(repeated(line, len(methods), "runs (one per method)") for line in judge_lines(judge, library))]
         if "profile" in methods:
             lines.insert(len(methods), profile_line(items, model, library))

@@ -159,5 +159,8 @@ def test_cli_paper_protocol(graph_store, tmp_path: Path):
         assert rs.get_run(run_id).config.params["protocol"] == "paper"
         sample = next(rs.samples(run_id))
         assert sample.extra["details"]["nodes"] == ["Dace Morrow"] and sample.extra["details"]["hypothesis"] == ""
+    dry = runner.invoke(app, [*common[:-1], "--protocol", "paper", "--dry-run"])
+    text = " ".join(dry.stdout.split())
+    assert dry.exit_code == 0 and "paper protocol: one" in text and "rolerag 6 6–21" in text, text  # 3 questions
     bad = runner.invoke(app, [*common, "--protocol", "papers"])
     assert isinstance(bad.exception, ConfigError) and "papers" in str(bad.exception)

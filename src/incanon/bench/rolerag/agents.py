@@ -173,6 +173,11 @@ class _GraphAgent(_RoleRAGBase):
                      details={**found.details(), "cutoff": self.cutoff})
 
 
+PAPER_CALLS = CallPattern(calls=2, min_calls=2, max_calls=7, prompt_tokens=900, completion_tokens=200)
+"""The graph methods under the paper protocol: one entity call (asked again up to 5 times when
+unreadable) and the answer, whose context holds up to 1,000 tokens of source text."""
+
+
 @register_agent("rolerag")
 class RoleRAGAgent(_GraphAgent):
     """Graph-guided retrieval over the whole work's graph (the paper's RoleRAG)."""
