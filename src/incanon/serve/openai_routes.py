@@ -77,7 +77,7 @@ def character_router(config: ServeConfig, characters: CharacterServer, limits: C
         if (denied := refused(request)) is not None:
             return denied
         try:
-            return {"object": "list", "data": await characters.list_models()}
+            return JSONResponse({"object": "list", "data": await characters.list_models()})
         except IncanonError as exc:
             return openai_error(404 if isinstance(exc, NotFoundError) else 400, str(exc), "invalid_request_error")
 
@@ -122,7 +122,9 @@ def character_router(config: ServeConfig, characters: CharacterServer, limits: C
                 streaming = True
                 return StreamingResponse(events(), media_type="text/event-stream",
                                          headers={"Cache-Control": "no-cache"})
-            return completion_json(await characters.answer(prepared))
+            # A JSONResponse as is: the reply is JSON data already, and FastAPI's encoder would
+            # walk all of it (the evidence holds every call's prompt) once more for nothing.
+            return JSONResponse(completion_json(await characters.answer(prepared)))
         except IncanonError as exc:
             status = 404 if isinstance(exc, NotFoundError) else 400
             return openai_error(status, without_model(str(exc), body.get("model")), "invalid_request_error",
@@ -141,7 +143,7 @@ def character_router(config: ServeConfig, characters: CharacterServer, limits: C
         if found is None:
             return openai_error(404, "The model (the requested model) does not exist; GET /v1/models lists them",
                                 "invalid_request_error", "model_not_found", param="model")
-        return found
+        return JSONResponse(found)
 
     @router.api_route("/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"], include_in_schema=False)
     async def unknown(rest: str, request: Request) -> Any:
