@@ -62,6 +62,7 @@ def build(
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N chunks (a trial run)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print chunks, calls, tokens and cost; call no model, write nothing."),
     prompts: Optional[Path] = typer.Option(None, "--prompts", help="Folder of prompt templates that override the built-in ones."),
+    prompts_from: Optional[Path] = typer.Option(None, "--prompts-from", help="Your clone of the authors' RoleRAG repository: its prompt.py's extraction and gleaning prompts are used word for word."),
     cache: Optional[Path] = typer.Option(None, "--cache", help="Response cache file (default: $INCANON_HOME/cache.sqlite)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
@@ -101,6 +102,10 @@ def build(
     if corpus and not found.chunks:
         raise InputError("the corpus files hold no text to index")
     library = PromptLibrary(prompts)
+    if prompts_from is not None:
+        from incanon.bench.rolerag.refprompts import use_reference_build_prompts
+
+        use_reference_build_prompts(library, prompts_from)
     store_existed = (store.expanduser() / DB_NAME).is_file()
     if dry_run:
         _dry_run(found.chunks, store, work, store_existed, config, model, library, limit, json_)

@@ -51,8 +51,10 @@ class ChunkExtractor:
         self.axis_hint = ("calendar dates: write a year, a date or a range of years, or an age"
                           if axis == "date" else "")
         types = self.config.entity_types
-        self.params = GenerationParams(max_tokens=self.config.extract_max_tokens,
-                                       response_format=extraction_schema(types, self.config.description_chars))
+        # A reference's own extraction prompt (``--prompts-from``) asks for its tuple records, so
+        # the reply is not constrained to incanon's JSON (the parser reads both).
+        schema = None if "graph_extract" in self.prompts.exact else extraction_schema(types, self.config.description_chars)
+        self.params = GenerationParams(max_tokens=self.config.extract_max_tokens, response_format=schema)
 
     async def _ask(self, messages: list[Message], result: ChunkResult) -> Completion:
         completion = await self.model.generate(messages, self.params)

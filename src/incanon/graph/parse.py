@@ -81,7 +81,9 @@ _TYPE_SYNONYMS = {
     "thing": "object", "objects": "object", "date": "time", "period": "time", "era": "time",
     "events": "event", "incident": "event",
 }
-_TUPLE = re.compile(r"\(\s*\"?(entity|relationship|relation)\"?\s*<\|>(.*?)\)\s*(?:##|\n|$)", re.S | re.I)
+_TUPLE = re.compile(r"\(\s*\"?(entity|relationship|relation)\"?\s*<\|>(.*?)\)\s*(?:##|\n|$|<\|COMPLETE\|>)",
+                    re.S | re.I)
+"""A GraphRAG-style record; the last one may run straight into the completion marker."""
 
 
 def entity_type(raw: str, allowed: tuple[str, ...]) -> str | None:

@@ -28,6 +28,11 @@ PROMPTS[
     "single_response_en"
 ] = """{ANSWER}"""
 PROMPTS["unused_one"] = "not read"
+PROMPTS["entiti_relation_extraction"] = """ZEBRA-EXTRACT types [{{entity_types}}] as ("entity"{{tuple_delimiter}}...){{record_delimiter}} then {{completion_delimiter}}.
+Text: {{input_text}}
+"""
+PROMPTS["entiti_continue_extraction"] = """ZEBRA-MORE please.
+"""
 '''
 
 
@@ -117,3 +122,36 @@ def test_cli_prompts_from(graph_store, tmp_path: Path):
     missing = runner.invoke(app, ["rolerag", "eval", "--store", str(graph_store.path), "--questions", str(qfile),
                                   "--model", "scripted:x", "--judge", "scripted:x", "--prompts-from", str(tmp_path / "no")])
     assert isinstance(missing.exception, NotFoundError)
+
+
+def test_graph_build_extracts_with_the_clone_s_prompts(tmp_path: Path):
+    from incanon.canon import CanonStore
+
+    book = tmp_path / "notes.txt"
+    book.write_text("Ada Vane keeps the lamp of the Beacon Tower.", encoding="utf-8")
+    rules = tmp_path / "rules.json"
+    records = ('("entity"<|>Ada Vane<|>character<|>keeps the lamp)##("entity"<|>Beacon Tower<|>location<|>a tower)##'
+               '("relationship"<|>Ada Vane<|>Beacon Tower<|>keeps its lamp<|>8)<|COMPLETE|>')
+    rules.write_text(json.dumps({"rules": [{"match": "ZEBRA-MORE", "response": "<|COMPLETE|>"},
+                                           {"match": "ZEBRA-EXTRACT", "response": records}], "default": "summary"}))
+    store = tmp_path / "canon"
+    result = CliRunner().invoke(app, ["graph", "build", str(book), "--store", str(store), "--work", "w",
+                                      "--helper", f"scripted:{rules}", "--no-cache", "--prompts-from",
+                                      str(clone(tmp_path)), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["graph"]["nodes"] == 2 and report["graph"]["edges"] == 1
+    with CanonStore.open(store) as canon:
+        from incanon.graph import GraphView
+
+        view = GraphView.open(canon, "w")
+        assert view.node(view.find("Ada Vane")).description.startswith("keeps the lamp")
+    library = PromptLibrary()
+    from incanon.bench.rolerag.refprompts import use_reference_build_prompts
+    from incanon.graph.extract import ChunkExtractor
+
+    use_reference_build_prompts(library, clone(tmp_path / "again"))
+    assert library.render("graph_extract", text="T.", entity_types=["character"], axis_hint="") == (
+        'ZEBRA-EXTRACT types [character] as ("entity"<|>...)## then <|COMPLETE|>.\nText: T.\n')
+    assert ChunkExtractor(ScriptedModel(), prompts=library).params.response_format is None  # tuples, not JSON
+    assert ChunkExtractor(ScriptedModel()).params.response_format is not None

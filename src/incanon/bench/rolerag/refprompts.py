@@ -94,6 +94,30 @@ def _answer(text: str, v: dict[str, Any]) -> str:
                        question=f"{v['character']}: \t {v['question']}")
 
 
+BUILD = {"entiti_relation_extraction": "graph_extract", "entiti_continue_extraction": "graph_glean"}
+"""The reference's graph-building prompts → the incanon templates they replace (``graph build``)."""
+
+
+def _extract(text: str, v: dict[str, Any]) -> str:
+    return text.format(**DELIMITERS, entity_types=",".join(v["entity_types"]), input_text=v["text"])
+
+
+def use_reference_build_prompts(library: PromptLibrary, folder: str | Path) -> Path:
+    """Make ``library`` extract as the reference does: its entity-and-relation extraction prompt
+    (tuple records, read by incanon's parser) and its gleaning prompt, word for word. Its
+    summary, same-entity and canonical-name prompts expect other answer formats than incanon's
+    steps read, and keep incanon's wording."""
+    path = prompt_file(folder)
+    prompts = read_prompts(path)
+    for key, name in BUILD.items():
+        if key not in prompts:
+            raise InputError(f"no PROMPTS[{key!r}] string in the file", source=str(path), where=f"PROMPTS[{key!r}]")
+        text, line = prompts[key]
+        fill = _extract if key == "entiti_relation_extraction" else (lambda t, _v: t)
+        library.exact[name] = ExactPrompt(text, f"{path}:{line}", fill)
+    return path
+
+
 def use_reference_prompts(library: PromptLibrary, folder: str | Path) -> Path:
     """Make ``library`` render the clone's prompts in place of incanon's (see the module doc);
     returns the file read. A missing prompt is an error naming the file and the key."""
