@@ -28,14 +28,9 @@ SCORE_READING_HELP = ("How scores are read from the judges' texts: authors (as t
 
 
 def _prompts(folder: Optional[Path], reference: Optional[Path] = None):
-    from incanon.templates import PromptLibrary
+    from incanon.bench.timechara.refprompts import prompt_library
 
-    library = PromptLibrary(folder)
-    if reference is not None:  # --prompts-from: the authors' own method prompt files
-        from incanon.bench.timechara.refprompts import use_reference_prompts
-
-        use_reference_prompts(library, reference)
-    return library
+    return prompt_library(folder, reference)
 
 
 @app.command()

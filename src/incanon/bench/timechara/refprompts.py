@@ -65,3 +65,12 @@ def use_reference_prompts(library: PromptLibrary, folder: str | Path, *, open_so
         library.exact[name] = ExactPrompt(text, str(path), fill)
         read.append(path)
     return read
+
+
+def prompt_library(folder: str | Path | None, reference: str | Path | None = None) -> PromptLibrary:
+    """The templates of ``--prompts`` (``folder``), with the clone's files of ``--prompts-from``
+    (``reference``) in their place when given."""
+    library = PromptLibrary(folder)
+    if reference is not None:
+        use_reference_prompts(library, reference)
+    return library
