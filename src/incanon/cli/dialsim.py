@@ -33,7 +33,6 @@ def _dialogue(canon: Any, work: Optional[str]) -> str:
 
 
 def _model(spec: str, cache: Optional[Path], use_cache: bool):
-    import incanon.bench.dialsim.slowmodel  # noqa: F401  (registers the slow: backend)
     from incanon.models import load_chat_model
 
     return load_chat_model(spec, cache=(cache or True) if use_cache else False)

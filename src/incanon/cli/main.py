@@ -91,6 +91,36 @@ def _register() -> None:
 _register()
 
 
+def hoist_global_options(args: list[str]) -> list[str]:
+    """``args`` with the root's own options (``-v``/``-vv``/``--verbose``, ``--log-file``) moved
+    in front of the subcommand, so ``incanon runs list -v`` means ``incanon -v runs list``.
+
+    Click reads a group's options only before the subcommand's name; users put them anywhere
+    (at the end, after pasting a command). Nothing after ``--`` is touched, and no subcommand
+    has an option of these names, so the move never changes what a command receives.
+    """
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            rest.extend(args[i:])
+            break
+        if arg == "--verbose" or (len(arg) > 1 and arg.startswith("-") and not arg.startswith("--")
+                                  and set(arg[1:]) == {"v"}):
+            front.append(arg)
+        elif arg == "--log-file" and i + 1 < len(args):
+            front.extend(args[i:i + 2])
+            i += 1
+        elif arg.startswith("--log-file="):
+            front.append(arg)
+        else:
+            rest.append(arg)
+        i += 1
+    return front + rest
+
+
 def main() -> None:
     """Console entry point: run the app, print user errors as one line, exit 2 on them."""
     from incanon import created, outcome
@@ -100,7 +130,7 @@ def main() -> None:
     outcome.reset()
     try:
         # In non-standalone mode click returns a command's exit code instead of exiting.
-        code = app(standalone_mode=False, prog_name="incanon")
+        code = app(args=hoist_global_options(sys.argv[1:]), standalone_mode=False, prog_name="incanon")
         failure = outcome.failure_error()
         if failure is not None and code in (None, 0):
             raise failure  # the command printed its rows; it must not end as a success

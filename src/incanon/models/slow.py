@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from incanon.errors import ConfigError
-from incanon.models.registry import OptionInfo, chat_backend
 from incanon.models.scripted import ScriptedModel
 from incanon.models.spec import ModelSpec
 from incanon.models.types import Completion, GenerationParams, Message
@@ -66,8 +65,7 @@ def _seconds(value: object, path: Path, where: str) -> float:
     return float(value)
 
 
-@chat_backend("slow", form="slow:RULES.json", options={"seconds": OptionInfo(float, "seconds every reply takes")})
-def _slow(spec: ModelSpec) -> SlowScriptedModel:
+def build(spec: ModelSpec) -> SlowScriptedModel:
     """A scripted model whose replies take time (DialSim time-limit demos)."""
     target = spec.target or ""
     if not target.endswith(".json"):
