@@ -206,12 +206,22 @@ def first_chat_part() -> None:
                     code = probe.get(path).status_code
                     timed.append((name, time.perf_counter() - start, code, start - started, worker.is_alive()))
             status = probe.get("api/status")
-        worker.join()
+            worker.join()
+            idle = {}
+            for name, path in (("GET /v1/models", "v1/models"), ("GET /api/works", "api/works"), ("GET /", "")):
+                times = []
+                for _ in range(5):
+                    start = time.perf_counter()
+                    probe.get(path)
+                    times.append(time.perf_counter() - start)
+                idle[name] = statistics.median(times)
         progress = [line for at, line in server.lines if at >= started and "embedding" in line.lower()]
         print(f"first chat with in-canon on a fresh home ({CHARACTER}), mock model 50 ms:")
         for name, seconds, code, sent, waiting in timed:
             print(f"  {name:18} sent at {sent:4.1f} s: answered in {seconds * 1000:8.1f} ms (HTTP {code})"
                   + ("" if waiting else "  [the chat had already answered]"))
+        print("  once the chat has answered (nothing else running), median of 5 on a kept connection: "
+              + ", ".join(f"{name} {seconds * 1000:.1f} ms" for name, seconds in idle.items()))
         print(f"  the chat itself: {outcome.get('chat_s', float('nan')):.1f} s (HTTP {outcome.get('chat_status')})")
         print(f"  progress lines on stderr: {len(progress)}" + (f" (first: {progress[0].strip()!r})" if progress else ""))
         print(f"  GET /api/status: HTTP {status.status_code}" + (f" {status.text[:160]}" if status.is_success else ""))
