@@ -26,8 +26,12 @@ from incanon.ingest.reader import BookText, ReadChapter
 from incanon.models.types import ChatModel, GenerationParams
 from incanon.templates import PromptLibrary
 
-SPLIT_PARAMS = GenerationParams(max_tokens=700)
-"""A split names each scene's opening and closing words, so its reply is short."""
+
+def split_params(per_chapter: int) -> GenerationParams:
+    """A split names each scene's opening and closing words, so its reply is short: room for
+    ``per_chapter`` scenes of about 90 tokens each, so a small model that starts
+    repeating itself stops there instead of running on for minutes."""
+    return GenerationParams(max_tokens=min(1200, 150 + 90 * per_chapter))
 
 
 @dataclass
@@ -79,7 +83,8 @@ async def find_scenes(book: BookText, model: ChatModel, prompts: PromptLibrary, 
         found = await split_scenes([_book_chapter(c) for c in chapters], b, book.title, model, prompts,
                                    result=result, per_chapter=per_chapter, known_characters=known_characters,
                                    max_chapter_chars=max_chapter_chars, concurrency=concurrency,
-                                   json_mode=json_mode, prompt="canon_scene_split", params=SPLIT_PARAMS)
+                                   json_mode=json_mode, prompt="canon_scene_split",
+                                   params=split_params(per_chapter))
         for chapter, placed in zip(chapters, found):
             by_chapter[(chapter.book, chapter.number)] = placed
     for chapter in book.chapters:
@@ -97,4 +102,4 @@ async def find_scenes(book: BookText, model: ChatModel, prompts: PromptLibrary, 
     return step
 
 
-__all__ = ["SPLIT_PARAMS", "SceneStep", "cover", "find_scenes"]
+__all__ = ["SceneStep", "cover", "find_scenes", "split_params"]
