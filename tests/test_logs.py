@@ -69,3 +69,27 @@ def test_cli_flags_configure_logging(tmp_path):
     res = subprocess.run([sys.executable, "-m", "incanon", "-vv", "--log-file", str(log), "models", "--json"],
                          capture_output=True, text=True)
     assert res.returncode == 0 and log.exists()
+
+
+def test_a_warning_during_a_progress_bar_prints_above_it():
+    # The bar's Live display routes sys.stderr above itself; the log handler must write to the
+    # stream of the moment, not the one it saw when logging was set up.
+    import io
+
+    from rich.console import Console
+
+    from incanon.runs.progress import RunProgress
+
+    configure(0)
+    buf = io.StringIO()
+    progress = RunProgress(console=Console(file=buf, force_terminal=True, width=120, markup=False))
+    progress.start("zero-shot", total=4)
+    progress.advance(True)
+    logging.getLogger("incanon.models.retry").warning("m: attempt 1 failed (429); retrying in 3.0s")
+    progress.advance(True)
+    progress.stop()
+    lines = buf.getvalue().splitlines()
+    (said,) = [line for line in lines if "retrying in 3.0s" in line]
+    # A line of its own: no bar, label or counts around the message.
+    assert "zero-shot" not in said and "/4" not in said and "━" not in said
+    assert said.strip().endswith("incanon: m: attempt 1 failed (429); retrying in 3.0s")

@@ -36,6 +36,25 @@ class RedactFilter(logging.Filter):
         return True
 
 
+class CurrentStderrHandler(logging.StreamHandler):
+    """A stream handler that writes to whatever ``sys.stderr`` is when a record arrives.
+
+    A progress bar (rich ``Live``) swaps ``sys.stderr`` for a proxy that prints above the bar;
+    a handler holding the stream from before would write into the bar's own line instead.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self):  # noqa: ANN201 - a text stream
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: object) -> None:  # StreamHandler.__init__ assigns it; always current
+        pass
+
+
 def configure(verbosity: int = 0, log_file: str | Path | None = None) -> None:
     """Set up the ``incanon`` logger for a command: stderr at NOTICE (``verbosity`` 0), INFO (1)
     or DEBUG (2+), and DEBUG to ``log_file`` when given. Calling it again replaces the setup."""
@@ -45,7 +64,7 @@ def configure(verbosity: int = 0, log_file: str | Path | None = None) -> None:
         handler.close()
     _handlers.clear()
     level = NOTICE if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
-    console = logging.StreamHandler(sys.stderr)
+    console = CurrentStderrHandler()
     console.setLevel(level)
     console.setFormatter(logging.Formatter("incanon: %(message)s"))
     console.addFilter(RedactFilter())
