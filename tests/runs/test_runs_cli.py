@@ -130,3 +130,26 @@ def test_export_csv_and_parquet_are_flat_rows(filled, tmp_path):
     assert table.num_rows == 6 and sorted(table.column("input.x").to_pylist()) == list(range(6))
     bad = cli.invoke(app, ["runs", "export", run_id, "--format", "parquet", "--runs", str(path)])
     assert bad.exit_code != 0
+
+
+def test_exports_say_benchmark_model_and_method(filled, tmp_path):
+    import csv
+
+    import pyarrow.parquet as pq
+
+    path, run_id = filled
+    want = {"benchmark": "timechara", "model": "scripted", "method": "zero-shot"}
+    res = cli.invoke(app, ["runs", "export", run_id, "--format", "csv", "--runs", str(path)])
+    assert res.exit_code == 0
+    rows = list(csv.DictReader(res.stdout.splitlines()))
+    assert list(rows[0])[:3] == ["benchmark", "model", "method"]
+    assert all({k: r[k] for k in want} == want for r in rows)
+    res = cli.invoke(app, ["runs", "export", run_id, "--format", "jsonl", "--runs", str(path)])
+    lines = [json.loads(line) for line in res.stdout.splitlines()]
+    assert all({k: r[k] for k in want} == want for r in lines)
+    target = tmp_path / "samples.parquet"
+    assert cli.invoke(app, ["runs", "export", run_id, "--format", "parquet", "--out", str(target),
+                            "--runs", str(path)]).exit_code == 0
+    table = pq.read_table(target)
+    assert set(table.column("benchmark").to_pylist()) == {"timechara"}
+    assert set(table.column("method").to_pylist()) == {"zero-shot"}

@@ -16,7 +16,7 @@ from incanon.cli.runrefs import RUNS_HELP
 from incanon.cli.output import JSON_HELP, clip, emit_json, err, out
 from incanon.errors import InputError, NotFoundError
 from incanon.paths import default_runs_path
-from incanon.runs.export import FORMATS, export_samples, write_csv, write_jsonl
+from incanon.runs.export import FORMATS, export_samples, model_under_test, write_csv, write_jsonl
 from incanon.runs.records import RunInfo, RunSummary
 from incanon.runs.store import RunStore
 
@@ -46,12 +46,8 @@ def _when(info: RunInfo) -> str:
 
 
 def _model(info: RunInfo) -> str:
-    """The model under test: the ``agent`` / ``model`` role, else the first one named."""
-    models = info.config.models
-    for role in ("agent", "model", "actor"):
-        if role in models:
-            return str(models[role])
-    return str(next(iter(models.values()), ""))
+    """The model under test (the same in ``runs list`` and in exports)."""
+    return model_under_test(info)
 
 
 def _row(info: RunInfo) -> dict[str, Any]:

@@ -1,5 +1,8 @@
 """Export a run's samples as JSON Lines, CSV or Parquet, to a stream or atomically to a file.
 
+Every row (and every JSON object) starts with what the run was: ``benchmark``, ``model`` (the
+model under test) and ``method``, so files of several runs can be concatenated and grouped.
+
 JSON Lines keeps each sample whole. CSV and Parquet are one flat row per sample, for
 spreadsheets, pandas and DuckDB: the sample's keys (``run_id``, ``item_id``, ``epoch``,
 ``status``, error, timing, attempts), usage (``usage.calls``, ``usage.prompt_tokens``...), and
@@ -17,18 +20,41 @@ from typing import Any, TextIO
 
 from incanon.errors import ConfigError
 from incanon.files import atomic_writer
-from incanon.runs.records import SampleRecord
+from incanon.runs.records import RunInfo, SampleRecord
 from incanon.runs.store import RunStore
 
 FORMATS = ("jsonl", "csv", "parquet")
 """What ``runs export --format`` writes."""
 
-_KEYS = ("run_id", "item_id", "epoch", "status", "error_type", "error", "started", "finished", "duration_s", "attempts")
+_RUN_KEYS = ("benchmark", "model", "method")
+_KEYS = (*_RUN_KEYS, "run_id", "item_id", "epoch", "status", "error_type", "error", "started", "finished", "duration_s", "attempts")
 
 
-def sample_json(sample: SampleRecord) -> dict[str, Any]:
-    """One sample as the JSON object written per line."""
-    return sample.model_dump(mode="json")
+def model_under_test(info: RunInfo) -> str:
+    """The run's model under test: the ``agent`` / ``model`` / ``actor`` role, else the first one."""
+    models = info.config.models
+    for role in ("agent", "model", "actor"):
+        if role in models:
+            return str(models[role])
+    return str(next(iter(models.values()), ""))
+
+
+def run_fields(info: RunInfo | None) -> dict[str, Any]:
+    """``benchmark``, ``model`` and ``method`` of a run (empty without one)."""
+    if info is None:
+        return {}
+    return {"benchmark": info.benchmark, "model": model_under_test(info), "method": ",".join(info.config.methods)}
+
+
+def sample_json(sample: SampleRecord, run: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One sample as the JSON object written per line, after the run's fields ``run``."""
+    data = sample.model_dump(mode="json")
+    fields = dict(run or {})
+    # A sample that names its own method (runs of several methods) says which one it was.
+    method = (data.get("input") or {}).get("method") if isinstance(data.get("input"), dict) else None
+    if fields and isinstance(method, str):
+        fields["method"] = method
+    return {**fields, **data}
 
 
 def _cell(value: Any) -> Any:
@@ -37,9 +63,9 @@ def _cell(value: Any) -> Any:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def flat_row(sample: SampleRecord) -> dict[str, Any]:
-    """One sample as a flat row (see the module docstring)."""
-    data = sample_json(sample)
+def flat_row(sample: SampleRecord, run: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One sample as a flat row (see the module docstring); ``run``: :func:`run_fields`."""
+    data = sample_json(sample, run)
     row: dict[str, Any] = {key: _cell(data.get(key)) for key in _KEYS}
     for key, value in (data.get("usage") or {}).items():
         row[f"usage.{key}"] = _cell(value)
@@ -66,20 +92,22 @@ def _columns(rows: Iterator[dict[str, Any]]) -> list[str]:
 def write_jsonl(store: RunStore, run_id: str, stream: TextIO, *, status: str | None = None) -> int:
     """Write one JSON object per sample of ``run_id`` to ``stream``; returns the count."""
     count = 0
+    run = run_fields(store.get_run(run_id))
     for sample in store.samples(run_id, status=status):
-        stream.write(json.dumps(sample_json(sample), ensure_ascii=False) + "\n")
+        stream.write(json.dumps(sample_json(sample, run), ensure_ascii=False) + "\n")
         count += 1
     return count
 
 
 def write_csv(store: RunStore, run_id: str, stream: TextIO, *, status: str | None = None) -> int:
     """Write one CSV row per sample (a header first); two passes, so the columns are the union."""
-    columns = _columns(flat_row(s) for s in store.samples(run_id, status=status))
+    run = run_fields(store.get_run(run_id))
+    columns = _columns(flat_row(s, run) for s in store.samples(run_id, status=status))
     writer = csv.DictWriter(stream, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     count = 0
     for sample in store.samples(run_id, status=status):
-        writer.writerow(flat_row(sample))
+        writer.writerow(flat_row(sample, run))
         count += 1
     return count
 
@@ -109,7 +137,8 @@ def _export_parquet(store: RunStore, run_id: str, target: Path, *, status: str |
         import pyarrow.parquet as pq
     except ImportError:
         raise ConfigError("Parquet export needs pyarrow: pip install 'incanon[hf]'") from None
-    rows = [flat_row(s) for s in store.samples(run_id, status=status)]
+    run = run_fields(store.get_run(run_id))
+    rows = [flat_row(s, run) for s in store.samples(run_id, status=status)]
     columns = _columns(iter(rows))
     table_data: dict[str, list[Any]] = {c: [] for c in columns}
     for row in rows:
