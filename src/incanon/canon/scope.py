@@ -46,7 +46,8 @@ from incanon.canon.records import (
     SceneRecord,
     WorkRecord,
 )
-from incanon.canon.vectors import VectorCache, VectorKind, search
+from incanon.canon.chunk_order import load_ordered, search_ordered
+from incanon.canon.vectors import VectorCache, VectorKind, _set_row, search
 from incanon.errors import InputError, NotFoundError
 
 Cond = tuple[str, list[Any]]
@@ -279,12 +280,17 @@ class KnowledgeScope:
     def search_chunks(
         self, query_vec: np.ndarray, embedder_name: str, k: int = 5, witnessed_only: bool | None = None
     ) -> list[Hit[ChunkRecord]]:
-        """Top-``k`` chunks by cosine similarity among the chunks this scope allows."""
-        sql, params = self._chunk_cond(witnessed_only)
-        hits = search(
-            self._conn, self._cache, self._wid, VectorKind.CHUNK, embedder_name, query_vec, k,
-            f"SELECT k.id FROM chunks k WHERE {sql}", params,
-        )
+        """Top-``k`` chunks by cosine similarity among the chunks this scope allows (the set in
+        story order: the scope is a prefix, the witnessed filter a set test; see ``chunk_order``)."""
+        info = _set_row(self._conn, self._wid, VectorKind.CHUNK, embedder_name)
+        if np.asarray(query_vec).reshape(-1).shape[0] != info["dim"]:
+            raise InputError(f"query vector has {np.asarray(query_vec).size} dimensions, the {embedder_name!r} set "
+                             f"has {info['dim']}")
+        witnessed = None
+        if self._wo(witnessed_only):
+            witnessed = np.array([r[0] for r in self._conn.execute(_WITNESSED, (self._cid, self._at))], dtype=np.int64)
+        ordered = load_ordered(self._conn, self._cache, info, self._wid)
+        hits = search_ordered(ordered, query_vec, k, self._at, witnessed)
         ids = [rid for rid, _ in hits]
         found = {r.row_id: r for r in select_chunks(
             self._conn, self.work.axis, f"k.id IN ({','.join('?' * len(ids))})", ids)}

@@ -172,10 +172,13 @@ class VectorCache:
 
     def __init__(self) -> None:
         self._sets: dict[int, tuple[int, np.ndarray, np.ndarray]] = {}
+        self.ordered: dict[int, tuple[int, object]] = {}
+        """Set id → (generation, the set in story order): see :mod:`incanon.canon.chunk_order`."""
 
     def clear(self) -> None:
         """Forget every cached matrix."""
         self._sets.clear()
+        self.ordered.clear()
 
     def load(self, conn: sqlite3.Connection, set_row: sqlite3.Row) -> tuple[np.ndarray, np.ndarray]:
         """(row ids ascending, unit-norm float32 matrix in the same order) of one set."""
