@@ -88,6 +88,9 @@ async def test_general_topics_are_pooled(graph_store, embedder):
     per_topic = await paper_agent(paper_model(*records), graph_store, embedder, general_k=3,
                                   general_pooled=False, flow="incanon").respond(who, QUESTION)
     assert "Lamplighters' Guild" in per_topic.details["nodes"] and len(per_topic.details["nodes"]) == 4
+    per_type = await paper_agent(paper_model(*records), graph_store, embedder, general_k=3,
+                                 general_pooled=False).respond(who, QUESTION)
+    assert per_type.details["nodes"] == per_topic.details["nodes"]
 
 
 async def test_source_chunks_and_relation_budget(graph_store, embedder):

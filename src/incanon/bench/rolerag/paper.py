@@ -91,9 +91,13 @@ def paper_strategies(retriever: "GraphRetriever", view: GraphView, me: int | Non
         relations.extend(edges)
         out.passages = shared_chunks(view, ([me] if me is not None else []) + list(nodes), config.source_tokens)
     if general and me is not None:
-        types = {e.type for e in general}
-        pooled = [(n, e) for n, e in view.neighbours(me) if n.type in types]
-        for node, edge in pooled[:config.general_k]:  # heaviest first, as ``neighbours`` orders them
+        types = list(dict.fromkeys(e.type for e in general))
+        # The heaviest general_k of each type hold the heaviest general_k of all of them pooled
+        # (reading only those keeps a character with hundreds of neighbours cheap).
+        pooled = [pair for t in types for pair in view.neighbours(me, t, config.general_k)]
+        if config.general_pooled:  # else general_k per type, as incanon's own flow
+            pooled = sorted(pooled, key=lambda pair: -pair[1].weight)[:config.general_k]
+        for node, edge in pooled:  # heaviest first
             nodes.setdefault(node.id, node)
             if all(edge.id != r.id for r in relations):
                 relations.append(edge)
