@@ -47,6 +47,7 @@ def test_sentences_are_dated_and_undated_ones_take_the_previous_date():
         "Born in 1867 in Sellby; her father kept the harbour light. She read tide tables as a child.")
     assert sentence_key("In 1903 he recalled his 1867 debut.", Axis.DATE) == _year(1903)  # the latest date
     assert sentence_key("She had 12 pupils at 3 schools.", Axis.DATE) is None
+    assert sentence_key("By mid-1819 she had finished it.", Axis.DATE) == _year(1819)  # a hyphen before the year
     assert sentence_key("In 1903 she married.", Axis.CHAPTER) is None
     assert surrounding_key(BIOGRAPHY, "Harbour Symphony", Axis.DATE) == _year(1903)  # the sentence before
     assert surrounding_key(BIOGRAPHY, "Singing School", Axis.DATE) == _year(1911)  # its sentence's first date

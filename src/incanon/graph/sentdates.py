@@ -27,6 +27,9 @@ import re
 from incanon.canon.position import Axis, Position
 from incanon.graph.timing import _YEAR, _age, _date, _span
 
+_YEAR4 = re.compile(r"(?<!\d)(1\d{3}|20\d{2})(?!\d)")
+"""A year from 1000 to 2099, whatever surrounds it."""
+
 _SPLIT = re.compile(r"(?<=[.!?;])\s+(?=\S)")
 """Sentence ends inside a description (a semicolon too: extractions chain facts with it)."""
 
@@ -49,6 +52,9 @@ def _starts(text: str, axis: Axis, born: _dt.date | None) -> list[_dt.date]:
         day = _date(int(m[1]))
         if day is not None and day.year >= 100:  # "at 3", "1 of 12": no year
             starts.append(day)
+    # Four-digit years that ``timing`` leaves to its range and ISO forms ("mid-1819", "1822-24",
+    # "1795-05-01"): here any year a sentence names counts, so none can slip through.
+    starts += [d for d in (_date(int(m[1])) for m in _YEAR4.finditer(text)) if d is not None]
     return starts
 
 
