@@ -78,7 +78,7 @@ def test_a_config_runs_as_its_command_line_and_the_run_stores_its_source(tmp_pat
     claims = _cli("sharp", "claims", "--conceptnet", str(examples / "conceptnet_zh_en.csv"), "--lang", "zh", "-n", "8",
                   "--seed", "1", "--out", "zh.jsonl", cwd=tmp_path)
     assert claims.returncode == 0, claims.stderr
-    text = (examples / "run.toml").read_text().replace('"scripted:examples/', f'"scripted:{REPO}/examples/')
+    text = (examples / "zh.toml").read_text().replace('"scripted:examples/', f'"scripted:{REPO}/examples/')
     config = _write(tmp_path, text)
     shown = _cli("run", str(config), "--show", "--set", "meta=['data=x']", cwd=tmp_path)
     assert shown.returncode == 0 and "--meta data=x" in json.loads(shown.stdout)[0]["command"]
@@ -98,9 +98,42 @@ def test_a_config_runs_as_its_command_line_and_the_run_stores_its_source(tmp_pat
 
 
 def test_every_shipped_example_config_resolves_to_valid_command_lines():
-    configs = sorted((REPO / "examples").glob("*/run.toml"))
-    assert configs, "examples/<benchmark>/run.toml"
+    configs = sorted((REPO / "examples").glob("*/*.toml"))
+    assert REPO / "examples" / "sharp" / "run.toml" in configs, "examples/<benchmark>/run.toml"
     for config in configs:
         res = _cli("run", str(config), "--show", cwd=REPO)
         assert res.returncode == 0, (config, res.stderr)
         assert all(row["command"].startswith("incanon ") for row in json.loads(res.stdout))
+
+
+def test_the_readme_config_example_runs_in_a_fresh_clone(tmp_path):
+    import os
+    import shlex
+    import shutil
+
+    # The README's line, as written (the .venv prefix and the comment aside).
+    (line,) = [raw for raw in (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+               if "incanon run examples/sharp/run.toml" in raw]
+    args = shlex.split(line.split("#")[0])
+    assert args[0].endswith("incanon")
+    clone = tmp_path / "clone"
+    # Only the shipped files: no canon store, claims or run store made by an earlier step.
+    shutil.copytree(REPO / "examples", clone / "examples")
+    env = dict(os.environ, INCANON_HOME=str(tmp_path / "home"))
+    env.pop("INCANON_CANON", None)
+    res = subprocess.run([sys.executable, "-m", "incanon", *args[1:]], capture_output=True, text=True,
+                         cwd=clone, env=env)
+    assert res.returncode == 0, res.stderr
+    assert "zero-shot: run sharp-" in res.stderr and "finished, ran 144 (0 failed)" in res.stderr
+    listed = subprocess.run([sys.executable, "-m", "incanon", "runs", "list", "--json"], capture_output=True,
+                            text=True, cwd=clone, env=env)
+    (row,) = json.loads(listed.stdout)["runs"]
+    assert (row["benchmark"], row["method"], row["status"]) == ("sharp", "zero-shot", "finished")
+
+
+def test_the_shipped_english_claims_are_what_incanon_makes(tmp_path):
+    # run.toml's header says how the file was made; the command must still make exactly it.
+    made = _cli("sharp", "claims", "--lang", "en", "-n", "24", "--seed", "1", "--out", "claims.jsonl", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    shipped = REPO / "examples" / "sharp" / "claims_en.jsonl"
+    assert (tmp_path / "claims.jsonl").read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8")

@@ -32,24 +32,45 @@ def _slug(text: str) -> str:
     return "-".join("".join(ch.lower() if ch.isalnum() else " " for ch in text).split())[:60] or "table"
 
 
+def _titled_tables(section) -> list[tuple[str, Table]]:  # noqa: ANN001 - a report Section
+    """The tables of one section, each with the title that tells it apart: its caption, else
+    the sentence that introduces it (a text block ending in ``:`` right before it), else the
+    heading it sits under."""
+    heading = section.title
+    intro = ""
+    found: list[tuple[str, Table]] = []
+    for block in section.blocks:
+        if block.kind == "heading":
+            heading, intro = block.text, ""
+        elif block.kind in ("text", "note"):
+            text = block.text.strip()
+            intro = text.rstrip(":").strip() if text.endswith(":") else ""
+        elif block.kind == "table" and block.table is not None:
+            found.append((block.table.caption or intro or heading, block.table))
+            intro = ""
+    if section.scores is not None:
+        found.append(("scores by run", section.scores))
+    if section.costs is not None:
+        found.append(("usage and cost", section.costs))
+    return found
+
+
 def report_tables(report: Report) -> list[tuple[str, Table]]:
-    """Every table of ``report`` with a file name: ``<benchmark>-<nn>-<heading>.csv``, in order
-    (the paper-layout tables under their headings, then scores by run, then usage and cost)."""
+    """Every table of ``report`` with a file name: ``<benchmark>-<nn>-<what the table is>.csv``,
+    in order (the paper-layout tables under their headings, then scores by run, then usage and
+    cost). Tables of one heading had one name apart from the number; a title that several tables
+    share is told apart by each table's own columns."""
     named: list[tuple[str, Table]] = []
     for section in report.sections:
-        heading = section.title
-        found: list[tuple[str, Table]] = []
-        for block in section.blocks:
-            if block.kind == "heading":
-                heading = block.text
-            elif block.kind == "table" and block.table is not None:
-                found.append((block.table.caption or heading, block.table))
-        if section.scores is not None:
-            found.append(("scores by run", section.scores))
-        if section.costs is not None:
-            found.append(("usage and cost", section.costs))
+        found = _titled_tables(section)
+        counts: dict[str, int] = {}
+        for title, _ in found:
+            counts[_slug(title)] = counts.get(_slug(title), 0) + 1
         for index, (title, table) in enumerate(found, start=1):
-            named.append((f"{_slug(section.benchmark)}-{index:02d}-{_slug(title)}.csv", table))
+            what = _slug(title)
+            if counts[what] > 1:
+                what = f"{_slug(' '.join(table.columns[:4]))[:40]}-{what[:30]}".strip("-")
+            named.append((f"{_slug(section.benchmark)}-{index:02d}-{what}.csv", table))
     return named
 
 
