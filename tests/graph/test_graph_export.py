@@ -35,3 +35,26 @@ def test_graphml_and_json_with_and_without_a_cutoff(tmp_path):
     assert "Clara Voss" in early and "Anton Brede" not in early  # not known yet in 1830
     bad = _cli("graph", "export", "--store", "canon", "--out", "graph.txt", cwd=tmp_path)
     assert bad.returncode == 2 and "--format" in bad.stderr
+
+
+def test_edges_carry_a_relation_type(tmp_path):
+    (tmp_path / "examples").symlink_to(REPO / "examples")
+    built = _cli("graph", "build", "examples/rolerag/clara_voss.txt", "--store", "canon", "--work", "clara",
+                 "--title", "Clara Voss", "--axis", "date", "--born", "1801-03-04", "--character", "Clara Voss|Voss",
+                 "--helper", "scripted:examples/rolerag/model.json", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    assert _cli("graph", "export", "--store", "canon", "--out", "g.graphml", cwd=tmp_path).returncode == 0
+    assert _cli("graph", "export", "--store", "canon", "--out", "g.json", cwd=tmp_path).returncode == 0
+    root = ET.parse(tmp_path / "g.graphml").getroot()
+    key = root.find("g:key[@attr.name='type'][@for='edge']", NS)
+    assert key is not None
+    node_type = {n.get("id"): n.find(f"g:data[@key='n_type']", NS).text for n in root.iterfind(".//g:node", NS)}
+    edges = list(root.iterfind(".//g:edge", NS))
+    assert edges
+    for edge in edges:
+        # The type is the pair of entity types the edge joins, as networkx reads it back.
+        data = edge.find(f"g:data[@key='{key.get('id')}']", NS)
+        assert data is not None
+        assert data.text == "-".join(sorted((node_type[edge.get("source")], node_type[edge.get("target")])))
+    doc = json.loads((tmp_path / "g.json").read_text())
+    assert all(e["type"] and "-" in e["type"] for e in doc["edges"])
