@@ -73,3 +73,31 @@ def test_models_lists_every_registered_backend_kind():
     # Every row's example is a spec, not the bare form with placeholders.
     for row in rows:
         assert "…" not in row["example"] and "RULES" not in row["example"], row
+
+
+def test_a_logged_command_line_and_the_run_list_stay_whole(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    shutil.copytree(repo / "examples" / "sharp", tmp_path / "examples" / "sharp")
+    env = dict(os.environ, INCANON_HOME=str(tmp_path / "home"))
+    env.pop("COLUMNS", None)
+    env.pop("INCANON_CANON", None)
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "incanon", *args], capture_output=True, text=True,
+                              env=env, cwd=tmp_path)
+
+    ran = run("run", "examples/sharp/run.toml", "--set", "method=zero-shot")
+    assert ran.returncode == 0, ran.stderr
+    # The command line `incanon run` logs is one line (it was broken at column 80, mid-argument).
+    (logged,) = [line for line in ran.stderr.splitlines() if line.startswith("[1/1] incanon sharp eval")]
+    assert len(logged) > 80
+    assert logged.rstrip().endswith("--meta inference=zero-shot --method zero-shot")
+    listed = run("runs", "list")
+    assert listed.returncode == 0, listed.stderr
+    (row,) = [line for line in listed.stdout.splitlines() if line.startswith("sharp-")]
+    # Every column on the row's one line: id, model, method, status, counts, created.
+    assert "scripted:examples/sharp/agent.json" in row and "zero-shot" in row and "finished" in row
+    assert "144/0/144" in row
