@@ -11,7 +11,12 @@ characters. It measures the pipeline on real text (chapter detection, scene cove
 scoping, serving, leaks), not a model's reading.
 
     .venv/bin/python benchmarks/canon_build_book.py pg35.txt \\
-        --cast "the Time Traveller|Time Traveller;Filby;Weena;the Psychologist|Psychologist;the Medical Man|Medical Man"
+        --cast "the Time Traveller|Time Traveller;Filby;Weena;the Psychologist|Psychologist;the Medical Man|Medical Man" \\
+        --record helper.json
+
+``--record FILE`` writes every answer the stand-in gave as a scripted helper file (one rule per
+prompt), then runs the command line on the same book with it: ``incanon canon build BOOK --helper
+scripted:FILE``, ``canon card export`` and ``canon audit``, as a user would.
 """
 
 from __future__ import annotations
@@ -114,6 +119,56 @@ class StandIn:
         return json.dumps({"scenes": out})
 
 
+class Recorder:
+    """Keeps (last message, answer) of every call, to replay them as a scripted helper file."""
+
+    def __init__(self, answer: StandIn):
+        self.answer = answer
+        self.rules: dict[str, str] = {}
+
+    def __call__(self, messages: Sequence[Message]) -> str:
+        reply = self.answer(messages)
+        self.rules.setdefault(messages[-1].content, reply)
+        return reply
+
+    def write(self, path: Path) -> None:
+        rules = [{"match": "^" + re.escape(prompt) + "$", "response": reply} for prompt, reply in self.rules.items()]
+        path.write_text(json.dumps({"rules": rules, "default": "{}"}, ensure_ascii=False), encoding="utf-8")
+
+
+def _cli(*args: str) -> tuple[int, str, str]:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "incanon", *args], capture_output=True, text=True)
+    return done.returncode, done.stdout, done.stderr
+
+
+def replay(book: list[Path], rules: Path, character: str, label: str) -> None:
+    """The command line on the same book with the recorded helper."""
+    with tempfile.TemporaryDirectory() as tmp:
+        store = str(Path(tmp) / "canon")
+        t0 = time.monotonic()
+        code, out, err = _cli("canon", "build", *map(str, book), "--store", store, "--helper", f"scripted:{rules}",
+                              "--no-cache", "--concurrency", "1", "--json")
+        if code:
+            print(f"canon build (command line) exited {code}: {err.strip().splitlines()[-1:]}")
+            return
+        r = json.loads(out)
+        print(f"canon build (command line, scripted:{rules.name}): exit 0 in {time.monotonic() - t0:.1f} s; "
+              f"{r['chapters']} chapters, {r['scenes']} scenes, {r['characters']} characters, {r['aliases']} aliases, "
+              f"{sum(len(v) for v in r['time_points'].values())} time points, {r['profiles']} profiles, graph "
+              f"{r['graph'].get('nodes', 0)} entities / {r['graph'].get('edges', 0)} relations, helper calls "
+              f"{r['helper']['calls']}, failed steps {len(r['failed_steps'])}")
+        code, out, err = _cli("canon", "card", "export", "--store", store, "--work", r["work"], "--character",
+                              character, "--at", label, "--out", str(Path(tmp) / "card.png"))
+        print(f"canon card export {character!r} at {label!r}: exit {code}; {out.strip()[:120]}")
+        code, out, err = _cli("canon", "audit", "--store", store, "--method", "in-canon", "--json")
+        audit = json.loads(out) if out.strip().startswith("{") else {}
+        print(f"canon audit (command line): exit {code}; {len(audit.get('points', []))} character@points, "
+              f"strict leaks {audit.get('strict_leaks')}")
+
+
 class GraphAnswers(ScriptedModel):
     """The graph oracle of the built world, reached through ``StandIn``."""
 
@@ -128,13 +183,16 @@ async def main() -> None:
     parser.add_argument("--scene-words", type=int, default=900)
     parser.add_argument("--main", type=int, default=3)
     parser.add_argument("--price-model", default="openai:gpt-4o-mini", help="Model spec the dry run prices.")
+    parser.add_argument("--record", type=Path, help="Write the stand-in's answers as a scripted helper file and "
+                                                     "replay them through the command line.")
     args = parser.parse_args()
     cast = [[n.strip() for n in group.split("|") if n.strip()] for group in args.cast.split(";") if group.strip()]
     started = time.monotonic()
     book = read_book(args.book)
     options = BuildOptions(work_id="book", main=args.main, graph=True, embedder=None, concurrency=1)
     standin = StandIn(cast, args.scene_words)
-    model = load_chat_model(ScriptedModel(default=standin, name="stand-in"), retry=None)
+    recorder = Recorder(standin)
+    model = load_chat_model(ScriptedModel(default=recorder, name="stand-in"), retry=None)
     report = BuildReport(work="book", title=book.title)
     built = await build_canon(book, model, default_library(), options, report=report)
     canon_seconds = time.monotonic() - started
@@ -178,6 +236,10 @@ async def main() -> None:
     cost = estimate.cost
     print(f"dry run with {args.price_model}: {estimate.calls:,.0f} calls, {estimate.tokens:,.0f} tokens, "
           f"{'?' if cost is None else f'${cost:.2f}'} ({estimate.prices})")
+    if args.record:
+        recorder.write(args.record)
+        print(f"recorded {len(recorder.rules)} answers in {args.record}")
+        replay(args.book, args.record, first, points[0])
 
 
 if __name__ == "__main__":
