@@ -47,6 +47,7 @@ from incanon.canon.records import (
     WorkRecord,
 )
 from incanon.canon.chunk_order import load_ordered, search_ordered
+from incanon.canon.fact_table import facts_in_scope, load_facts
 from incanon.canon.vectors import VectorCache, VectorKind, _set_row, search
 from incanon.errors import InputError, NotFoundError
 
@@ -261,9 +262,13 @@ class KnowledgeScope:
         return select_relations(self._conn, self.work.axis, sql, params)
 
     def facts(self, include_expired: bool = False) -> list[FactRecord]:
-        """Facts the character knows at the position (see the module docstring for the rule)."""
-        sql, params = self._fact_cond(include_expired)
-        return select_facts(self._conn, self.work.axis, sql, params)
+        """Facts the character knows at the position (see the module docstring for the rule);
+        evaluated over the work's facts held as columns (:mod:`incanon.canon.fact_table`)."""
+        table = load_facts(self._conn, self._cache, self._wid, self.work.axis)
+        witnessed = None
+        if self._cid is not None:
+            witnessed = np.array([r[0] for r in self._conn.execute(_WITNESSED, (self._cid, self._at))], dtype=np.int64)
+        return facts_in_scope(table, self._at, include_expired, self._cid, witnessed)
 
     def knows_fact(self, fact_id: str, include_expired: bool = False) -> bool:
         """True when the fact is among ``facts()``; NotFoundError for an unknown id."""

@@ -174,11 +174,14 @@ class VectorCache:
         self._sets: dict[int, tuple[int, np.ndarray, np.ndarray]] = {}
         self.ordered: dict[int, tuple[int, object]] = {}
         """Set id → (generation, the set in story order): see :mod:`incanon.canon.chunk_order`."""
+        self.facts: dict[int, tuple[object, object]] = {}
+        """Work row id → (data version, its facts as columns): see :mod:`incanon.canon.fact_table`."""
 
     def clear(self) -> None:
         """Forget every cached matrix."""
         self._sets.clear()
         self.ordered.clear()
+        self.facts.clear()
 
     def load(self, conn: sqlite3.Connection, set_row: sqlite3.Row) -> tuple[np.ndarray, np.ndarray]:
         """(row ids ascending, unit-norm float32 matrix in the same order) of one set."""
