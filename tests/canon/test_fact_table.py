@@ -38,5 +38,8 @@ def test_a_reimport_is_seen_by_the_next_scope(store: CanonStore) -> None:
     world.facts = world.facts[:3]
     world.probes = []
     store.import_world(world, replace=True)
-    after = store.scope("lanterns", None, "9").facts()
-    assert len(before) > 3 and [f.id for f in after] == [f.id for f in world.facts]
+    scope = store.scope("lanterns", None, "9")
+    after = scope.facts(include_expired=True)
+    sql, params = scope._fact_cond(True)
+    assert len(before) > 3 and after == select_facts(scope._conn, scope.work.axis, sql, params)
+    assert sorted(f.id for f in after) == sorted(f.id for f in world.facts)
