@@ -77,3 +77,13 @@ def test_profile_prompts_hold_only_the_characters_own_scenes_so_far() -> None:
     assert "[1-2-1" in mara_early and "green wax" in mara_early
     tobias_end_1 = next(p for p in profiles if "sheet of Tobias Venn" in p and "end of book 1" in p.split("\n")[0])
     assert "cargo is worth" in tobias_end_1 and "green wax" not in tobias_end_1  # he missed the tower
+
+
+def test_names_without_a_letter_or_naming_nobody_are_no_characters() -> None:
+    from incanon.bench.timechara.scenes import ExtractedScene
+    from incanon.canonbuild.cast import build_cast, scene_names
+
+    scene = ExtractedScene(1, 1, 0, 10, "Ann met Bo.", "", ["...", "Ann"], participants=["Ann", "Everyone", "Bo", "—"])
+    counts = scene_names([scene])
+    assert set(counts) == {"Ann", "Bo"}
+    assert [m.name for m in build_cast(counts, [], [scene], "helper failed").members] == ["Ann", "Bo"]

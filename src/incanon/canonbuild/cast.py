@@ -80,12 +80,17 @@ class Cast:
         return next((m for m in self.members if any(key(n) == k for n in m.names)), None)
 
 
+def is_name(name: str) -> bool:
+    """A name names someone: it has a letter, and it is not "everyone", "unknown"..."""
+    return any(ch.isalpha() for ch in name) and key(name) not in _NOBODY
+
+
 def scene_names(scenes: list[ExtractedScene]) -> Counter[str]:
     """Every name the scene and participant steps used, with the number of scenes it is in."""
     counts: Counter[str] = Counter()
     for scene in scenes:
         for name in dict.fromkeys([*scene.speakers, *(scene.participants or [])]):
-            if name.strip() and key(name) not in _NOBODY:
+            if is_name(name):
                 counts[name.strip()] += 1
     return counts
 
@@ -112,13 +117,13 @@ def _groups(counts: Counter[str], helper: list[CharacterGroup], trusted: bool
     groups: list[list[str]] = []
     placed: set[str] = set()
     for g in helper:
-        forms = [f.strip() for f in [g.name, *g.aliases] if f.strip() and key(f) not in _NOBODY]
+        forms = [f.strip() for f in [g.name, *g.aliases] if is_name(f)]
         forms = [f for f in dict.fromkeys(forms) if key(f) not in placed]
         if not forms:
             continue
         placed.update(key(f) for f in forms)
         groups.append(forms)
-    dropped = [n for n in counts if key(n) in _NOBODY]
+    dropped = [n for n in counts if not is_name(n)]
     unsure: list[str] = []
     for k, name in known.items():
         if k in placed or k in _NOBODY:
