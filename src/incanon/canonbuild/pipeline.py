@@ -134,9 +134,11 @@ async def build_canon(book: BookText, model: ChatModel, prompts: PromptLibrary, 
     cast = build_cast(counts, groups, step.scenes, failed)
     report.add_step("characters", StepCount(made=len(cast.members), failed=int(bool(failed))), time.monotonic() - t0)
     if not cast.members:
+        first = (f"; first: {step.problems[0].step} {step.problems[0].where}: {step.problems[0].error[:160]}"
+                 if step.problems else "")
         raise NothingBuiltError(
             f"no character was found in {len(step.scenes)} scenes: the helper's scene and participant answers "
-            f"named nobody ({len(step.problems)} failed helper steps); see --json for the problems")
+            f"named nobody ({len(step.problems)} failed helper steps{first})")
     main = main_cast(cast, options.characters, options.main)
     missing = [w for w in options.characters if cast.owner(w) is None]
     if missing:
