@@ -15,6 +15,7 @@ from incanon.cli.options import RunOptions, method_lines, with_run_options
 from incanon.bench.remote import load_models
 from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
+from incanon.cli.timechara_build import ingest_book_cmd, print_build_dry_run
 from incanon.errors import ConfigError
 from incanon.runs.estimate import repeated
 
@@ -81,10 +82,10 @@ def build(
             scenes, steps = estimate_book_build(parsed, work_id, parsed.title or book_path.stem, options.characters or [],
                                                 book_options, options, check_gold=not no_gold_check,
                                                 prompts=_prompts(prompts))
-            _print_dry_run(work_id, scenes, steps, json_, f" (at most {per_chapter} scenes per chapter)")
+            print_build_dry_run(work_id, scenes, steps, json_, f" (at most {per_chapter} scenes per chapter)")
             return
-        canon, work_id = _ingest_book(book_path, store, work, helper, options.characters or [], book_options,
-                                      prompts, False if no_cache else (cache or True))
+        canon, work_id = ingest_book_cmd(book_path, store, work, helper, options.characters or [], book_options,
+                                         _prompts(prompts), False if no_cache else (cache or True))
     else:
         canon = open_canon(store)
         work_id = pick_work(canon, work)
@@ -92,7 +93,7 @@ def build(
         from incanon.bench.timechara.build_estimate import estimate_build
 
         scenes, steps = estimate_build(canon, work_id, options, check_gold=not no_gold_check, prompts=_prompts(prompts))
-        _print_dry_run(work_id, scenes, steps, json_)
+        print_build_dry_run(work_id, scenes, steps, json_)
         return
     models = load_models([helper, judge or helper], False if no_cache else (cache or True))
     err.print(f"building TimeChara items of {work_id!r} with helper {helper}", style="dim", markup=False,
@@ -122,51 +123,6 @@ def build(
         out.print(f"{len(report.gold_inconsistent)} gold responses still contradicted their label "
                   "after every attempt (kept, marked gold_consistent=false)", style="yellow", markup=False,
                   highlight=False)
-
-
-def _print_dry_run(work_id: str, scenes: int, steps: list, json_: bool, note: str = "") -> None:
-    if json_:
-        emit_json({"dry_run": True, "scenes": scenes, "steps": [s.__dict__ for s in steps]})
-        return
-    out.print(f"dry run: building {work_id!r} would use {scenes} scenes{note} (no model was called)", highlight=False)
-    out.print(f"  {'step':<40} {'calls':>7} {'max':>7} {'tokens in':>10} {'tokens out':>10}", highlight=False)
-    for s in steps:
-        out.print(f"  {s.step:<40} {s.calls:>7} {s.max_calls:>7} {s.prompt_tokens:>10} {s.completion_tokens:>10}",
-                  highlight=False)
-    out.print(f"  {'total':<40} {sum(s.calls for s in steps):>7} {sum(s.max_calls for s in steps):>7} "
-              f"{sum(s.prompt_tokens for s in steps):>10} {sum(s.completion_tokens for s in steps):>10}",
-              highlight=False)
-
-
-def _ingest_book(book_path: Path, store: Path, work: Optional[str], helper: str, main: list[str], book_options,
-                 prompts: Optional[Path], cache):
-    """Extract the book's scenes and participants and write them to the store (replacing the work)."""
-    from incanon.bench.timechara.book import ingest_book
-    from incanon.canon.store import CanonStore
-
-    if not main:
-        raise ConfigError("--book needs --characters: the main characters to ask questions of")
-    model = load_models([helper], cache)[helper]
-    err.print(f"extracting scenes and participants of {book_path} with helper {helper}", style="dim",
-              markup=False, highlight=False)
-    world, found = asyncio.run(ingest_book(book_path, model, _prompts(prompts), main, work_id=work,
-                                           options=book_options))
-    if not found.scenes:
-        raise ConfigError(f"{book_path}: the helper found no scene that could be placed in the book's text "
-                          f"({len(found.problems)} problems; first: "
-                          f"{found.problems[0].where}: {found.problems[0].error})" if found.problems else
-                          f"{book_path}: the helper found no scene")
-    canon = CanonStore.open(store)
-    canon.import_world(world, replace=True, source=str(book_path))
-    err.print(f"{len(found.scenes)} scenes stored in {store} as work {world.work.id!r}", markup=False,
-              highlight=False)
-    for p in found.problems:
-        err.print(f"skipped: {p.step} {p.where}: {p.error}", style="yellow", markup=False, highlight=False)
-    no_list = [s.id for s in found.scenes if not s.participants]
-    if no_list:
-        err.print(f"{len(no_list)} scenes got no participant list from the helper: {', '.join(no_list[:10])}",
-                  style="yellow", markup=False, highlight=False)
-    return canon, world.work.id
 
 
 @app.command("eval")
