@@ -134,3 +134,9 @@ def test_unknown_main_character_is_named(tmp_path: Path, capsys: pytest.CaptureF
                       "--characters", "Mara,Nobody Else", "--embedder", "none")
     assert code == 2 and "'Nobody Else'" in err and "Mara Quill" in err
     assert not (tmp_path / "canon").exists()
+
+
+def test_profile_text_cut_to_the_budget_is_reported(tmp_path: Path) -> None:
+    report = _run(tmp_path, BOOK, "--profile-tokens", "100", "--no-graph")
+    assert report["profile_scenes_cut"] > 0
+    assert _run(tmp_path / "wide", BOOK, "--no-graph")["profile_scenes_cut"] == 0

@@ -191,12 +191,6 @@ def main_cast(cast: Cast, wanted: list[str] | None, count: int) -> list[CastMemb
     return cast.members[:count]
 
 
-def mentions(text: str, member: CastMember) -> bool:
-    """Whether ``text`` uses any of the member's names."""
-    pattern = name_pattern(member.names)
-    return bool(pattern and pattern.search(text))
-
-
 __all__ = ["Cast", "CastMember", "CharacterGroup", "CharacterGroups", "build_cast", "group_names", "key",
-           "main_cast", "mentions", "scene_names"]
+           "main_cast", "scene_names"]
 

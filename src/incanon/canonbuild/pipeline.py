@@ -21,7 +21,7 @@ from typing import Callable
 from incanon.bench.timechara.scenes import ExtractedScene
 from incanon.canon.store import CanonStore
 from incanon.canon.world import Character, Scene, TimePoint, WorkInfo, World
-from incanon.canonbuild.cast import Cast, CastMember, build_cast, group_names, key, main_cast, scene_names
+from incanon.canonbuild.cast import Cast, CastMember, build_cast, group_names, main_cast, scene_names
 from incanon.canonbuild.profiles import SheetResult, write_sheets
 from incanon.canonbuild.report import BuildReport, StepCount
 from incanon.canonbuild.scenes import SceneStep, find_scenes
@@ -92,28 +92,24 @@ def _scene(s: ExtractedScene, cast: Cast) -> Scene:
 
 def _character(member: CastMember, points: PointsResult | None, sheets: list[SheetResult]) -> Character:
     by_position = {r.point.position: r.sheet for r in sheets if r.sheet is not None}
-    tps = [TimePoint(label=p.label, position=p.position,
-                     description=by_position[p.position].situation if p.position in by_position else "",
-                     profile=by_position[p.position].profile if p.position in by_position else "",
-                     personality=by_position[p.position].personality if p.position in by_position else "")
-           for p in (points.points if points else [])]
+    tps = []
+    for p in points.points if points else []:
+        sheet = by_position.get(p.position)
+        tps.append(TimePoint(label=p.label, position=p.position, description=sheet.situation if sheet else "",
+                             profile=sheet.profile if sheet else "", personality=sheet.personality if sheet else ""))
     aliases = [{"name": a, "from": member.alias_from[a]} if a in member.alias_from else a for a in member.aliases]
     return Character.model_validate({"name": member.name, "aliases": aliases, "first_position": member.first_position,
-                                     "time_points": [t.model_dump() for t in tps]})
+                                     "time_points": tps})
 
 
-def assemble(book: BookText, options: BuildOptions, step: SceneStep, cast: Cast, main: list[CastMember],
+def assemble(book: BookText, options: BuildOptions, step: SceneStep, cast: Cast,
              points: dict[str, PointsResult], sheets: dict[str, list[SheetResult]]) -> World:
     """The canon world of the build (see :mod:`incanon.canon.world`)."""
     characters = [_character(m, points.get(m.name), sheets.get(m.name, [])) for m in cast.members]
     scenes = [_scene(s, cast) for s in step.scenes]
     pieces = [BookScene(s.id, s.book, s.chapter, s.number, s.text, 0) for s in step.scenes if s.text.strip()]
     chunks = chunk_scenes(pieces, source=", ".join(book.sources))
-    titles = {}
-    for c in book.chapters:
-        titles.setdefault(str(c.book), "")
-    info = WorkInfo(id=options.work_id, title=book.title, author=book.author,
-                    books={k: v for k, v in titles.items() if v})
+    info = WorkInfo(id=options.work_id, title=book.title, author=book.author)
     return World(work=info, characters=characters, scenes=scenes, chunks=chunks)
 
 
@@ -162,7 +158,7 @@ async def build_canon(book: BookText, model: ChatModel, prompts: PromptLibrary, 
     report.add_step("profiles", StepCount(made=sum(r.sheet is not None for r in written),
                                           failed=sum(r.sheet is None for r in written)), time.monotonic() - t0)
     say(f"profiles: {sum(r.sheet is not None for r in written)} of {len(written)} written")
-    world = assemble(book, options, step, cast, main, points, sheets)
+    world = assemble(book, options, step, cast, points, sheets)
     report.fill_canon(book, step, cast, main, points, sheets, world)
     return Built(world, step, cast, main, points, sheets)
 
@@ -197,4 +193,4 @@ def store_world(store: CanonStore, world: World, *, source: str) -> str:
     return "replaced" if world.work.id in known else "created"
 
 
-__all__ = ["BuildOptions", "Built", "NothingBuiltError", "assemble", "build_canon", "key", "store_world", "world_digest"]
+__all__ = ["BuildOptions", "Built", "NothingBuiltError", "assemble", "build_canon", "store_world", "world_digest"]

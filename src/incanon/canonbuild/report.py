@@ -46,6 +46,8 @@ class BuildReport:
     names_unsure: list[str] = field(default_factory=list)
     time_points: dict[str, list[str]] = field(default_factory=dict)
     profiles: int = 0
+    profile_scenes_cut: int = 0
+    """Scenes whose text a profile call read cut short or as its summary only (--profile-tokens)."""
     chunks: int = 0
     store: str = ""
     stored: str = ""
@@ -81,6 +83,7 @@ class BuildReport:
         self.names_unsure = list(cast.unsure)
         self.time_points = {name: [p.position for p in r.points] for name, r in points.items()}
         self.profiles = sum(r.sheet is not None for rs in sheets.values() for r in rs)
+        self.profile_scenes_cut = sum(r.scenes_cut for rs in sheets.values() for r in rs)
         self.chunks = len(world.chunks)
         for p in step.problems:
             self.failed_steps.append({"step": p.step, "where": p.where, "error": p.error})
@@ -138,6 +141,9 @@ class BuildReport:
         if self.scenes_unsure:
             out.append(f"{len(self.scenes_unsure)} scenes list a name the helper did not place among the characters "
                        f"(check them): {', '.join(self.scenes_unsure[:10])}")
+        if self.profile_scenes_cut:
+            out.append(f"{self.profile_scenes_cut} scenes reached a profile call cut short or as their summary only "
+                       "(raise --profile-tokens to give it more)")
         if self.failed_steps:
             out.append(f"{len(self.failed_steps)} helper steps failed (listed in --json under failed_steps)")
         return out

@@ -118,7 +118,8 @@ class StreamsPieces:
     hands its text to ``write`` piece by piece (``write`` None: no one is listening)."""
 
     async def _generate(self, messages: Any, params: Any, write: PieceCallback | None) -> Any:
-        raise NotImplementedError
+        # The one method a backend using this mixin defines.
+        raise NotImplementedError(f"{type(self).__name__} does not define _generate(messages, params, write)")
 
     async def generate(self, messages: Any, params: Any = None) -> Any:
         """One completion; inside :func:`streaming_to` its text is handed over as it comes."""

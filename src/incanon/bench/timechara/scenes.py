@@ -50,11 +50,6 @@ class FoundScene(BaseModel):
     """The passage's closing words."""
     location: str = ""
 
-    @property
-    def passage(self) -> str:
-        """What locates the scene in its chapter: the copied text, else its opening and closing words."""
-        return self.text if self.text.strip() else f"{self.start} {self.end}"
-
 
 class SceneList(BaseModel):
     """The helper's reply to the scene extraction prompt."""
@@ -126,24 +121,6 @@ def _find(hay: list[str], needle: list[str], start: int = 0) -> int:
     return -1
 
 
-def locate(chapter_text: str, passage: str) -> tuple[int, int] | None:
-    """Character span of ``passage`` in ``chapter_text``: its first and last ``ANCHOR_WORDS``
-    words found in order (so whitespace, quotes and a typo in the middle do not matter)."""
-    words = _words(chapter_text)
-    quoted = [w for w, _, _ in _words(passage)]
-    if not quoted:
-        return None
-    plain = [w for w, _, _ in words]
-    k = min(ANCHOR_WORDS, len(quoted))
-    first = _find(plain, quoted[:k])
-    if first < 0:
-        return None
-    last = _find(plain, quoted[-k:], first)
-    if last < 0:
-        return None
-    return words[first][1], words[last + k - 1][2]
-
-
 def locate_bounds(chapter_text: str, start: str, end: str) -> tuple[int, int] | None:
     """Span from the words ``start`` opens with to the words ``end`` closes with, in order."""
     words = _words(chapter_text)
@@ -159,6 +136,12 @@ def locate_bounds(chapter_text: str, start: str, end: str) -> tuple[int, int] | 
     if last < 0:
         return None
     return words[first][1], words[last + len(last_words) - 1][2]
+
+
+def locate(chapter_text: str, passage: str) -> tuple[int, int] | None:
+    """Character span of ``passage`` in ``chapter_text``: its first and last ``ANCHOR_WORDS``
+    words found in order (so whitespace, quotes and a typo in the middle do not matter)."""
+    return locate_bounds(chapter_text, passage, passage)
 
 
 def _place(chapter: BookChapter, book: int, found: list[FoundScene], problems: list[SceneProblem]) -> list[ExtractedScene]:
