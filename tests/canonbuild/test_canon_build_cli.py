@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from typer.testing import CliRunner
 
 from incanon.canon import CanonStore
 from incanon.cli.main import app
+from incanon.testing.cli import run_main
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "examples" / "book" / "saltmere.txt"
@@ -30,16 +30,7 @@ def _build(*args: str):
 def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     """Run ``incanon canon build ARGS`` through the console entry point (its error handling
     included): (exit code, stderr)."""
-    from incanon.cli.main import main
-
-    old, sys.argv = sys.argv, ["incanon", "canon", "build", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = old
+    code = run_main(["canon", "build", *args])
     return code, capsys.readouterr().err
 
 

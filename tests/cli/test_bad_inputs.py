@@ -24,6 +24,7 @@ import pytest
 from incanon.bench.timechara import TimeCharaItem
 from incanon.canon import CanonStore
 from incanon.runs import RunConfig, RunStore
+from incanon.testing.cli import run_main
 from incanon.testing.worlds import mini_world
 
 # -- the bad files --------------------------------------------------------------------------
@@ -202,17 +203,7 @@ def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    from incanon.cli.main import main
-
-    old = sys.argv
-    sys.argv = ["incanon", *argv]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = old
+    code = run_main(argv)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
