@@ -134,6 +134,7 @@ def main() -> None:
         strict = [store.scope("synthetic", s.character, s.at, witnessed_only=True) for s in scopes]
         query = rng.standard_normal(args.dim, dtype=np.float32)
         timed("first search_chunks (loads the matrix)", lambda: scopes[0].search_chunks(query, "random", 10))
+        timed("first facts() (reads the work's facts)", lambda: scopes[0].facts())
 
         print(f"-- {args.queries} random (character, position) scopes --")
         rate("scope.facts()", scopes, lambda s: s.facts())

@@ -18,7 +18,6 @@ from incanon.graph.config import GraphConfig
 from incanon.graph.estimate import build_estimate
 from incanon.ingest.reader import BookText
 from incanon.runs.estimate import CallPattern, EstimateLine, RunEstimate, estimate_run
-from incanon.runs.prices import PricesArg
 from incanon.templates import PromptLibrary
 
 WORDS_PER_SCENE = 900
@@ -28,16 +27,16 @@ NAMES_PER_CHAPTER = 3
 SHEET_REPLY_TOKENS = 320
 
 
-def _row(label: str, model: str, sizes: list[tuple[int, int]], note: str, prices: PricesArg) -> RunEstimate:
+def _row(label: str, model: str, sizes: list[tuple[int, int]], note: str) -> RunEstimate:
     items = [{"id": str(k), "input": {"p": p, "c": c}} for k, (p, c) in enumerate(sizes)]
     line = EstimateLine(label, model, lambda item: CallPattern(calls=1, min_calls=1, max_calls=2,
                                                                prompt_tokens=int(item.input["p"]),
                                                                completion_tokens=int(item.input["c"])), note=note)
-    return estimate_run(items, [line], prices=prices)
+    return estimate_run(items, [line])
 
 
 def estimate_build(book: BookText, options: BuildOptions, model: str, prompts: PromptLibrary, *,
-                   prices: PricesArg = None, graph: GraphConfig | None = None) -> RunEstimate:
+                   graph: GraphConfig | None = None) -> RunEstimate:
     """The predicted helper use of building ``book`` (calls no model)."""
     split = [c for c in book.chapters if not c.scenes]
     scenes_per = {(c.book, c.number): len(c.scenes) or min(options.scenes_per_chapter,
@@ -47,31 +46,30 @@ def estimate_build(book: BookText, options: BuildOptions, model: str, prompts: P
     rows.append(_row("scenes: split (per chapter)", model,
                      [(prompt_tokens("canon_scene_split", [book.title, c.title, c.text[:60000]], prompts),
                        scenes_per[(c.book, c.number)] * SCENE_REPLY_TOKENS) for c in split],
-                     f"one call per chapter; a reply of ~{SCENE_REPLY_TOKENS} tokens per scene", prices))
+                     f"one call per chapter; a reply of ~{SCENE_REPLY_TOKENS} tokens per scene"))
     participant_sizes = []
     for c in book.chapters:
         n = scenes_per[(c.book, c.number)]
         participant_sizes += [(prompt_tokens("timechara_scene_participants", [book.title], prompts)
                                + text_tokens(c.text) // n, 40)] * n
     rows.append(_row("scenes: participants (per scene)", model, participant_sizes,
-                     f"assumes one scene per {WORDS_PER_SCENE} words, at most {options.scenes_per_chapter} per chapter",
-                     prices))
+                     f"assumes one scene per {WORDS_PER_SCENE} words, at most {options.scenes_per_chapter} per chapter"))
     names = NAMES_PER_CHAPTER * len(book.chapters)
     rows.append(_row("characters: names grouped", model,
                      [(template_tokens("canon_characters", prompts) + names * NAME_TOKENS, names * NAME_TOKENS)],
-                     f"assumes ~{names} distinct names", prices))
+                     f"assumes ~{names} distinct names"))
     main = len(options.characters) or options.main
     scenes = sum(scenes_per.values())
     own = max(1, scenes // 2)
     rows.append(_row("time points (per main character)", model,
                      [(template_tokens("canon_time_points", prompts) + own * 30, 30 * options.time_points)] * main,
-                     f"assumes {main} main characters each in half the scenes", prices))
+                     f"assumes {main} main characters each in half the scenes"))
     books = len({c.book for c in book.chapters})
     sheets = main * (options.time_points + books)
     rows.append(_row("profiles (per time point)", model,
                      [(template_tokens("canon_profile", prompts) + options.profile_tokens, SHEET_REPLY_TOKENS)] * sheets,
                      f"assumes {options.time_points + books} time points per character, scene text up to "
-                     f"--profile-tokens {options.profile_tokens}", prices))
+                     f"--profile-tokens {options.profile_tokens}"))
     if options.graph:
         config = graph or GraphConfig()
         chunks = [ch for c in book.chapters
