@@ -128,7 +128,12 @@ def test_card_fields_and_extensions(sample_store: CanonStore) -> None:
     assert "\n\nHas just won the Sea-Wall round" in d.description
     assert "Wren Callow → Ottilie Brand: apprentice" in d.description
     assert d.mes_example.startswith("<START>\n{{user}}: ") and d.mes_example.count("<START>") == 3
-    assert d.first_mes and d.first_mes in d.mes_example  # her latest line of witnessed dialogue
+    # The greeting sets the latest scene she speaks in, then gives her first line there.
+    scope = sample_store.scope(WORK, "Wren Callow", "1-3")
+    scene = [s for s in scope.scenes(witnessed_only=True) if any(m.speaker == "Wren Callow" for m in sample_store.messages(WORK, s.id))][-1]
+    first = next(m.speech for m in sample_store.messages(WORK, scene.id) if m.speaker == "Wren Callow")
+    assert d.first_mes == f"*The Drowned Wick, Tanner's Quay. {scene.summary}*\n\n{first}"
+    assert "So the crier says." not in d.first_mes  # her last line, out of context
     record = d.extensions["incanon"]
     assert (record["work"], record["character"], record["at"], record["when"]) == (WORK, "Wren Callow", "1-3",
                                                                                  "end of book 1")

@@ -123,3 +123,23 @@ def test_parse_examples_keeps_blocks_and_continuations() -> None:
     text = "<START>\r\n{{user}}: hi\r\n{{char}}: hello\r\nthere\r\n<START>\r\n<user>: yo\r\nNote: not a speaker\r\n"
     assert parse_examples(text, "Maren") == [[("{{user}}", "hi"), ("Maren", "hello\nthere")],
                                              [("{{user}}", "yo\nNote: not a speaker")]]
+
+
+def test_greeting_and_a_different_scenario_round_trip(sample_store: CanonStore, fresh_store: CanonStore) -> None:
+    """At 3-1 Wren last speaks in another scene than the latest one: both come back as they were."""
+    exported = build_card(sample_store, WORK, "Wren Callow", "3-1")
+    setting = exported.data.first_mes.split("\n\n")[0]
+    assert setting.startswith("*The lantern room") and setting.strip("*") != exported.data.scenario
+    import_card(fresh_store, exported, work="wren")
+    again = build_card(fresh_store, "wren", "Wren Callow", CARD_POINT)
+    assert (again.data.first_mes, again.data.scenario) == (exported.data.first_mes, exported.data.scenario)
+
+
+def test_a_greeting_with_narration_keeps_it_as_the_scene(fresh_store: CanonStore) -> None:
+    card, _ = parse_card({"name": "Maren", "first_mes": "*Maren looks up from the lamp.*\n\nYou're late, {{user}}."},
+                         "maren.json")
+    import_card(fresh_store, card, work="rock")
+    scene = next(s for s in fresh_store.scenes("rock") if s.id.endswith("-greeting"))
+    assert scene.summary == "Maren looks up from the lamp."
+    assert [m.speech for m in fresh_store.messages("rock", scene.id)] == ["You're late, {{user}}."]
+    assert build_card(fresh_store, "rock", "Maren", CARD_POINT).data.first_mes == card.data.first_mes

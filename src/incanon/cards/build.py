@@ -9,7 +9,10 @@ Every field comes from dated canon seen through the knowledge scope (see ``knowl
 * ``personality``: the scoped builder's (``incanon.canon.persona_at``): as of the position, or
   the whole-work text without the sentences that name or tell anything hidden there;
 * ``scenario``: the place and summary of the latest summarized scene the character witnessed;
-* ``first_mes`` / ``mes_example``: the character's own latest lines of witnessed dialogue;
+* ``first_mes``: a greeting that fits the position: the setting of the latest witnessed scene in
+  which the character speaks (its place and summary, as narration in ``*...*``), then the first
+  line they say there (see ``greeting``);
+* ``mes_example``: the character's own latest exchanges of witnessed dialogue;
 * ``character_book``: one entry per character or entity they have come across, keyed by the
   names they know it by, holding the known facts about it (or, lacking any, the first
   sentences of witnessed text that mention it).
@@ -19,12 +22,13 @@ Every field comes from dated canon seen through the knowledge scope (see ``knowl
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from incanon.canon.names import NARRATORS, norm
 from incanon.canon.persona import persona_at
-from incanon.canon.records import FactRecord, RelationRecord
+from incanon.canon.records import FactRecord, RelationRecord, SceneRecord
 from incanon.canon.store import CanonStore
 from incanon.cards.knowledge import Acquaintance, Knowledge, gather
 from incanon.cards.model import BookEntry, CardData, CardV2, CharacterBook
@@ -76,22 +80,47 @@ def _description(k: Knowledge, profile: str = "") -> str:
     return "\n\n".join(kept)
 
 
+def _setting(scene: SceneRecord) -> str:
+    """A scene's place and summary as one line of narration ("" when it has neither)."""
+    if scene.location and scene.summary:
+        return f"{scene.location}. {scene.summary}"
+    return scene.summary or scene.location
+
+
 def _scenario(k: Knowledge) -> str:
     """Where the character last was: the latest witnessed scene that has a summary."""
     for scene in reversed(k.scenes):
         if scene.summary:
-            return f"{scene.location}. {scene.summary}" if scene.location else scene.summary
+            return _setting(scene)
     return ""
 
 
-def _lines(k: Knowledge) -> list[tuple[str, str]]:
-    """(speaker, speech) of witnessed dialogue in story order."""
-    return [(m.speaker, m.speech.strip()) for s in k.scenes for m in k.dialogue[s.id] if m.speech.strip()]
+def greeting(setting: str, line: str) -> str:
+    """A card greeting: the setting as ``*narration*``, a blank line, then the line spoken."""
+    setting = setting.strip().replace("*", "")
+    narration = f"*{setting[0].upper()}{setting[1:]}*" if setting else ""
+    return "\n\n".join(part for part in (narration, line.strip()) if part)
+
+
+def split_greeting(text: str) -> tuple[str, str]:
+    """(setting, line) of a greeting written by ``greeting``; ("", text) for any other text."""
+    match = _GREETING.match(text.strip())
+    return (match.group(1).strip(), match.group(2).strip()) if match else ("", text.strip())
+
+
+_GREETING = re.compile(r"\*([^*\n]+)\*\n\n(.+)", re.DOTALL)
 
 
 def _greeting(k: Knowledge) -> str:
-    mine = [speech for speaker, speech in _lines(k) if speaker == k.character.name]
-    return mine[-1] if mine else ""
+    """The latest witnessed scene where the character speaks, set as narration, with their first
+    line there (a line alone, like "So the crier says.", reads out of context as a greeting)."""
+    me = k.character.name
+    for scene in reversed(k.scenes):
+        said = [m.speech.strip() for m in k.dialogue[scene.id] if m.speaker == me and m.speech.strip()]
+        if said:
+            return greeting(_setting(scene) or _scenario(k), said[0])
+    scenario = _scenario(k)
+    return greeting(scenario, "") if scenario else ""
 
 
 def _examples(k: Knowledge, count: int) -> str:

@@ -6,7 +6,8 @@ What goes where:
   ``card`` at the import position; ``personality`` → its personality;
 * ``mes_example`` → one scene per ``<START>`` block, the front end's user speaking as the
   character ``{{user}}``; ``alternate_greetings`` then ``first_mes`` → one scene each, the last
-  (``first_mes``) carrying ``scenario`` as its summary;
+  (``first_mes``) carrying its ``*setting*`` narration, else ``scenario``, as its summary (a
+  ``scenario`` unlike that setting is one more scene after it);
 * each enabled lorebook entry → an entity named by its ``name`` (else its first key) with the
   other keys as aliases, and one fact holding its content, known to the character. An entry
   named like the character itself gives a fact about the character.
@@ -26,7 +27,7 @@ from incanon.canon.names import norm
 from incanon.canon.position import Axis, Position
 from incanon.canon.store import CanonStore
 from incanon.canon.world import Character, Entity, EntityType, Fact, Scene, TimePoint, Utterance, WorkInfo, World
-from incanon.cards.build import EXTENSION
+from incanon.cards.build import EXTENSION, split_greeting
 from incanon.cards.model import CardV2
 from incanon.cards.names import CARD_SCENE_PREFIX, USER_NAME
 from incanon.errors import InputError
@@ -186,8 +187,15 @@ def import_card(store: CanonStore, card: CardV2, *, work: str, at: str | None = 
     for i, greeting in enumerate(d.alternate_greetings, 1):
         if greeting.strip():
             add_scene(f"greeting-{i + 1}", [(name, greeting)])
-    if d.first_mes.strip() or d.scenario.strip():
-        add_scene("greeting", [(name, d.first_mes)] if d.first_mes.strip() else [], fill(d.scenario))
+    # A greeting written as "*setting*" + line (incanon's own) keeps its setting as the scene's
+    # summary; the card's scenario, when it says something else, is a scene of its own after it,
+    # so a card exported again has the same greeting and scenario.
+    setting, line = split_greeting(d.first_mes)
+    scenario = fill(d.scenario.strip())
+    if line or setting:
+        add_scene("greeting", [(name, line)] if line else [], fill(setting) or scenario)
+    if scenario and (setting and fill(setting) != scenario or not (line or setting)):
+        add_scene("scenario", [], scenario)
 
     _add_book(world, card, names, name, where, tag, fill, summary, source)
     store.import_world(world, replace=not created, source=source)
