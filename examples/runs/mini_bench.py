@@ -35,7 +35,7 @@ def main(
     model: str = typer.Option(..., "--model"),
     judge: str = typer.Option(..., "--judge"),
     method: str = typer.Option("zero-shot", "--method"),
-    n: int = typer.Option(200, "--n"),
+    n: int = typer.Option(200, "--limit"),
     runs: Path = typer.Option(Path("runs.sqlite"), "--runs"),
     *,
     run_options: RunOptions,

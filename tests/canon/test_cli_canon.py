@@ -51,7 +51,7 @@ def test_import_json(tmp_path: Path, world_file: Path) -> None:
 
 
 def test_import_human(store_dir: Path, world_file: Path) -> None:
-    result = runner.invoke(app, ["canon", "import", str(world_file), "--store", str(store_dir), "--replace"])
+    result = runner.invoke(app, ["canon", "import", str(world_file), "--store", str(store_dir), "--fresh"])
     assert result.exit_code == 0
     assert "imported harbor" in result.stdout
 

@@ -33,6 +33,11 @@ def test_graphml_and_json_with_and_without_a_cutoff(tmp_path):
     root = ET.parse(tmp_path / "early.graphml").getroot()
     early = {d.text for d in root.iterfind(".//g:node/g:data[@key='n_name']", NS)}
     assert "Clara Voss" in early and "Anton Brede" not in early  # not known yet in 1830
+    summary = _cli("graph", "export", "--store", "canon", "--at", "1830-06-01", "--out", "early.json", "--json",
+                   cwd=tmp_path)
+    early_json = json.loads((tmp_path / "early.json").read_text())
+    assert json.loads(summary.stdout) == {"work": "clara", "out": "early.json", "format": "json", "at": "1830-06-01",
+                                          "nodes": len(early_json["nodes"]), "edges": len(early_json["edges"])}
     bad = _cli("graph", "export", "--store", "canon", "--out", "graph.txt", cwd=tmp_path)
     assert bad.returncode == 2 and "--format" in bad.stderr
 

@@ -88,6 +88,11 @@ def test_export_jsonl_stdout_and_file(filled, tmp_path):
     [only] = [json.loads(line) for line in target.read_text().splitlines()]
     assert only["error"] == "ValueError: cannot parse judge reply"
     assert not [p for p in target.parent.iterdir() if p.name.endswith(".tmp")]
+    res = cli.invoke(app, ["runs", "export", run_id, "--out", str(target), "--runs", str(path), "--json"])
+    assert res.exit_code == 0 and json.loads(res.stdout) == {"run": run_id, "out": str(target), "format": "jsonl",
+                                                              "status": None, "samples": 6}
+    res = cli.invoke(app, ["runs", "export", run_id, "--runs", str(path), "--json"])
+    assert res.exit_code != 0 and "give --out FILE" in str(res.exception)
 
 
 def test_unknown_and_ambiguous_runs(filled):

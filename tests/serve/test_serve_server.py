@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -101,6 +102,21 @@ def test_cli_serves_on_loopback_with_a_free_port(served, tmp_path):
         failed = httpx.post(url + "api/chats", json={"character": "Wren", "at": "1-3"}, timeout=30)
         assert failed.status_code == 400 and "missing.json" in failed.json()["error"]
         assert proc.poll() is None
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_cli_json_says_where_it_listens(served, tmp_path):
+    env = {**os.environ, "INCANON_HOME": str(tmp_path / "home")}
+    proc = _start(["--store", str(served.canon), "--runs", str(served.runs_path), "--port", "0", "--json",
+                   "--model", "scripted:missing.json"], env)
+    try:
+        url, _ = _wait_for_url(proc)
+        info = json.loads(proc.stdout.readline())
+        assert info["url"] == url and info["api"] == url + "v1" and info["host"] == "127.0.0.1"
+        assert info["port"] == int(url.rsplit(":", 1)[1].strip("/")) and info["runs"] == str(served.runs_path)
+        assert httpx.get(info["api"] + "/models", timeout=30).status_code == 200
     finally:
         proc.terminate()
         proc.wait(timeout=20)

@@ -43,7 +43,7 @@ def import_world(
             if not replace:
                 raise InputError(
                     f"work {slug!r} is already in the store; import with replace "
-                    "(--replace) to overwrite it",
+                    "(--fresh) to overwrite it",
                     source=source,
                 )
             # Cascades to every row of the work, embeddings included: they were computed

@@ -191,10 +191,12 @@ def import_card(store: CanonStore, card: CardV2, *, work: str, at: str | None = 
     # summary; the card's scenario, when it says something else, is a scene of its own after it,
     # so a card exported again has the same greeting and scenario.
     setting, line = split_greeting(d.first_mes)
-    scenario = fill(d.scenario.strip())
+    setting, scenario = fill(setting), fill(d.scenario.strip())
+    if _uncapitalized(setting) == _uncapitalized(scenario):
+        setting = scenario  # the greeting capitalizes the scenario's first letter
     if line or setting:
-        add_scene("greeting", [(name, line)] if line else [], fill(setting) or scenario)
-    if scenario and (setting and fill(setting) != scenario or not (line or setting)):
+        add_scene("greeting", [(name, line)] if line else [], setting or scenario)
+    if scenario and (setting != scenario if setting else not line):
         add_scene("scenario", [], scenario)
 
     _add_book(world, card, names, name, where, tag, fill, summary, source)
@@ -203,6 +205,10 @@ def import_card(store: CanonStore, card: CardV2, *, work: str, at: str | None = 
     if ignored:
         summary.notes.append(f"not imported (no place in the canon store): {', '.join(ignored)}")
     return summary
+
+
+def _uncapitalized(text: str) -> str:
+    return text[:1].lower() + text[1:]
 
 
 def _add_book(world: World, card: CardV2, names: _Names, name: str, where: str, tag: str, fill: Any,

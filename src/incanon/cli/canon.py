@@ -13,6 +13,8 @@ from rich.table import Table
 from incanon.canon import CanonStore, default_store_path, load_world_file, write_world_file
 from incanon.cli.canonrefs import CANON_HELP, open_canon
 from incanon.cli.output import JSON_HELP, clip, emit_json, err, out
+from incanon.errors import ConfigError
+from incanon.cli.renamed import renamed
 
 app = typer.Typer(help="Import, export and inspect the canon store; show what a character knows.", no_args_is_help=True)
 
@@ -43,13 +45,15 @@ def _table(title: str, *columns: str) -> Table:
 def import_cmd(
     file: Path = typer.Argument(..., help="World JSON file."),
     store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
-    replace: bool = typer.Option(False, "--replace", help="Overwrite a work of the same id (drops its vectors)."),
+    fresh: bool = typer.Option(False, "--fresh", help="Start the work over: overwrite a work of the same id (drops its vectors)."),
+    replace_old: bool = typer.Option(False, "--replace", hidden=True, help="Older spelling of --fresh."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Import a world file (all of it, or nothing if any reference is wrong).
 
     Example: incanon canon import examples/world.json --store canon/
     """
+    replace = renamed(fresh, True if replace_old else None, new_flag="--fresh", old_flag="--replace", default=False)
     world = load_world_file(file)
     with CanonStore.open(_store_dir(store)) as canon:
         work = canon.import_world(world, replace=replace, source=str(file))
@@ -66,17 +70,24 @@ def export_cmd(
     work: str = typer.Argument(..., help="Work id."),
     out_file: Path = typer.Option(..., "--out", help="World JSON file to write ('-' for stdout)."),
     store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
+    json_: bool = typer.Option(False, "--json", help="Print what was written (work, file, counts) as JSON on stdout (needs --out FILE)."),
 ) -> None:
     """Export a work as a world file (written atomically: a temporary file, then a rename).
 
     Example: incanon canon export lanterns --store canon/ --out world.json
     """
+    if json_ and str(out_file) == "-":
+        raise ConfigError("--json prints a summary of the file written: give --out FILE, not '-'")
     with _open_existing(store) as canon:
         world = canon.export_world(work)
+        counts = canon.counts(world.work.id)
     if str(out_file) == "-":
         sys.stdout.write(world.model_dump_json(indent=2) + "\n")
         return
     path = write_world_file(world, out_file)
+    if json_:
+        emit_json({"work": world.work.id, "out": str(path), "counts": counts})
+        return
     err.print(f"wrote {path}", highlight=False)
 
 

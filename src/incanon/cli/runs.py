@@ -14,7 +14,7 @@ from rich.table import Table
 
 from incanon.cli.runrefs import RUNS_HELP
 from incanon.cli.output import JSON_HELP, clip, emit_json, err, out
-from incanon.errors import InputError, NotFoundError
+from incanon.errors import ConfigError, InputError, NotFoundError
 from incanon.paths import default_runs_path
 from incanon.runs.export import FORMATS, export_samples, model_under_test, write_csv, write_jsonl
 from incanon.runs.records import RunInfo, RunSummary
@@ -187,6 +187,7 @@ def export(
     out_file: Optional[Path] = typer.Option(None, "--out", "-o", help="Write here (atomically) instead of stdout."),
     status: Optional[str] = typer.Option(None, "--status", help="Only samples with this status: ok or error."),
     runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
+    json_: bool = typer.Option(False, "--json", help="With --out: print what was written (run, file, format, samples) as JSON on stdout."),
 ) -> None:
     """Export every sample of a run (input, outputs, scores, usage, timings, error).
 
@@ -198,6 +199,9 @@ def export(
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     if fmt == "parquet" and out_file is None:
         raise InputError("--format parquet needs --out FILE (Parquet is not written to a terminal)")
+    if json_ and out_file is None:
+        raise ConfigError("--json prints a summary of the file written: give --out FILE (without it the samples "
+                          "themselves go to stdout)")
     with _require(runs) as store:
         run_id = store.resolve(run)
         if out_file is None:
@@ -209,7 +213,10 @@ def export(
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         else:
             count = export_samples(store, run_id, out_file, fmt=fmt, status=status)
-            err.print(f"wrote {count} samples of {run_id} to {out_file}", highlight=False)
+            if json_:
+                emit_json({"run": run_id, "out": str(out_file), "format": fmt, "status": status, "samples": count})
+            else:
+                err.print(f"wrote {count} samples of {run_id} to {out_file}", highlight=False)
 
 
 @app.command("merge")

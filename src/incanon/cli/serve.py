@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 from typing import Optional
+from urllib.parse import urlsplit
 
 import typer
 
@@ -46,6 +49,7 @@ def register(app: typer.Typer) -> None:
         client_concurrency: int = typer.Option(16, "--client-concurrency", min=1, help="Chat requests one client may have running on /v1 (more wait their turn)."),
         client_queue: int = typer.Option(256, "--client-queue", min=0, help="Chat requests of one client that may wait their turn on /v1 (more get 429 with Retry-After)."),
         spoilers: bool = typer.Option(False, "--spoilers", help="/v1/models also lists each character's later time points by label (off: an entry names only its own point)."),
+        json_: bool = typer.Option(False, "--json", help="Once the server listens, print one JSON line on stdout: url, api (the /v1 base), host, port, canon, runs, model (for scripts; with --port 0 it says which port)."),
     ) -> None:
         """Serve the web app: chat with a character at a point on the story's timeline, and browse runs.
 
@@ -75,6 +79,13 @@ def register(app: typer.Typer) -> None:
                       soft_wrap=True, highlight=False)
 
         def ready(url: str) -> None:
+            if json_:
+                bound = urlsplit(url)
+                # One line, so a script can read it while the server keeps running.
+                sys.stdout.write(json.dumps({
+                    "url": url, "api": url.rstrip("/") + "/v1", "host": bound.hostname, "port": bound.port,
+                    "canon": str(canon), "runs": str(runs_path), "model": config.model_label}) + "\n")
+                sys.stdout.flush()
             err.print(f"incanon serve: {url} (canon {canon}, runs {runs_path}, "
                       f"model {config.model_label}); Ctrl-C stops it", soft_wrap=True, highlight=False)
 

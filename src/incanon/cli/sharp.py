@@ -13,6 +13,7 @@ from incanon.cli.methods import check_methods, split_methods
 from incanon.cli.options import RunOptions, with_run_options
 from incanon.cli.canonrefs import SAMPLE_CANON_HELP, default_canon, open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
+from incanon.cli.renamed import renamed
 from incanon.cli.sharp_cast import HPD_HELP, HPD_KEY_HELP, affection_note_of, resolver, warn_unmapped
 from incanon.errors import ConfigError, ModelError
 from incanon.runs.estimate import repeated
@@ -91,7 +92,8 @@ def _meta(values: Optional[list[str]]) -> dict[str, str]:
 def claims(
     conceptnet: Optional[Path] = typer.Option(None, "--conceptnet", help="ConceptNet assertion file, plain or gzip (default: the shipped sample)."),
     out_path: Path = typer.Option(..., "--out", help="Claims file to write (JSON Lines)."),
-    n: int = typer.Option(100, "-n", "--n", min=1, help="How many claims."),
+    limit: int = typer.Option(100, "--limit", min=1, help="How many claims."),
+    n_old: Optional[int] = typer.Option(None, "-n", "--n", min=1, hidden=True, help="Older spelling of --limit."),
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice."),
     ratio: float = typer.Option(0.5, "--ratio", min=0.0, max=1.0, help="Share of counterfactual claims."),
     lang: str = typer.Option("en", "--lang", help="Language of the claims: en or zh (edges /c/<lang>/...)."),
@@ -103,11 +105,12 @@ def claims(
 ) -> None:
     """Build factual and counterfactual claims from a ConceptNet-format file.
 
-    Example: incanon sharp claims --conceptnet examples/sharp/conceptnet_zh_en.csv --lang zh -n 24 --out zh.jsonl
+    Example: incanon sharp claims --conceptnet examples/sharp/conceptnet_zh_en.csv --lang zh --limit 24 --out zh.jsonl
     """
     from incanon.bench.sharp import BuildReport, build_claims, get_language, read_assertions, sample_assertions_path, write_claims_jsonl
     from incanon.errors import InputError
 
+    n = renamed(limit, n_old, new_flag="--limit", old_flag="-n/--n", default=100)
     get_language(lang)  # an unknown language fails before the file is read
     source = conceptnet or sample_assertions_path()
     reader = read_assertions(source, langs=lang, min_weight=min_weight, skip_bad=skip_bad,

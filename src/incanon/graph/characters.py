@@ -3,7 +3,7 @@
 ``graph build --character "NAME|ALIAS|..."`` ends here. A work created by the build gets its
 characters in the same import as the work itself (``World``); an existing work gets the missing
 ones added in one transaction, beside whatever it holds (its graph is kept: ``canon import
---replace`` would wipe it). The rows are the canon store's own ``characters`` and ``aliases``
+--fresh`` would wipe it). The rows are the canon store's own ``characters`` and ``aliases``
 (the layout its importer writes), so ``character_at`` and every benchmark find them.
 """
 

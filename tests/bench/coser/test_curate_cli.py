@@ -103,7 +103,7 @@ def test_curate_again_resumes(work):
 def test_sample_and_export_sft(work):
     if not (work / "out" / "The Wall-Lamps.json").exists():
         _curate(work)
-    res = _cli("sample", str(work / "out"), "--out", str(work / "test.json"), "--n", "4", "--seed", "3", "--json",
+    res = _cli("sample", str(work / "out"), "--out", str(work / "test.json"), "--limit", "4", "--seed", "3", "--json",
                home=work / "home")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)

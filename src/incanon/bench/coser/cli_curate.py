@@ -146,7 +146,8 @@ def curate(
 def sample(
     source: Path = typer.Argument(..., help="Folder of per-book CoSER JSON files (curated or released), or the released held_out_plots.json."),
     out_file: Path = typer.Option(..., "--out", help="Test-set JSON file to write."),
-    n: int = typer.Option(200, "--n", min=1, help="Number of test conversations (half out-of-domain when some books are)."),
+    limit: int = typer.Option(200, "--limit", min=1, help="Number of test conversations (half out-of-domain when some books are)."),
+    n_old: Optional[int] = typer.Option(None, "--n", min=1, hidden=True, help="Older spelling of --limit."),
     per_domain: Optional[int] = typer.Option(None, "--per-domain", min=1, help="Draw this many from each domain instead (the reference: 100)."),
     seed: int = typer.Option(42, "--seed", help="Sampling seed (the reference's: 42)."),
     ood: list[str] = typer.Option([], "--ood", help="Title of a book held out of training (out-of-domain); repeatable."),
@@ -160,6 +161,9 @@ def sample(
     from incanon.bench.coser.sampling import sample_test_set
     from incanon.errors import InputError
 
+    from incanon.cli.renamed import renamed
+
+    n = renamed(limit, n_old, new_flag="--limit", old_flag="--n", default=200)
     books, domains = load_sampling_source(source)
     samples = sample_test_set(books, n, seed=seed, out_of_domain=ood, domains=domains, per_domain=per_domain)
     if not samples:

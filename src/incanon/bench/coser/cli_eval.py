@@ -45,7 +45,8 @@ def _result_json(result: Any) -> dict[str, Any]:
 
 def simulate(
     test: Path = typer.Option(..., "--test", help="Test-set JSON (CoSER's published test set or `incanon coser sample` output)."),
-    actor: str = typer.Option(..., "--actor", help="Actor model spec: plays every character."),
+    model: Optional[str] = typer.Option(None, "--model", help="The model under test (the actor): plays every character."),
+    actor_old: Optional[str] = typer.Option(None, "--actor", hidden=True, help="Older spelling of --model."),
     nsp: str = typer.Option(..., "--nsp", help="Next-speaker prediction model spec."),
     env: str = typer.Option(..., "--env", help="Environment model spec."),
     continue_from: int = typer.Option(0, "--continue-from", min=0, help="Replay the first K original messages before the models take over."),
@@ -77,7 +78,7 @@ def simulate(
 ) -> None:
     """Simulate test cases with one agent per character (resumable run); BLEU / ROUGE-L included.
 
-    Example: incanon coser simulate --test examples/coser/gca/test.json --actor openai/gpt-4o --nsp openai/gpt-4o-mini --env openai/gpt-4o-mini --rag expr3_conv1
+    Example: incanon coser simulate --test examples/coser/gca/test.json --model openai/gpt-4o --nsp openai/gpt-4o-mini --env openai/gpt-4o-mini --rag expr3_conv1
     """
     from incanon.bench.coser.files import load_test_set
     from incanon.bench.coser.report import report_from_runs
@@ -91,6 +92,11 @@ def simulate(
 
     from incanon.bench.coser.promptsets import check_prompt_set
 
+    from incanon.cli.renamed import renamed
+
+    actor = renamed(model, actor_old, new_flag="--model", old_flag="--actor", default=None)
+    if actor is None:
+        raise ConfigError("coser simulate needs --model SPEC: the model under test, which plays every character")
     spec = parse_rag(rag)
     if spec is not None and book_data is None:
         raise ConfigError("--rag needs --book-data DIR (the per-book CoSER JSON files to retrieve from)")
