@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from incanon.errors import InputError
-from incanon.reading import (
-    check_file, check_folder, iter_jsonl, parse_json, read_json, read_text, skipping_bad_lines, walk_files)
+from incanon.reading import check_file, check_folder, parse_json, read_json, read_text, walk_files
+from incanon.jsonlines import iter_jsonl
 
 pytestmark = pytest.mark.timeout(20)
 
@@ -67,18 +67,3 @@ def test_a_nul_byte_in_text_is_refused_with_its_line(tmp_path):
     path.write_bytes(b"## 1\nWren: hi\nMira: a\x00b\n")
     with pytest.raises(InputError, match=r"script.md \(line 3\): file holds a NUL byte"):
         read_text(path)
-
-
-def test_bad_lines_can_be_skipped_and_are_counted(tmp_path):
-    path = tmp_path / "items.jsonl"
-    path.write_bytes(b'{"id": 1}\n{broken\n{"id": 3}\n\xff\xfe\n{"id": 5, "id": 5}\n')
-    with pytest.raises(InputError, match="line 2"):
-        list(iter_jsonl(path))
-    with skipping_bad_lines() as skipped:
-        rows = [value for _, value in iter_jsonl(path)]
-    assert rows == [{"id": 1}, {"id": 3}]
-    assert skipped.count == 3
-    assert skipped.summary() == f"skipped 3 bad lines (not UTF-8 or not JSON): {path} (3: line 2, 4, 5)"
-    with skipping_bad_lines(False) as off, pytest.raises(InputError):
-        list(iter_jsonl(path))
-    assert off.count == 0

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from incanon.reading import iter_jsonl_objects  # noqa: F401  (re-exported for older imports)
+from incanon.jsonlines import iter_jsonl_objects  # noqa: F401  (re-exported for older imports)
 
 
 @contextmanager

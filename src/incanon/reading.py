@@ -11,8 +11,9 @@ Files that are not what they seem are refused before anything opens them: a FIFO
 device where a file is expected would block or never end, a symlink loop would surface as an
 ``OSError`` deep in a library. JSON objects with the same key twice, strings holding a lone
 UTF-16 surrogate (``"\\ud800"``: valid JSON escapes, not text) and NUL bytes in text files are
-refused too, each naming the file and line. :func:`skipping_bad_lines` lets a command skip the
-unreadable lines of JSON Lines files instead, counting them.
+refused too, each naming the file and line. :func:`~incanon.jsonlines.skipping_bad_lines` lets a command skip the
+unreadable lines of JSON Lines files instead, counting them; the JSON Lines readers are in
+:mod:`incanon.jsonlines`.
 """
 
 from __future__ import annotations
@@ -23,10 +24,6 @@ import math
 import os
 import re
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
 from json.decoder import JSONObject  # type: ignore[attr-defined]
 from json.scanner import py_make_scanner  # type: ignore[attr-defined]
 from pathlib import Path
@@ -37,7 +34,8 @@ from incanon.errors import InputError, NotFoundError
 #: Digits allowed in a JSON integer; real datasets never come near it, hostile ones do.
 MAX_INT_DIGITS = 640
 
-_PICKLE_PROTOCOLS = {2, 3, 4, 5}
+#: The protocol bytes after 0x80 that open a Python pickle (refused, never loaded).
+PICKLE_PROTOCOLS = {2, 3, 4, 5}
 
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
@@ -138,7 +136,7 @@ def _line_of(data: bytes | str, offset: int) -> int:
 def decode_text(raw: bytes, source: str, what: str = "file") -> str:
     """``raw`` as UTF-8 text (a BOM is dropped); a pickle or non-UTF-8 bytes are an
     ``InputError`` naming the file and the line of the first bad byte."""
-    if len(raw) >= 2 and raw[0] == 0x80 and raw[1] in _PICKLE_PROTOCOLS:
+    if len(raw) >= 2 and raw[0] == 0x80 and raw[1] in PICKLE_PROTOCOLS:
         raise InputError(f"{what} looks like a Python pickle; incanon never loads pickles, give JSON",
                          source=source)
     try:
@@ -305,111 +303,3 @@ def read_json(path: str | os.PathLike[str], what: str = "file") -> Any:
     """The JSON document in ``path``, read with :func:`read_text` and :func:`parse_json`."""
     text = read_text(path, what)
     return parse_json(text, str(Path(path).expanduser()))
-
-
-@dataclass
-class SkippedLines:
-    """The unreadable JSON Lines lines skipped under :func:`skipping_bad_lines`, per file."""
-
-    lines: dict[str, list[str]] = field(default_factory=dict)
-
-    @property
-    def count(self) -> int:
-        """How many lines were skipped in all."""
-        return sum(len(v) for v in self.lines.values())
-
-    def add(self, source: str, where: str) -> None:
-        """Count ``where`` (``"line N"``) of ``source`` as skipped."""
-        self.lines.setdefault(source, []).append(where)
-
-    def summary(self) -> str:
-        """One line: how many lines of which files were skipped, naming the first few."""
-        parts = []
-        for source, wheres in self.lines.items():
-            shown = ", ".join(w.removeprefix("line ") for w in wheres[:5]) + (", ..." if len(wheres) > 5 else "")
-            parts.append(f"{source} ({len(wheres):,}: line {shown})")
-        noun = "line" if self.count == 1 else "lines"
-        return f"skipped {self.count:,} bad {noun} (not UTF-8 or not JSON): " + "; ".join(parts)
-
-
-_skipping: ContextVar[SkippedLines | None] = ContextVar("incanon_skipping_bad_lines", default=None)
-
-
-@contextmanager
-def skipping_bad_lines(enabled: bool = True) -> Iterator[SkippedLines]:
-    """Within the block, JSON Lines readers skip lines that are not UTF-8 or not JSON instead of
-    refusing the file; the yielded tally counts them (empty when ``enabled`` is false)."""
-    tally = SkippedLines()
-    token = _skipping.set(tally if enabled else None)
-    try:
-        yield tally
-    finally:
-        _skipping.reset(token)
-
-
-def iter_jsonl_lenient(path: str | os.PathLike[str], what: str = "file") -> Iterator[tuple[str, Any]]:
-    """``("line N", value)`` for each non-blank line of a JSON Lines file, streamed line by line
-    (bytes decoded per line, so a bad byte names its line). A line that is not UTF-8 or not
-    JSON yields its ``InputError`` as the value, for readers that report every bad line at once;
-    a missing path, a directory, an empty file or a pickle raises. Under
-    :func:`skipping_bad_lines` such lines are counted there and not yielded."""
-    source = _check_path(path, what)
-    tally = _skipping.get()
-    with open(source, "rb") as stream:
-        head = stream.read(2)
-        stream.seek(0)
-        if len(head) == 2 and head[0] == 0x80 and head[1] in _PICKLE_PROTOCOLS:
-            raise InputError(f"{what} looks like a Python pickle; incanon never loads pickles, give JSON Lines",
-                             source=str(source))
-        if not head:
-            raise InputError(f"{what} is empty", source=str(source))
-        for number, raw in enumerate(stream, start=1):
-            where = f"line {number}"
-            try:
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as exc:
-                bad: InputError | None = InputError(f"{what} is not UTF-8 text (byte 0x{raw[exc.start]:02x})",
-                                                    source=str(source), where=where)
-            else:
-                if not line.strip():
-                    continue
-                try:
-                    value = parse_json(line, str(source), where)
-                    bad = None
-                except InputError as exc:
-                    bad = exc
-            if bad is None:
-                yield where, value
-            elif tally is not None:
-                tally.add(str(source), where)
-            else:
-                yield where, bad
-
-
-def iter_jsonl(path: str | os.PathLike[str], what: str = "file") -> Iterator[tuple[str, Any]]:
-    """Like :func:`iter_jsonl_lenient`, the first bad line raises its ``InputError``."""
-    for where, value in iter_jsonl_lenient(path, what):
-        if isinstance(value, InputError):
-            raise value
-        yield where, value
-
-
-def iter_jsonl_objects(path: str | os.PathLike[str], what: str = "file") -> Iterator[tuple[str, dict[str, Any]]]:
-    """Like :func:`iter_jsonl`, each line must be a JSON object."""
-    for where, data in iter_jsonl(path, what):
-        if not isinstance(data, dict):
-            raise InputError(f"expected a JSON object, found {type(data).__name__}", source=str(Path(path).expanduser()),
-                             where=where)
-        yield where, data
-
-
-def read_json_or_jsonl(path: str | os.PathLike[str], what: str = "file") -> list[Any]:
-    """A JSON list (``.json``) or the rows of a JSON Lines file (``.jsonl`` or a text that is not one
-    JSON document), as a list."""
-    source = Path(path).expanduser()
-    if source.suffix.lower() in {".jsonl", ".ndjson"}:
-        return [value for _, value in iter_jsonl(source, what)]
-    data = read_json(source, what)
-    if not isinstance(data, list):
-        raise InputError(f"expected a JSON list, found {type(data).__name__}", source=str(source))
-    return data

@@ -183,7 +183,7 @@ def with_run_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from incanon.reading import skipping_bad_lines
+        from incanon.jsonlines import skipping_bad_lines
 
         values = {name: kwargs.pop(name) for name, _, _ in _OPTION_PARAMS if name in kwargs}
         with skipping_bad_lines(bool(kwargs.pop("skip_bad_lines", False))) as skipped:

@@ -33,7 +33,8 @@ from incanon.bench.dialsim.dates import when
 from incanon.bench.dialsim.questions import IDK, Question, options_with_idk
 from incanon.bench.dialsim.script import DialScript
 from incanon.errors import InputError
-from incanon.reading import iter_jsonl, parse_json, read_text
+from incanon.reading import parse_json, read_text
+from incanon.jsonlines import iter_jsonl
 
 
 class FanQuiz(BaseModel):

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from incanon.errors import InputError
-from incanon.reading import iter_jsonl, parse_json, read_text
+from incanon.reading import parse_json, read_text
+from incanon.jsonlines import iter_jsonl
 
 Layout = str
 """``entire_log``, ``results`` or ``rows``."""

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from incanon.errors import InputError
 from incanon.files import write_lines_atomic
-from incanon.reading import iter_jsonl_objects
+from incanon.jsonlines import iter_jsonl_objects
 
 Category = Literal["fan", "one-hop", "two-hop", "unanswerable"]
 CATEGORIES: tuple[Category, ...] = ("fan", "one-hop", "two-hop", "unanswerable")

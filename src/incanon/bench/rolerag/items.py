@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from incanon.errors import InputError, NotFoundError
-from incanon.reading import iter_jsonl
+from incanon.jsonlines import iter_jsonl
 
 
 class RoleRAGQuestion(BaseModel):

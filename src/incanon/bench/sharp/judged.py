@@ -24,7 +24,7 @@ from incanon.bench.sharp.metrics import MODES, JudgedAnswer, Mode
 from incanon.bench.sharp.stance import LABELS
 from incanon.errors import ConfigError, InputError
 from incanon.files import write_lines_atomic
-from incanon.reading import iter_jsonl_objects
+from incanon.jsonlines import iter_jsonl_objects
 from incanon.runs.store import RunStore
 
 _EXPECTED = ("expected work, main_character, role, affection high|low|null, claim_id, claim_label "

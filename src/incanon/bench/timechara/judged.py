@@ -18,7 +18,7 @@ from incanon.bench.timechara.items import DATA_TYPES, QUESTION_GENERATIONS, SPAT
 from incanon.bench.timechara.validate import RowProblem, raise_problems
 from incanon.errors import InputError
 from incanon.judges.hallucination import HallucinationType
-from incanon.reading import iter_jsonl_lenient
+from incanon.jsonlines import iter_jsonl_lenient
 from incanon.runs.store import RunStore
 
 

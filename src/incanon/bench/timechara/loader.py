@@ -18,7 +18,8 @@ from incanon.bench.timechara.items import TimeCharaItem
 from incanon.bench.timechara.validate import Unreadable, validate_rows
 from incanon.errors import ConfigError, InputError, NotFoundError
 from incanon.files import write_lines_atomic
-from incanon.reading import check_file_or_folder, iter_jsonl_lenient, read_json, walk_files
+from incanon.reading import check_file_or_folder, read_json, walk_files
+from incanon.jsonlines import iter_jsonl_lenient
 
 _DATA_SUFFIXES = (".jsonl", ".json", ".parquet", ".arrow")
 _METADATA = {"dataset_info.json", "state.json", "dataset_dict.json"}
