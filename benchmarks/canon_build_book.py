@@ -229,6 +229,7 @@ async def main() -> None:
         card = build_card(store, "book", first, points[0])
         print(f"card of {first} at {points[0]!r}: {len(card.data.description.split())} words of description, "
               f"{len(card.data.character_book.entries)} lorebook entries")
+        print(f"  greeting (first_mes): {card.data.first_mes[:300]!r}")
         audit = await audit_work(store, "book", methods=("in-canon",), embedder=HashEmbedder())
         print(f"leak audit: {len(audit.points)} character@points, strict leaks {audit.strict_leaks()}")
         store.close()
