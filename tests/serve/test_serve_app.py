@@ -169,3 +169,30 @@ def test_configured_method_options_reach_every_chat(serve_config):
         chat = start(narrow, method="rag-cutoff", at="2-4")
         reply = say(narrow, chat["id"], "Who rang the flood bell?")["outcome"]["turn"]
     assert len(reply["evidence"]["chunks"]) == 1
+
+
+def test_regenerate_replaces_the_last_reply_and_the_model_never_sees_it(serve_config):
+    from fastapi.testclient import TestClient
+
+    from incanon.models import ScriptedModel, load_chat_model
+    from incanon.serve import create_app
+
+    model = ScriptedModel([], default="unused", name="scripted-character")
+    model.queue.extend(["An old reply.", "A middle reply.", "A fresh reply."])
+    with TestClient(create_app(serve_config, model=load_chat_model(model)), base_url="http://127.0.0.1") as client:
+        chat = start(client)
+        nothing = client.post(f"/api/chats/{chat['id']}/regenerate")
+        assert nothing.status_code == 400 and "no reply" in nothing.json()["error"]
+        say(client, chat["id"], "Where were you?")
+        say(client, chat["id"], "And then?")
+        response = client.post(f"/api/chats/{chat['id']}/regenerate")
+        assert response.status_code == 200, response.text
+        result = response.json()
+        assert result["outcome"]["kind"] == "reply" and result["outcome"]["turn"]["text"] == "A fresh reply."
+        assert [(t["index"], t["text"]) for t in result["chat"]["turns"]] == [
+            (0, "Where were you?"), (1, "An old reply."), (2, "And then?"), (3, "A fresh reply.")]
+        # The regenerated call went through the method with the same line and without the reply it replaces.
+        last = model.calls[-1].messages
+        assert last[-1].content == "And then?"
+        assert "A middle reply." not in [m.content for m in last] and "An old reply." in [m.content for m in last]
+        assert result["outcome"]["turn"]["evidence"]["calls"][0]["prompt"] == "And then?"

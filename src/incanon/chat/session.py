@@ -32,7 +32,7 @@ from incanon.canon.store import CanonStore
 from incanon.chat.embedder import LazyEmbedder
 from incanon.chat.evidence import build_evidence
 from incanon.chat.transcript import ChatTranscript, ChatTurn, Evidence, MethodUse, Stop
-from incanon.errors import IncanonError, NotFoundError
+from incanon.errors import IncanonError, InputError, NotFoundError
 from incanon.models.streaming import streaming_to
 from incanon.models.types import ChatModel, Completion, Embedder, GenerationParams, Message
 from incanon.retrieval import ChunkRetriever
@@ -275,6 +275,20 @@ class ChatSession:
                         method=reply.method, evidence=build_evidence(reply, self.who, self._chunk))
         self.turns.append(turn)
         return turn
+
+    async def regenerate(self) -> ChatTurn:
+        """Ask the last user line again: the last reply is dropped (the method never sees it)
+        and a new one is made the way ``say`` makes it. When the method fails, the old reply is
+        put back. ``InputError`` when the conversation does not end with a reply to a line."""
+        turns = self.turns
+        if len(turns) < 2 or turns[-1].speaker == "user" or turns[-2].speaker != "user":
+            raise InputError("there is no reply to regenerate yet")
+        reply, line = turns.pop(), turns.pop()
+        try:
+            return await self.say(line.text)
+        except BaseException:
+            turns.extend([line, reply])
+            raise
 
     async def answer(self, dialogue: list[Turn], *, params: GenerationParams | None = None,
                      on_text: Callable[[str], None] | None = None) -> tuple[Reply, Evidence]:

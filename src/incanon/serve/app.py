@@ -178,6 +178,13 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
         outcome = await chats.say(chat_id, body.line)
         return {"outcome": _outcome_json(outcome), "chat": await chats.state(chat_id)}
 
+    @app.post("/api/chats/{chat_id}/regenerate")
+    async def regenerate(chat_id: str) -> dict[str, Any]:
+        """Answer the last line again: the last reply is replaced (the model does not see it);
+        returns the new reply and the chat's new state."""
+        outcome = await chats.regenerate(chat_id)
+        return {"outcome": _outcome_json(outcome), "chat": await chats.state(chat_id)}
+
     @app.get("/api/chats/{chat_id}/transcript")
     async def transcript(chat_id: str) -> Response:
         """The conversation and each reply's evidence (``incanon-chat/1`` JSON), as a download."""

@@ -124,3 +124,11 @@ class ChatRegistry:
                 if retrieves(arg.strip(), self.config.options):
                     self.jobs.job(chat.session.work)  # start embedding now: the next line needs it
             return await chat.host.run(lambda session: handle(session, line))
+
+    async def regenerate(self, chat_id: str) -> Outcome:
+        """A new reply to the chat's last line, in place of the last reply (which the method
+        does not see): ``ChatSession.regenerate``, in turn with the chat's other requests."""
+        chat = self.get(chat_id)
+        async with chat.lock:
+            await chat.host.ready()
+            return Outcome("reply", turn=await chat.host.run(lambda session: session.regenerate()))
