@@ -31,8 +31,10 @@ the child from ``RUSAGE_CHILDREN``), one fresh directory per try so neither resu
 alternating which side goes first each round, after one untimed warm-up of each on 200 items
 (page cache, bytecode). Afterwards (outside the clock) the script checks that inspect's log says
 ``success`` with every sample completed and scored, and that the run store holds every sample
-``ok`` with its score. The machine is shared, so the load average is printed with every try;
-the ratio of medians is the figure, the CPU ratio the one a loaded machine changes least.
+``ok`` with its score. The machine is shared, so the load average (/proc/loadavg as each try
+starts; the 1-minute figure includes this benchmark's own previous child, about 1 after an
+inspect try) is printed with every try; the ratio of medians is the figure. The CPU ratio is
+printed too: load changes it less, though not to nothing (two cores may share one physical core).
 
     .venv/bin/python benchmarks/vs_inspect.py [--items 10000] [--tries 3] [--concurrency 10]
         [--venv-root DIR] [--inspect-arg=--no-log-realtime ...]
