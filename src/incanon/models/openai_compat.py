@@ -80,10 +80,11 @@ def translate_error(exc: BaseException, where: str, key: Secret, timeout: float)
     import openai
 
     secret = key.reveal()
-    if isinstance(exc, openai.APITimeoutError):
+    refused = _refusal(exc)
+    if isinstance(exc, openai.APITimeoutError) and refused is None:
         return RetryableError(f"{where}: no reply within the {timeout:g}s timeout")
     if isinstance(exc, openai.APIConnectionError):
-        cause = type(exc.__cause__).__name__ if exc.__cause__ else "connection error"
+        cause = refused or (type(exc.__cause__).__name__ if exc.__cause__ else "connection error")
         return RetryableError(f"{where}: connection failed ({cause})")
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
@@ -107,6 +108,19 @@ def translate_error(exc: BaseException, where: str, key: Secret, timeout: float)
         return ModelError(scrub(f"{where}: {type(exc).__name__}: {exc}", secret))
     # json.JSONDecodeError, pydantic errors and the like: the body was not what the API promises.
     return MalformedResponseError(scrub(f"{where}: unreadable reply ({type(exc).__name__}: {exc})", secret))
+
+
+def _refusal(exc: BaseException) -> str | None:
+    """``ConnectError`` when the cause is a refused or failed connection, not a timeout.
+
+    The SDK's aiohttp transport maps every aiohttp connection error to httpx's ``ConnectTimeout``,
+    so the cause chain is what tells a refused connection from a slow one."""
+    seen = exc.__cause__
+    while seen is not None:
+        if isinstance(seen, OSError) and not isinstance(seen, TimeoutError):
+            return "ConnectError"
+        seen = seen.__cause__
+    return None
 
 
 def request_options(params: GenerationParams) -> dict[str, Any]:
@@ -174,9 +188,13 @@ class OpenAIChatModel(StreamsPieces):
         client = self._clients.get(loop)
         if client is None:
             client = openai.AsyncOpenAI(
-                api_key=self._key.reveal(), base_url=self.base_url, max_retries=0, timeout=self.timeout
+                api_key=self._key.reveal(), base_url=self.base_url, max_retries=0, timeout=self.timeout,
+                http_client=_http_client(),
             )
             self._clients[loop] = client
+            # The aiohttp session must be closed on its own loop; asyncio.run (and pytest's
+            # loops) cancel the tasks still pending at shutdown, which closes it in time.
+            _closers.add(loop.create_task(_close_at_shutdown(client), name="incanon-openai-close"))
         return client
 
     async def _generate(self, messages: Sequence[Message], params: GenerationParams | None,
@@ -224,6 +242,34 @@ class OpenAIChatModel(StreamsPieces):
                 reason = _field(choice, "finish_reason") or reason
         return {"model": name, "choices": [{"message": {"content": text}, "finish_reason": reason}],
                 "usage": usage}
+
+
+_closers: set[asyncio.Task[None]] = set()
+"""Strong references to the closer tasks (the loop keeps only weak ones)."""
+
+
+def _http_client() -> Any:
+    """The SDK's aiohttp transport when installed (the ``aiohttp`` extra), else its httpx one.
+
+    httpx's connection pool scans every pooled connection on each request (with a ``getpeername``
+    system call per connection), which at 64 connections cost more CPU per call than the rest of
+    the call path: the aiohttp transport halves the client's CPU per call
+    (``benchmarks/models.py --http-only``)."""
+    import openai
+
+    try:
+        return openai.DefaultAioHttpClient()
+    except RuntimeError:  # the SDK raises this when aiohttp is missing
+        return openai.DefaultAsyncHttpxClient()
+
+
+async def _close_at_shutdown(client: Any) -> None:
+    """Wait until the loop shuts down (this task is cancelled then), then close ``client``."""
+    try:
+        await asyncio.Event().wait()
+    finally:
+        _closers.discard(asyncio.current_task())  # type: ignore[arg-type]
+        await client.close()
 
 
 def _field(value: Any, name: str) -> Any:
