@@ -129,6 +129,7 @@ def make_task(store: CanonStore, work: str, agent_model: ChatModel, judge_model:
             outputs={"answer": reply.text, "label": label},
             scores={"spatiotemporal": verdict.score},
             extra={"rationale": verdict.rationale, "judge_repaired": verdict.repaired,
+                   "judge_calls": {"judge": verdict.calls},
                    "calls": [c.model_dump(mode="json") for c in reply.calls]},
         )
 

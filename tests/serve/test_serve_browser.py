@@ -119,8 +119,7 @@ def test_browse_runs_open_a_run_and_a_sample(page, served):
     tab.click(f"a[href='#/runs/{run}']")
     tab.wait_for_selector(tid("paper-table"))
     assert "Past-absence" in tab.inner_text(tid("paper-table") + " >> nth=0")
-    chart = tab.wait_for_selector(f"{tid('chart')} img")
-    assert tab.evaluate("(img) => img.complete && img.naturalWidth > 0", chart)
+    tab.wait_for_selector(f"{tid('chart')} svg [data-testid=chart-bar]")
     tab.wait_for_selector(tid("samples-table"))
     assert tab.locator(tid("sample-row")).count() == 5
 
@@ -130,6 +129,7 @@ def test_browse_runs_open_a_run_and_a_sample(page, served):
     tab.wait_for_selector(tid("sample-title"))
     assert tab.inner_text(tid("sample-answer")) == "I have no idea what you mean."
     assert "It leaks the future" in tab.inner_text(tid("sample-rationale") + " >> nth=0")
+    assert tab.locator(tid("judge-call")).count() >= 2  # the judges' own calls, prompt and reply
     assert tab.locator(tid("sample-call")).count() >= 1
     assert "spatiotemporal" in tab.inner_text(tid("sample-scores"))
 

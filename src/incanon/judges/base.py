@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from incanon.llmout import json_objects, parse_score
 from incanon.models.types import ChatModel, GenerationParams, Message
 from incanon.templates import PromptLibrary, default_library
+
+
+def _call(step: str, messages: list[Message], output: str) -> dict[str, Any]:
+    return {"step": step, "messages": [{"role": m.role, "content": m.content} for m in messages], "output": output}
 
 
 class Judgement(BaseModel):
@@ -20,6 +24,8 @@ class Judgement(BaseModel):
     """The judge's reasoning (its full first output)."""
     repaired: bool = False
     """True when the score came from the repair call."""
+    calls: list[dict[str, Any]] = Field(default_factory=list)
+    """The calls made (``{"step", "messages", "output"}``): the judgement, then the repair."""
 
 
 class LLMJudge:
@@ -77,8 +83,9 @@ class LLMJudge:
         messages = [Message(role="user", content=prompt)]
         first = await self.model.generate(messages, self.params)
         score = self.parser(first.text, self.allowed)
+        calls = [_call("judge", messages, first.text)]
         if score is not None:
-            return Judgement(score=score, rationale=first.text.strip())
+            return Judgement(score=score, rationale=first.text.strip(), calls=calls)
         # One repair turn: show the judge its own text and ask for the bare score, constrained
         # to the allowed values by a JSON schema (small local models follow a grammar even when
         # they ignore the instruction to end with "Score: N").
@@ -97,4 +104,5 @@ class LLMJudge:
             score=self._read_repair(second.text),
             rationale=first.text.strip(),
             repaired=True,
+            calls=[*calls, _call("repair", repair[-1:], second.text)],
         )

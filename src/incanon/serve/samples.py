@@ -84,12 +84,18 @@ def _snippet(text: str) -> str:
     return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…"
 
 
+def _question(text: str) -> dict[str, str]:
+    # The list shows the start; the whole question (its cell's tooltip) only when it was cut.
+    short = _snippet(text)
+    return {"question": short} if short == text else {"question": short, "question_full": text}
+
+
 def summary_row(sample: SampleRecord, type_of: Callable[[SampleRecord], str | None] = generic_type) -> dict[str, Any]:
     """One row of a run's sample list (``type_of``: see :func:`type_function`)."""
     return {
         "item_id": sample.item_id, "epoch": sample.epoch, "status": sample.status,
         "type": type_of(sample),
-        "scores": dict(sample.scores or {}), "question": _snippet(sample_question(sample)),
+        "scores": dict(sample.scores or {}), **_question(sample_question(sample)),
         "answer": _snippet(sample_answer(sample)), "error": sample.error, "error_type": sample.error_type,
         "calls": sample.usage.calls, "tokens": sample.usage.prompt_tokens + sample.usage.completion_tokens,
         "duration_s": round(sample.duration_s, 3),
@@ -118,18 +124,37 @@ def rationales(sample: SampleRecord) -> dict[str, str]:
     return found
 
 
+def _judge_name(key: str) -> str:
+    # "temporal_rationale" is the temporal judge's; a bare "rationale" is the sample's one judge.
+    return key.replace("_rationale", "").replace(" rationale", "").strip() if key != "rationale" else "judge"
+
+
+def judges(sample: SampleRecord, why: dict[str, str]) -> list[dict[str, Any]]:
+    """The judges of a sample: ``{name, score, rationale, calls}`` each, from its rationales,
+    scores and the judge calls the run stored (``extra["judge_calls"]``, name → calls)."""
+    stored = (sample.extra or {}).get("judge_calls")
+    stored = stored if isinstance(stored, dict) else {}
+    rationale_of = {_judge_name(k): v for k, v in why.items()}
+    names = list(dict.fromkeys([*rationale_of, *stored]))
+    scores = sample.scores or {}
+    only = next(iter(scores.values())) if len(scores) == 1 and len(names) == 1 else None
+    return [{"name": n, "score": scores.get(n, only), "rationale": rationale_of.get(n, ""),
+             "calls": [c for c in stored.get(n) or [] if isinstance(c, dict)]} for n in names]
+
+
 def sample_detail(sample: SampleRecord, benchmark: str | None = None) -> dict[str, Any]:
     """The whole sample for the drill-down: input, answer, scores, rationales, calls, usage."""
     extra = dict(sample.extra or {})
     calls = extra.pop("calls", None) or []
     why = rationales(sample)
     for key in list(extra):
-        if "rationale" in key or key in REASON_KEYS:
+        if "rationale" in key or key in REASON_KEYS or key == "judge_calls":
             extra.pop(key)
     return {
         "run_id": sample.run_id, "item_id": sample.item_id, "epoch": sample.epoch, "status": sample.status,
         "type": sample_type(sample, benchmark), "input": sample.input, "answer": sample_answer(sample),
-        "outputs": sample.outputs or {}, "scores": dict(sample.scores or {}), "rationales": why, "calls": calls,
+        "outputs": sample.outputs or {}, "scores": dict(sample.scores or {}), "rationales": why,
+        "judges": judges(sample, why), "calls": calls,
         "extra": extra, "usage": sample.usage.model_dump(mode="json"), "attempts": sample.attempts,
         "started": sample.started.isoformat() if isinstance(sample.started, datetime) else sample.started,
         "duration_s": sample.duration_s, "error_type": sample.error_type, "error": sample.error,

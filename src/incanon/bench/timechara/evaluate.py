@@ -152,6 +152,9 @@ async def judge_answer(item: TimeCharaItem, who: CharacterAt, answer: str, judge
                                                       ("spatial", spatial, {0, 1}))
                               if v is not None and not v.repaired and readings_differ(v.rationale, allowed)],
         "score_reading": judges.reading,
+        # Each judge's calls (prompt and reply), for the web app's sample drill-down.
+        "judge_calls": {n: v.calls for n, v in (("temporal", temporal), ("personality", personality),
+                                                 ("spatial", spatial)) if v is not None},
     }
     if spatial is not None:
         scores["spatial"] = spatial.score

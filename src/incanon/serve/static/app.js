@@ -1,87 +1,11 @@
 // incanon web app: chat with a character at a point on the story's timeline, and browse runs.
-// Plain ES module, no build step. Every text from the server goes through textContent (h()),
-// never innerHTML, so canon text and model output cannot inject markup.
+// Plain ES modules, no build step: util.js (helpers), markdown.js (replies), runs.js and
+// charts.js (the runs pages). Every text from the server goes through text nodes (h(),
+// markdown()), never innerHTML, so canon text and model output cannot inject markup.
 
-const view = document.getElementById("view");
-const flash = document.getElementById("flash");
-
-// -- helpers ------------------------------------------------------------------------------------
-
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-    else if (key === "class") el.className = value;
-    else if (key === "testid") el.dataset.testid = value;
-    else el.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat(Infinity)) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return el;
-}
-
-function fill(el, ...children) {
-  // replaceChildren() with h()'s flattening: arrays nest, null and false are skipped.
-  el.replaceChildren(...h("div", {}, ...children).childNodes);
-}
-
-async function api(path, options = {}) {
-  const init = { headers: { "Accept": "application/json" }, ...options };
-  if (options.body !== undefined) {
-    init.method = options.method || "POST";
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(options.body);
-  }
-  const response = await fetch(path, init);
-  const text = await response.text();
-  let data = null;
-  try { data = text ? JSON.parse(text) : null; } catch { data = null; }
-  if (!response.ok) {
-    let message = data && data.error ? data.error : `${response.status} ${response.statusText}`;
-    if (data && Array.isArray(data.detail)) {
-      message = data.detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
-    }
-    throw new Error(message);
-  }
-  return data;
-}
-
-function showError(error) {
-  flash.textContent = error instanceof Error ? error.message : String(error);
-  flash.hidden = false;
-}
-
-function clearError() { flash.hidden = true; flash.textContent = ""; }
-
-function fmt(value, digits = 3) {
-  if (value === null || value === undefined) return "-";
-  if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(digits);
-  return String(value);
-}
-
-function meanSem(stat) {
-  if (!stat || stat.mean === null || stat.mean === undefined) return "-";
-  return stat.sem === null || stat.sem === undefined ? fmt(stat.mean) : `${fmt(stat.mean)} ± ${fmt(stat.sem)}`;
-}
-
-const NUMERIC = /^[+-]?[\d,]*\.?\d+%?( ± [\d.]+%?)?( \(.*\))?$/;
-
-function tableEl(table, testid) {
-  return h("table", { class: "grid", testid },
-    table.caption ? h("caption", {}, table.caption) : null,
-    h("thead", {}, h("tr", {}, table.columns.map((c) => h("th", {}, c)))),
-    h("tbody", {}, table.rows.map((row) => h("tr", {},
-      row.map((cell) => h("td", { class: NUMERIC.test(String(cell).trim()) ? "num" : null }, cell))))));
-}
-
-function route() {
-  const hash = location.hash.replace(/^#/, "") || "/chat";
-  const [path, query = ""] = hash.split("?");
-  return { parts: path.split("/").filter(Boolean).map(decodeURIComponent), params: new URLSearchParams(query) };
-}
+import { h, fill, api, showError, clearError, fmt, snippet, route, hooks, view } from "./util.js";
+import { markdown } from "./markdown.js";
+import { runsView, runView, reportView, sampleView } from "./runs.js";
 
 // -- chat -----------------------------------------------------------------------------------------
 
@@ -102,7 +26,8 @@ async function chatView() {
     methods.map((m) => h("option", { value: m.name, title: m.description }, m.name)));
   const methodHelp = h("p", { class: "small muted", testid: "method-help" });
   const slider = h("input", { type: "range", min: 0, max: 0, value: 0, step: 1, testid: "timeline",
-    "aria-label": "Story time", oninput: () => showStop(), onchange: () => moveTo() });
+    "aria-label": "Story time", oninput: () => { showStop(); settleMove(); }, onchange: () => settleMove(),
+    onpointerup: () => settleMove(0) });
   const stopLabel = h("div", { class: "stop-label", testid: "stop-label" });
   const stopInfo = h("div", { class: "small muted" });
   const marks = h("div", { class: "marks", testid: "marks" });
@@ -231,11 +156,16 @@ function renderChat(chat, notes = []) {
   const notesAfter = (count) => chatState.log.filter((n) => n.after === count).map((n) =>
     h("div", { class: `system ${n.kind === "error" ? "error" : ""}`, testid: n.kind === "error" ? "chat-error" : "chat-note" }, n.text));
   ui.turns.append(...notesAfter(0));
+  const lastIndex = chat.turns.length - 1;
   chat.turns.forEach((turn, i) => {
     const mine = turn.speaker === "user";
+    const again = !mine && i === lastIndex && i > 0 && chat.turns[i - 1].speaker === "user"
+      ? h("button", { class: "regenerate", testid: "regenerate", title: "Ask the last line again for a new reply",
+        onclick: (e) => { e.stopPropagation(); regenerate(); } }, "↻ regenerate") : null;
     const el = h("div", { class: `turn ${mine ? "user" : "character"}${chatState.selected === turn.index ? " selected" : ""}`,
       testid: mine ? "turn-user" : "turn-character", onclick: mine ? null : () => selectTurn(turn.index) },
-      h("div", { class: "who" }, mine ? "you" : `${turn.speaker} · ${turn.method} · at ${turn.at}`), turn.text);
+      h("div", { class: "who" }, mine ? "you" : `${turn.speaker} · ${turn.method} · at ${turn.at}`),
+      mine ? h("div", { class: "plain" }, turn.text) : markdown(turn.text), again);
     ui.turns.append(el, ...notesAfter(i + 1));
   });
   renderScope(chat.scope);
@@ -279,7 +209,7 @@ function renderEvidence() {
           c.score !== null ? h("span", { class: "tag" }, `score ${fmt(c.score)}`) : null,
           h("span", { class: `tag ${c.shown ? "good" : ""}` }, c.shown ? "in the prompt" : "not shown"),
           c.in_scope ? null : h("span", { class: "tag bad" }, c.label || "outside the scope")),
-        h("div", {}, c.text)));
+        chunkText(c.text)));
     }
   }
   const graph = ev.graph || {};
@@ -295,6 +225,17 @@ function renderEvidence() {
     h("summary", {}, `${i + 1}. ${call.step} (${call.messages} messages)`),
     call.system ? h("pre", {}, call.system) : null, h("pre", {}, call.prompt), h("pre", {}, call.output))));
   ui.evidence.replaceChildren(...parts);
+}
+
+// A chunk shows its first ~200 characters; the whole text opens below them.
+const SNIPPET_CHARS = 200;
+
+function chunkText(text) {
+  if (text.length <= SNIPPET_CHARS) return h("div", { class: "chunk-text" }, text);
+  return h("details", { class: "chunk-text", testid: "chunk-more" },
+    h("summary", {}, h("span", { class: "snip", testid: "chunk-snippet" }, snippet(text, SNIPPET_CHARS)),
+      h("span", { class: "more small" }, ` show all ${text.length} characters`)),
+    h("div", { testid: "chunk-full" }, text));
 }
 
 function preparingText(job) {
@@ -352,6 +293,27 @@ function syncControls(chat) {
   if (index >= 0) { ui.slider.value = String(index); showStop(); }
 }
 
+async function regenerate() {
+  const ui = chatState.ui;
+  if (!chatState.chat || chatState.busy) return;
+  clearError();
+  chatState.busy = true;
+  for (const el of [ui.input, ui.sendBtn]) el.disabled = true;
+  const old = ui.turns.querySelector("[data-testid=regenerate]");
+  if (old) old.replaceWith(h("div", { class: "system", testid: "pending" }, `${chatState.chat.character} is answering again…`));
+  try {
+    const result = await api(`/api/chats/${chatState.chat.id}/regenerate`, { body: {} });
+    chatState.selected = result.outcome.turn.index;
+    renderChat(result.chat);
+  } catch (error) {
+    showError(error);
+    renderChat(chatState.chat);
+  } finally {
+    chatState.busy = false;
+    for (const el of [ui.input, ui.sendBtn]) el.disabled = false;
+  }
+}
+
 async function send() {
   const ui = chatState.ui;
   const line = ui.input.value.trim();
@@ -362,9 +324,20 @@ async function send() {
   ui.input.focus();
 }
 
+// The slider moves the chat once it settles: ~400 ms after the last step (arrow keys, dragging)
+// or at once when the pointer is released, so five quick steps are one move, not five.
+const SETTLE_MS = 400;
+let settleTimer = null;
+
+function settleMove(delay = SETTLE_MS) {
+  clearTimeout(settleTimer);
+  settleTimer = setTimeout(() => { settleTimer = null; moveTo(); }, delay);
+}
+
 async function moveTo() {
   if (!chatState.chat) return;
   const stop = currentStop();
+  if (chatState.busy) { settleMove(); return; }  // a reply is on its way: move after it
   if (stop.at !== chatState.chat.at) await say(`/at ${stop.at}`);
 }
 
@@ -382,173 +355,6 @@ async function save() {
 }
 
 // -- runs -----------------------------------------------------------------------------------------
-
-// Runs ticked for comparison, kept across refreshes of the list.
-const chosenRuns = new Set();
-const REFRESH_MS = 5000;
-
-function refreshWhileRunning(runs) {
-  // A run in progress: show its new samples and scores without a manual reload.
-  if (!runs.some((r) => r.status === "running")) return;
-  // The page, not its filters: filters live in the query part and a refresh keeps them.
-  const page = () => location.hash.split("?")[0];
-  const shown = page();
-  setTimeout(() => { if (page() === shown && !document.hidden) render(); }, REFRESH_MS);
-}
-
-async function runsView(params) {
-  const filters = { benchmark: params.get("benchmark") || "", model: params.get("model") || "", method: params.get("method") || "" };
-  const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v));
-  const data = await api(`/api/runs?${query}`);
-  const selects = Object.keys(filters).map((key) => {
-    const sel = h("select", { testid: `filter-${key}`, onchange: () => {
-      const next = new URLSearchParams(Object.entries({ ...filters, [key]: sel.value }).filter(([, v]) => v));
-      location.hash = `#/runs?${next}`;
-    } }, h("option", { value: "" }, "all"), data.facets[key].map((v) => h("option", { value: v }, v)));
-    sel.value = filters[key];
-    return h("label", {}, key, sel);
-  });
-  const chosen = chosenRuns;
-  for (const id of [...chosen]) if (!data.runs.some((r) => r.id === id)) chosen.delete(id);
-  const compare = h("button", { class: "primary", testid: "compare", disabled: chosen.size === 0, onclick: () => {
-    location.hash = `#/report?${[...chosen].map((id) => `run=${encodeURIComponent(id)}`).join("&")}`;
-  } }, "Compare selected");
-  const scoreNames = [...new Set(data.runs.flatMap((r) => Object.keys(r.scores)))].slice(0, 4);
-  const rows = data.runs.map((run) => h("tr", { class: "clickable", testid: "run-row", onclick: (e) => {
-    if (e.target.tagName !== "INPUT") location.hash = `#/runs/${encodeURIComponent(run.id)}`;
-  } },
-    h("td", {}, h("input", { type: "checkbox", "aria-label": `select ${run.id}`, checked: chosen.has(run.id), onchange: (e) => {
-      if (e.target.checked) chosen.add(run.id); else chosen.delete(run.id);
-      compare.disabled = chosen.size === 0;
-    } })),
-    h("td", {}, h("a", { href: `#/runs/${encodeURIComponent(run.id)}` }, run.id)), h("td", {}, run.benchmark),
-    h("td", {}, run.label), h("td", {}, run.status),
-    h("td", { class: "num" }, `${run.ok}${run.failed ? ` + ${run.failed} failed` : ""} / ${run.total ?? "?"}`),
-    scoreNames.map((name) => h("td", { class: "num" }, meanSem(run.scores[name]))),
-    h("td", { class: "num" }, fmt(run.usage.calls)), h("td", { class: "num" }, run.usage.cost ? `$${run.usage.cost.toFixed(4)}` : "-"),
-    h("td", { class: "small" }, run.created.replace("T", " ").slice(0, 19))));
-  fill(view, 
-    h("h1", {}, "Runs"), h("p", { class: "muted small" }, `${data.runs.length} of ${data.total} runs in ${data.store}`),
-    h("div", { class: "filters" }, selects, compare),
-    data.runs.length ? h("table", { class: "grid", testid: "runs-table" },
-      h("thead", {}, h("tr", {}, ["", "run", "benchmark", "model / method", "status", "samples", ...scoreNames, "calls", "cost", "created"].map((c) => h("th", {}, c)))),
-      h("tbody", {}, rows))
-      : h("p", { class: "muted" }, data.total ? "No run matches these filters." : "No runs yet: run a benchmark (for example `incanon demo`)."),
-    data.runs.some((r) => r.status === "running") ? h("p", { class: "small muted", testid: "live" }, "Runs in progress: this list refreshes every 5 seconds.") : null);
-  refreshWhileRunning(data.runs);
-}
-
-function sectionEl(section) {
-  const parts = [h("h2", {}, section.title)];
-  for (const note of section.notes) parts.push(h("div", { class: "note" }, note));
-  for (const block of section.blocks) {
-    if (block.kind === "heading") parts.push(h(`h${Math.min(6, block.level + 1)}`, {}, block.text));
-    else if (block.kind === "table" && block.table) parts.push(tableEl(block.table, "paper-table"));
-    else if (block.kind === "list") parts.push(h("ul", {}, block.items.map((i) => h("li", {}, i))));
-    else if (block.kind === "note") parts.push(h("div", { class: "note" }, block.text));
-    else parts.push(h("p", {}, block.text));
-  }
-  if (section.charts.length) {
-    parts.push(h("h3", {}, "Charts"), h("div", { class: "charts" }, section.charts.map((chart) =>
-      h("figure", { testid: "chart" }, h("img", { src: chart.image, alt: chart.title }), h("figcaption", {}, chart.title)))));
-  }
-  if (section.scores) parts.push(h("h3", {}, "Scores"), tableEl(section.scores, "scores-table"));
-  if (section.costs) parts.push(h("h3", {}, "Calls, tokens and cost"), tableEl(section.costs));
-  if (section.configuration.length) {
-    parts.push(h("details", {}, h("summary", {}, "Run configuration"), section.configuration.map((b) =>
-      b.kind === "list" ? h("ul", { class: "small" }, b.items.map((i) => h("li", {}, i))) : h("p", { class: "small" }, b.text))));
-  }
-  return h("section", { testid: "report-section" }, parts);
-}
-
-async function reportView(params) {
-  const runs = params.getAll("run");
-  const report = await api(`/api/report?${runs.map((r) => `run=${encodeURIComponent(r)}`).join("&")}`);
-  fill(view, h("p", {}, h("a", { href: "#/runs" }, "← runs")), h("h1", {}, report.title),
-    report.sections.map(sectionEl));
-}
-
-async function runView(runId, params) {
-  const [run, report] = await Promise.all([api(`/api/runs/${encodeURIComponent(runId)}`),
-    api(`/api/report?run=${encodeURIComponent(runId)}`)]);
-  const samples = h("div", { testid: "samples" });
-  fill(view, h("p", {}, h("a", { href: "#/runs" }, "← runs")),
-    h("h1", {}, `${run.id}`), h("p", { class: "muted" }, `${run.benchmark} · ${run.label} · ${run.status} · ${run.ok} ok, ${run.failed} failed of ${run.total ?? "?"}`),
-    run.status === "running" ? h("p", { class: "small muted", testid: "live" }, "In progress: this page refreshes every 5 seconds.") : null,
-    report.sections.map(sectionEl), h("h2", {}, "Samples"), samples);
-  await samplesList(run.id, params, samples);
-  refreshWhileRunning([run]);
-}
-
-async function samplesList(runId, params, into) {
-  const state = { status: params.get("status") || "", type: params.get("type") || "", q: params.get("q") || "",
-    offset: Number(params.get("offset") || 0), limit: 50 };
-  const load = async () => {
-    const query = new URLSearchParams(Object.entries(state).filter(([, v]) => v !== "" && v !== null));
-    const page = await api(`/api/runs/${encodeURIComponent(runId)}/samples?${query}`);
-    // Keep the filters in the address (no hashchange): a refresh or a shared link shows the same rows.
-    const kept = new URLSearchParams(Object.entries(state).filter(([k, v]) => k !== "limit" && v !== "" && v !== 0));
-    history.replaceState(null, "", `#/runs/${encodeURIComponent(runId)}${kept.size ? `?${kept}` : ""}`);
-    const status = h("select", { testid: "sample-status", onchange: () => { state.status = status.value; state.offset = 0; load(); } },
-      h("option", { value: "" }, "all"), Object.keys(page.statuses).map((s) => h("option", { value: s }, `${s} (${page.statuses[s]})`)));
-    status.value = state.status;
-    const type = h("select", { testid: "sample-type", onchange: () => { state.type = type.value; state.offset = 0; load(); } },
-      h("option", { value: "" }, "all"), Object.keys(page.types).sort().map((t) => h("option", { value: t }, `${t} (${page.types[t]})`)));
-    type.value = state.type;
-    const text = h("input", { type: "search", value: state.q, placeholder: "id, question, answer", testid: "sample-search",
-      onkeydown: (e) => { if (e.key === "Enter") { state.q = text.value; state.offset = 0; load(); } } });
-    const scores = page.scores.slice(0, 5);
-    const rows = page.rows.map((row) => h("tr", { class: "clickable", testid: "sample-row", onclick: () => {
-      location.hash = `#/runs/${encodeURIComponent(runId)}/sample?item=${encodeURIComponent(row.item_id)}&epoch=${row.epoch}`;
-    } }, h("td", {}, row.item_id), h("td", {}, row.type ?? ""), h("td", { class: `status-${row.status}` }, row.status),
-      scores.map((s) => h("td", { class: "num" }, fmt(row.scores[s]))), h("td", {}, row.status === "error" ? row.error : row.answer),
-      h("td", { class: "num" }, fmt(row.calls)), h("td", { class: "num" }, fmt(row.tokens))));
-    const pager = h("div", { class: "pager small" },
-      h("button", { disabled: state.offset === 0, onclick: () => { state.offset = Math.max(0, state.offset - state.limit); load(); } }, "previous"),
-      `${page.matched ? state.offset + 1 : 0}–${Math.min(state.offset + state.limit, page.matched)} of ${page.matched} (${page.total} in the run)`,
-      h("button", { disabled: state.offset + state.limit >= page.matched, onclick: () => { state.offset += state.limit; load(); } }, "next"));
-    into.replaceChildren(h("div", { class: "filters" }, h("label", {}, "status", status), h("label", {}, "type", type),
-      h("label", {}, "search", text)),
-      h("table", { class: "grid", testid: "samples-table" },
-        h("thead", {}, h("tr", {}, ["item", "type", "status", ...scores, "answer", "calls", "tokens"].map((c) => h("th", {}, c)))),
-        h("tbody", {}, rows)), pager);
-  };
-  await load();
-}
-
-function kvTable(object, testid) {
-  return h("table", { class: "grid", testid }, h("tbody", {}, Object.entries(object).map(([k, v]) =>
-    h("tr", {}, h("th", {}, k), h("td", {}, typeof v === "object" && v !== null ? JSON.stringify(v, null, 1) : fmt(v))))));
-}
-
-async function sampleView(runId, params) {
-  const item = params.get("item");
-  const epoch = params.get("epoch") || "0";
-  const s = await api(`/api/runs/${encodeURIComponent(runId)}/sample?item=${encodeURIComponent(item)}&epoch=${epoch}`);
-  const usage = s.usage;
-  fill(view, h("p", {}, h("a", { href: `#/runs/${encodeURIComponent(runId)}` }, `← run ${runId}`)),
-    h("h1", { testid: "sample-title" }, s.item_id),
-    h("p", { class: "muted" }, `${s.type ? `${s.type} · ` : ""}${s.status} · epoch ${s.epoch} · ${s.attempts} attempt(s) · ${fmt(s.duration_s, 2)} s`),
-    s.error ? h("div", { class: "note", testid: "sample-error" }, `${s.error_type}: ${s.error}`) : null,
-    s.traceback ? h("details", {}, h("summary", {}, "traceback"), h("pre", {}, s.traceback)) : null,
-    h("h2", {}, "Input"), kvTable(s.input, "sample-input"),
-    Array.isArray(s.outputs.messages) ? [h("h2", {}, "Conversation"), h("div", { class: "turns compact", testid: "sample-conversation" },
-      s.outputs.messages.map((m) => h("div", { class: "turn character" }, h("div", { class: "who" }, `${m.role}${m.source ? ` · ${m.source}` : ""}`), m.content)))]
-      : [h("h2", {}, "Answer"), h("pre", { testid: "sample-answer" }, s.answer || "(none)")],
-    h("h2", {}, "Scores"), kvTable(s.scores, "sample-scores"),
-    Object.keys(s.rationales).length ? [h("h2", {}, "Judge rationale"), Object.entries(s.rationales).map(([k, v]) =>
-      [h("h3", {}, k.replace(/_/g, " ")), h("pre", { testid: "sample-rationale" }, v)])] : null,
-    h("h2", {}, `Calls (${s.calls.length})`),
-    s.calls.map((call, i) => h("details", { testid: "sample-call", open: i === s.calls.length - 1 },
-      h("summary", {}, `${i + 1}. ${call.step}`),
-      (call.messages || []).map((m) => [h("div", { class: "small muted" }, m.role), h("pre", {}, m.content)]),
-      h("div", { class: "small muted" }, "output"), h("pre", {}, call.output))),
-    h("h2", {}, "Usage"), kvTable({ calls: usage.calls, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens,
-      cached_calls: usage.cached_calls, cost: usage.cost }, "sample-usage"),
-    Object.keys(s.outputs).length ? h("details", { open: !Array.isArray(s.outputs.messages) },
-      h("summary", {}, "Outputs"), h("pre", {}, JSON.stringify(s.outputs, null, 2))) : null,
-    Object.keys(s.extra).length ? h("details", {}, h("summary", {}, "Everything else the task recorded"), h("pre", {}, JSON.stringify(s.extra, null, 2))) : null);
-}
 
 // -- router ---------------------------------------------------------------------------------------
 
@@ -570,6 +376,7 @@ async function render() {
   document.body.dataset.ready = parts[0] || "chat";
 }
 
+hooks.render = render;
 window.addEventListener("hashchange", render);
 api("/api/info").then((info) => {
   document.getElementById("about").textContent = `incanon ${info.version} · model ${info.model}`;
