@@ -83,3 +83,18 @@ def test_nested_questions_and_judge_reasons_of_every_shape():
     assert detail["extra"] == {"repaired": []}
     sharp = record(outputs={"answer": "No.", "stance": "AGAINST", "reason": "She refuses the claim."}, extra={})
     assert sample_detail(sharp)["rationales"] == {"reason": "She refuses the claim."}
+
+
+def test_the_drill_down_lists_each_judge_with_its_score_reply_and_calls():
+    call = {"step": "judge", "messages": [{"role": "user", "content": "Judge this."}], "output": "fine\nScore: 1"}
+    timechara = record(extra={"temporal_rationale": "fine\nScore: 1", "judge_calls": {"temporal": [call]}})
+    detail = sample_detail(timechara)
+    assert detail["judges"] == [{"name": "temporal", "score": 1.0, "rationale": "fine\nScore: 1", "calls": [call]}]
+    assert "judge_calls" not in detail["extra"]
+    demo = record(scores={"spatiotemporal": 0.0}, extra={"rationale": "leaks", "judge_calls": {"judge": [call]}})
+    assert sample_detail(demo)["judges"] == [{"name": "judge", "score": 0.0, "rationale": "leaks", "calls": [call]}]
+    older = record(extra={"temporal_rationale": "fine"})  # a run from before judges kept their calls
+    assert sample_detail(older)["judges"] == [{"name": "temporal", "score": 1.0, "rationale": "fine", "calls": []}]
+    long = "Were you there " * 30
+    row = summary_row(record(input={"question": long}))
+    assert row["question"].endswith("…") and row["question_full"] == long
