@@ -27,6 +27,15 @@ from incanon.errors import ConfigError, InputError, NotFoundError
 _BUILTIN = "prompts"
 
 
+@lru_cache(maxsize=None)
+def _builtin_text(filename: str) -> str | None:
+    """A built-in template's text, None when there is none. Read once per process: they ship
+    inside the package, and reading the file on every render cost about a millisecond of a
+    chat reply's CPU (override templates are still read each time, so edits show at once)."""
+    builtin = resources.files("incanon").joinpath(_BUILTIN, filename)
+    return builtin.read_text(encoding="utf-8") if builtin.is_file() else None
+
+
 def _env() -> ImmutableSandboxedEnvironment:
     return ImmutableSandboxedEnvironment(
         undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False
@@ -69,10 +78,10 @@ class PromptLibrary:
             candidate = self.override_dir / filename
             if candidate.is_file():
                 return candidate.read_text(encoding="utf-8"), str(candidate)
-        builtin = resources.files("incanon").joinpath(_BUILTIN, filename)
-        if not builtin.is_file():
+        text = _builtin_text(filename)
+        if text is None:
             raise NotFoundError(f"no prompt template named {name!r} (looked for {filename})")
-        return builtin.read_text(encoding="utf-8"), f"incanon/{_BUILTIN}/{filename}"
+        return text, f"incanon/{_BUILTIN}/{filename}"
 
     def render(self, name: str, **variables: Any) -> str:
         """Render template ``name`` with ``variables``; unknown placeholders are errors."""

@@ -315,7 +315,21 @@ class KnowledgeScope:
 
     # -- summary ---------------------------------------------------------------------------
     def describe(self) -> dict[str, Any]:
-        """A small JSON-able summary: who, when, and how much is visible or hidden."""
+        """A small JSON-able summary: who, when, and how much is visible or hidden.
+
+        The counts are kept per scope until the store's data version moves on: a chat reply
+        carries this summary, and its ~14 counts were a large part of a reply's CPU."""
+        key = (self._wid, self._cid, self._at, self.witnessed_only)
+        stamp = (int(self._conn.execute("PRAGMA data_version").fetchone()[0]), self._conn.total_changes)
+        known = self._cache.summaries.get(key)
+        if known is None or known[0] != stamp:
+            if len(self._cache.summaries) >= 1024:  # scopes of many positions: keep it bounded
+                self._cache.summaries.clear()
+            known = self._cache.summaries[key] = (stamp, self._summary())
+        summary = known[1]  # a copy out: callers may change theirs
+        return {**summary, "visible": dict(summary["visible"]), "hidden": dict(summary["hidden"])}
+
+    def _summary(self) -> dict[str, Any]:
         wid = [self._wid]
         total = {
             t: self._count(t, ("work_id = ?", wid))

@@ -176,12 +176,16 @@ class VectorCache:
         """Set id → (generation, the set in story order): see :mod:`incanon.canon.chunk_order`."""
         self.facts: dict[int, tuple[object, object]] = {}
         """Work row id → (data version, its facts as columns): see :mod:`incanon.canon.fact_table`."""
+        self.summaries: dict[tuple[object, ...], tuple[object, dict[str, object]]] = {}
+        """Scope (work, character, position, witnessed only) → (data version, its counts): see
+        ``KnowledgeScope.describe``."""
 
     def clear(self) -> None:
         """Forget every cached matrix."""
         self._sets.clear()
         self.ordered.clear()
         self.facts.clear()
+        self.summaries.clear()
 
     def load(self, conn: sqlite3.Connection, set_row: sqlite3.Row) -> tuple[np.ndarray, np.ndarray]:
         """(row ids ascending, unit-norm float32 matrix in the same order) of one set."""

@@ -42,6 +42,13 @@ class LoopThread:
         try:
             self.loop.run_forever()
         finally:
+            # As asyncio.run does: what is still pending is cancelled and let finish, so what it
+            # holds (a model client's HTTP session) is closed on its own loop, not left to GC.
+            pending = asyncio.all_tasks(self.loop)
+            for task in pending:
+                task.cancel()
+            if pending:
+                self.loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
             self.loop.close()
 
     @property
