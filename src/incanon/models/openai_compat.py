@@ -182,20 +182,18 @@ class OpenAIChatModel(StreamsPieces):
         return f"OpenAIChatModel(model={self.model!r}, base_url={redact(self.base_url)!r})"
 
     def _client(self) -> Any:
-        import openai
+        """The SDK's client on the running loop (streamed calls)."""
+        return self._on_loop().sdk()
 
+    def _on_loop(self) -> "_LoopClients":
         loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = openai.AsyncOpenAI(
-                api_key=self._key.reveal(), base_url=self.base_url, max_retries=0, timeout=self.timeout,
-                http_client=_http_client(),
-            )
-            self._clients[loop] = client
-            # The aiohttp session must be closed on its own loop; asyncio.run (and pytest's
-            # loops) cancel the tasks still pending at shutdown, which closes it in time.
-            _closers.add(loop.create_task(_close_at_shutdown(client), name="incanon-openai-close"))
-        return client
+        clients = self._clients.get(loop)
+        if clients is None:
+            clients = self._clients[loop] = _LoopClients(self.base_url, self._key, self.timeout)
+            # Sessions must be closed on their own loop; asyncio.run (and the server's worker
+            # loops) cancel the tasks still pending at shutdown, which closes them in time.
+            _closers.add(loop.create_task(_close_at_shutdown(clients), name="incanon-openai-close"))
+        return clients
 
     async def _generate(self, messages: Sequence[Message], params: GenerationParams | None,
                         write: PieceCallback | None) -> Completion:
@@ -209,11 +207,15 @@ class OpenAIChatModel(StreamsPieces):
             if write is not None:
                 data = await self._streamed(body, write)
             else:
-                # The client's plain POST (auth, timeout, status errors as the SDK raises them),
-                # with the reply read as JSON data: the SDK's typed-parameter transform and
-                # response models cost more CPU per call than the rest of the call path
-                # together, which capped a 2-core machine at ~200 calls/s (benchmarks/models.py).
-                data = await self._client().post("/chat/completions", body=body, cast_to=object)
+                # A plain POST read as JSON data, aiohttp directly (the SDK's request path was
+                # most of a call's client CPU: see openai_http); the SDK's when aiohttp is absent.
+                clients = self._on_loop()
+                if clients.poster is not None:
+                    data = await clients.poster.post(body, where, self._key.reveal())
+                else:
+                    data = await clients.sdk().post("/chat/completions", body=body, cast_to=object)
+        except ModelError as exc:  # ours already (the direct path), its key scrubbed
+            error = exc
         except Exception as exc:  # noqa: BLE001 - every failure is translated below
             error = translate_error(exc, where, self._key, self.timeout)
         if error is not None:
@@ -248,13 +250,41 @@ _closers: set[asyncio.Task[None]] = set()
 """Strong references to the closer tasks (the loop keeps only weak ones)."""
 
 
+class _LoopClients:
+    """One event loop's HTTP clients: a direct aiohttp poster for plain calls (see
+    :mod:`incanon.models.openai_http`) and, made on first use, the SDK's client for streams."""
+
+    def __init__(self, base_url: str, key: Secret, timeout: float) -> None:
+        from incanon.models import openai_http
+
+        self._args = (base_url, key, timeout)
+        self._sdk: Any = None
+        self.poster = openai_http.DirectPoster(base_url, key.reveal(), timeout) if openai_http.available() else None
+
+    def sdk(self) -> Any:
+        """The SDK's client (its aiohttp transport when installed)."""
+        if self._sdk is None:
+            import openai
+
+            base_url, key, timeout = self._args
+            self._sdk = openai.AsyncOpenAI(api_key=key.reveal(), base_url=base_url, max_retries=0,
+                                           timeout=timeout, http_client=_http_client())
+        return self._sdk
+
+    async def close(self) -> None:
+        """Close both (on their loop)."""
+        if self.poster is not None:
+            await self.poster.close()
+        if self._sdk is not None:
+            await self._sdk.close()
+
+
 def _http_client() -> Any:
     """The SDK's aiohttp transport when installed (the ``aiohttp`` extra), else its httpx one.
 
     httpx's connection pool scans every pooled connection on each request (with a ``getpeername``
     system call per connection), which at 64 connections cost more CPU per call than the rest of
-    the call path: the aiohttp transport halves the client's CPU per call
-    (``benchmarks/models.py --http-only``)."""
+    the call path."""
     import openai
 
     try:
@@ -263,13 +293,13 @@ def _http_client() -> Any:
         return openai.DefaultAsyncHttpxClient()
 
 
-async def _close_at_shutdown(client: Any) -> None:
-    """Wait until the loop shuts down (this task is cancelled then), then close ``client``."""
+async def _close_at_shutdown(clients: _LoopClients) -> None:
+    """Wait until the loop shuts down (this task is cancelled then), then close ``clients``."""
     try:
         await asyncio.Event().wait()
     finally:
         _closers.discard(asyncio.current_task())  # type: ignore[arg-type]
-        await client.close()
+        await clients.close()
 
 
 def _field(value: Any, name: str) -> Any:
