@@ -119,7 +119,7 @@ def test_browse_runs_open_a_run_and_a_sample(page, served):
     tab.click(f"a[href='#/runs/{run}']")
     tab.wait_for_selector(tid("paper-table"))
     assert "Past-absence" in tab.inner_text(tid("paper-table") + " >> nth=0")
-    tab.wait_for_selector(f"{tid('chart')} svg [data-testid=chart-bar]")
+    tab.wait_for_selector(f"{tid('chart')} svg [data-testid=chart-bar]", state="attached")
     tab.wait_for_selector(tid("samples-table"))
     assert tab.locator(tid("sample-row")).count() == 5
 
