@@ -19,7 +19,8 @@ from urllib.parse import urlparse
 
 from incanon.secrets import redact
 from incanon.errors import ConfigError, ModelError
-from incanon.models.faults import MalformedResponseError, RetryableError, parse_retry_after, scrub
+from incanon.models.faults import MalformedResponseError, RetryableError, scrub
+from incanon.models.openai_http import http_error
 from incanon.models.streaming import PieceCallback, StreamsPieces
 from incanon.models.types import Completion, GenerationParams, Message
 
@@ -88,20 +89,8 @@ def translate_error(exc: BaseException, where: str, key: Secret, timeout: float)
         return RetryableError(f"{where}: connection failed ({cause})")
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
-        headers = exc.response.headers
-        retry_after = None
-        if headers.get("retry-after-ms"):
-            ms = parse_retry_after(headers.get("retry-after-ms"))
-            retry_after = None if ms is None else ms / 1000
-        if retry_after is None:
-            retry_after = parse_retry_after(headers.get("retry-after"))
         detail = exc.message.removeprefix(f"Error code: {status} - ")
-        message = scrub(f"{where}: HTTP {status}: {detail}", secret)
-        if status in (408, 409, 429) or status >= 500:
-            return RetryableError(message, status=status, retry_after=retry_after)
-        if status in (401, 403):
-            message += " (check the API key and its environment variable)"
-        return ModelError(message)
+        return http_error(status, exc.response.headers, detail, where, secret)
     if isinstance(exc, openai.APIResponseValidationError):
         return MalformedResponseError(scrub(f"{where}: reply does not match the API: {exc.message}", secret))
     if isinstance(exc, openai.OpenAIError):

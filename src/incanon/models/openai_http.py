@@ -120,13 +120,19 @@ def status_error(status: int, headers: Any, raw: bytes, where: str, secret: str)
     message = found.get("message") if isinstance(found, dict) else None
     if isinstance(message, str) and message:
         detail = message  # as the SDK: only the body's error message, never the rest of it
+    return http_error(status, headers, detail or f"Error code: {status}", where, secret)
+
+
+def http_error(status: int, headers: Any, detail: str, where: str, secret: str) -> ModelError:
+    """``HTTP N: detail`` (the key scrubbed): retryable for 408/409/429/5xx with the server's
+    ``retry-after-ms`` / ``Retry-After``, else a plain model error (with a hint for 401/403)."""
     retry_after = None
     if headers.get("retry-after-ms"):
         ms = parse_retry_after(headers.get("retry-after-ms"))
         retry_after = None if ms is None else ms / 1000
     if retry_after is None:
         retry_after = parse_retry_after(headers.get("retry-after"))
-    text = scrub(f"{where}: HTTP {status}: {detail or f'Error code: {status}'}", secret)
+    text = scrub(f"{where}: HTTP {status}: {detail}", secret)
     if status in (408, 409, 429) or status >= 500:
         return RetryableError(text, status=status, retry_after=retry_after)
     if status in (401, 403):
