@@ -24,7 +24,8 @@ from incanon.models.types import Usage
 from incanon.runs.config import RunConfig, utcnow
 from incanon.runs.records import RunInfo
 from incanon.runs.shard import shard_of_config, unsharded
-from incanon.runs.store import SAMPLE_COLUMNS, RunStore
+from incanon.runs.sample_rows import SAMPLE_COLUMNS
+from incanon.runs.store import RunStore
 
 _MAX_SHOWN = 5
 _ITEM, _EPOCH = SAMPLE_COLUMNS.index("item_id"), SAMPLE_COLUMNS.index("epoch")

@@ -15,7 +15,6 @@ import sqlite3
 import threading
 import time
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -23,62 +22,15 @@ from incanon.errors import InputError, NotFoundError
 from incanon.models.types import Usage
 from incanon.paths import default_runs_path
 from incanon.runs.config import RunConfig, resume_notes, utcnow
-from incanon.runs.records import RunInfo, RunSummary, SampleRecord, dumps
+from incanon.runs.records import RunInfo, RunSummary, SampleRecord
 from incanon.runs.lease import LEASE_STALE_S, RunBusyError, alive, env_wait, holds  # noqa: F401  (re-exported)
 from incanon.runs.schema import check_schema, ensure_schema
 from incanon.created import holds_rows, track_new
 from incanon.sqlitedb import connect, connect_read_only, require_database, use_wal
 from incanon.runs.stats import summarize
-
-_SAMPLE_COLUMNS = (
-    "run_id, item_id, epoch, input_hash, input, outputs, scores, extra, usage, started, "
-    "finished, duration_s, status, error_type, error, traceback, attempts"
+from incanon.runs.sample_rows import (
+    RETURNING, SAMPLE_COLUMNS_SQL, UPSERT, row_sample, sample_row, ts,
 )
-_COLUMNS = [c.strip() for c in _SAMPLE_COLUMNS.split(",")]
-SAMPLE_COLUMNS: tuple[str, ...] = tuple(_COLUMNS)
-"""Columns of the samples table, in the order :meth:`RunStore.sample_rows` yields them."""
-# One statement per sample: insert, or replace the earlier attempt in place (the key columns
-# stay; attempts go up, or restart at 1 when the input under this id changed).
-_UPSERT = (
-    f"INSERT INTO samples ({_SAMPLE_COLUMNS}) VALUES ({', '.join('?' * len(_COLUMNS))})"
-    " ON CONFLICT (run_id, item_id, epoch) DO UPDATE SET "
-    + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS if c not in ("run_id", "item_id", "epoch", "attempts"))
-    + ", attempts = CASE WHEN samples.input_hash = excluded.input_hash"
-    " THEN samples.attempts + 1 ELSE 1 END"
-)
-_RETURNING = " RETURNING attempts"
-
-
-def _ts(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
-def _loads(text: str | None) -> Any:
-    return json.loads(text) if text is not None else None
-
-
-def _row(sample: SampleRecord) -> tuple[Any, ...]:
-    """A sample's values in ``_SAMPLE_COLUMNS`` order, JSON encoded (attempts start at 1)."""
-    return (
-        sample.run_id, sample.item_id, sample.epoch, sample.input_hash, dumps(sample.input),
-        None if sample.outputs is None else dumps(sample.outputs),
-        None if sample.scores is None else dumps(sample.scores),
-        None if sample.extra is None else dumps(sample.extra),
-        sample.usage.model_dump_json(), _ts(sample.started), _ts(sample.finished),
-        sample.duration_s, sample.status, sample.error_type, sample.error, sample.traceback, 1,
-    )
-
-
-def _sample(row: sqlite3.Row | tuple[Any, ...]) -> SampleRecord:
-    """A sample row (``_SAMPLE_COLUMNS``) as a record."""
-    return SampleRecord(
-        run_id=row[0], item_id=row[1], epoch=row[2], input_hash=row[3],
-        input=json.loads(row[4]), outputs=_loads(row[5]), scores=_loads(row[6]),
-        extra=_loads(row[7]), usage=Usage.model_validate_json(row[8]),
-        started=row[9], finished=row[10], duration_s=row[11], status=row[12],
-        error_type=row[13], error=row[14], traceback=row[15], attempts=row[16],
-    )
-
 
 class RunStore:
     """SQLite store of runs and their samples (one file; safe for concurrent readers)."""
@@ -188,7 +140,7 @@ class RunStore:
         source = current_defaults().source
         if source is not None:
             config = config.model_copy(update={"source": RunConfig(benchmark="-", source=source).source})
-        now = _ts(utcnow())
+        now = ts(utcnow())
         with self._tx() as db:
             run_id = config.fresh_run_id() if fresh else config.run_id
             while fresh and db.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone():
@@ -201,7 +153,7 @@ class RunStore:
                 db.execute(
                     "INSERT INTO runs (id, benchmark, config, status, created, updated, pid, host)"
                     " VALUES (?, ?, ?, 'running', ?, ?, ?, ?)",
-                    (run_id, config.benchmark, config.to_json(), _ts(config.created), now,
+                    (run_id, config.benchmark, config.to_json(), ts(config.created), now,
                      os.getpid(), socket.gethostname()),
                 )
             else:
@@ -253,7 +205,7 @@ class RunStore:
             totals["sessions"] = int(totals.get("sessions", 0)) + 1
             db.execute(
                 "UPDATE runs SET status = ?, totals = ?, updated = ? WHERE id = ?",
-                (status, json.dumps(totals), _ts(utcnow()), run_id),
+                (status, json.dumps(totals), ts(utcnow()), run_id),
             )
 
     def _info(self, row: sqlite3.Row | tuple) -> RunInfo:
@@ -320,10 +272,10 @@ class RunStore:
         A sample already stored for (run, item, epoch) is replaced; its attempt count goes up
         by one, or restarts at 1 when the input changed (a different item under the same id).
         """
-        row = _row(sample)
+        row = sample_row(sample)
         with self._tx() as db:
-            (attempts,) = db.execute(_UPSERT + _RETURNING, row).fetchone()
-            db.execute("UPDATE runs SET updated = ? WHERE id = ?", (row[10] or _ts(utcnow()), sample.run_id))
+            (attempts,) = db.execute(UPSERT + RETURNING, row).fetchone()
+            db.execute("UPDATE runs SET updated = ? WHERE id = ?", (row[10] or ts(utcnow()), sample.run_id))
         return int(attempts)
 
     def record_many(self, samples: Sequence[SampleRecord]) -> None:
@@ -336,14 +288,14 @@ class RunStore:
         if not samples:
             return
         # JSON is encoded before the lock is taken: the transaction holds it for SQL only.
-        rows = [_row(sample) for sample in samples]
+        rows = [sample_row(sample) for sample in samples]
         latest: dict[str, str] = {}
         for sample, row in zip(samples, rows):
             latest[sample.run_id] = max(latest.get(sample.run_id, ""), row[10] or "")
         with self._tx() as db:
-            db.executemany(_UPSERT, rows)
+            db.executemany(UPSERT, rows)
             db.executemany("UPDATE runs SET updated = ? WHERE id = ?",
-                           [(stamp or _ts(utcnow()), run_id) for run_id, stamp in latest.items()])
+                           [(stamp or ts(utcnow()), run_id) for run_id, stamp in latest.items()])
 
     def sample_states(self, run_id: str) -> dict[tuple[str, int], tuple[str, str]]:
         """(item id, epoch) → (status, input hash) of every stored sample: what resume needs."""
@@ -359,7 +311,7 @@ class RunStore:
 
     def samples(self, run_id: str, status: str | None = None) -> Iterator[SampleRecord]:
         """The run's samples in the order they were first recorded (streamed, not loaded at once)."""
-        query = f"SELECT {_SAMPLE_COLUMNS} FROM samples WHERE run_id = ?"
+        query = f"SELECT {SAMPLE_COLUMNS_SQL} FROM samples WHERE run_id = ?"
         args: tuple[Any, ...] = (run_id,)
         if status is not None:
             query += " AND status = ?"
@@ -369,7 +321,7 @@ class RunStore:
         reader = connect_read_only(self.path, "run store", timeout=30.0)
         try:
             for row in reader.execute(query + " ORDER BY rowid", args):
-                yield _sample(row)
+                yield row_sample(row)
         finally:
             reader.close()
 
@@ -377,18 +329,18 @@ class RunStore:
         """One stored sample; ``NotFoundError`` names the run and item when there is none."""
         with self._lock:
             row = self._db.execute(
-                f"SELECT {_SAMPLE_COLUMNS} FROM samples WHERE run_id = ? AND item_id = ? AND epoch = ?",
+                f"SELECT {SAMPLE_COLUMNS_SQL} FROM samples WHERE run_id = ? AND item_id = ? AND epoch = ?",
                 (run_id, item_id, epoch)).fetchone()
         if row is None:
             raise NotFoundError(f"run {run_id} has no sample {item_id!r} (epoch {epoch})")
-        return _sample(row)
+        return row_sample(row)
 
     def sample_rows(self, run_id: str) -> Iterator[tuple[Any, ...]]:
-        """The run's samples as raw rows (:data:`SAMPLE_COLUMNS`, JSON as text), for copying."""
+        """The run's samples as raw rows (:data:`incanon.runs.sample_rows.SAMPLE_COLUMNS`, JSON as text), for copying."""
         reader = connect_read_only(self.path, "run store", timeout=30.0)
         try:
             yield from reader.execute(
-                f"SELECT {_SAMPLE_COLUMNS} FROM samples WHERE run_id = ? ORDER BY rowid", (run_id,))
+                f"SELECT {SAMPLE_COLUMNS_SQL} FROM samples WHERE run_id = ? ORDER BY rowid", (run_id,))
         finally:
             reader.close()
 
