@@ -119,8 +119,7 @@ def _greeting(k: Knowledge) -> str:
         said = [m.speech.strip() for m in k.dialogue[scene.id] if m.speaker == me and m.speech.strip()]
         if said:
             return greeting(_setting(scene) or _scenario(k), said[0])
-    scenario = _scenario(k)
-    return greeting(scenario, "") if scenario else ""
+    return greeting(_scenario(k), "")  # not spoken yet: the setting alone ("" without one)
 
 
 def _examples(k: Knowledge, count: int) -> str:
