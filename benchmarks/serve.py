@@ -14,10 +14,14 @@ Prints figures; not a test. Three parts (``--part``, all by default):
   sent and timed. Also counts the progress lines on the server's stderr.
 * ``parallel``: the same server; 200 chats at once from one client (``zero-shot``, one model
   call each), with the default per-client limit and with a limit of 1,000: p50 / p95 latency,
-  how many were refused (429), and the server's CPU time per chat (what the load of other
-  processes does not change).
+  how many were refused (429), and the server's and the client's CPU time per chat (what the
+  load of other processes does not change). Sent by an aiohttp client and by httpx's async
+  client, alternated: the client shares the two cores with the server, and httpx's costs about
+  12 ms of CPU a request at 200 connections (several times the server's), which is most of the
+  latency it sees.
 
     .venv/bin/python benchmarks/serve.py [--part runs|first-chat|parallel] [--samples 20000]
+        [--client aiohttp|httpx|both]
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import aiohttp
 import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))  # fast_openai_server.py, beside this script
@@ -227,18 +232,35 @@ def first_chat_part() -> None:
         print(f"  GET /api/status: HTTP {status.status_code}" + (f" {status.text[:160]}" if status.is_success else ""))
 
 
-async def _burst(url: str, model: str, n: int) -> tuple[list[float], Counter[int]]:
-    """``n`` chats sent at once by one client: each one's seconds and the status counts."""
-    limits = httpx.Limits(max_connections=n + 8, max_keepalive_connections=n + 8)
-    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
-        await client.post("v1/chat/completions", json=_chat_body(model, "Hello."))  # opens the session
+async def _burst(url: str, model: str, n: int, client_kind: str) -> tuple[list[float], Counter[int]]:
+    """``n`` chats sent at once by one client (``aiohttp`` or ``httpx``): each one's seconds and
+    the status counts. One connection per chat, opened by a first chat before the clock."""
+    if client_kind == "httpx":
+        limits = httpx.Limits(max_connections=n + 8, max_keepalive_connections=n + 8)
+        async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+            await client.post("v1/chat/completions", json=_chat_body(model, "Hello."))  # opens the session
 
-        async def one(i: int) -> tuple[float, int]:
-            start = time.perf_counter()
-            reply = await client.post("v1/chat/completions", json=_chat_body(model, f"Hello, question {i}?"))
-            return time.perf_counter() - start, reply.status_code
+            async def one_httpx(i: int) -> tuple[float, int]:
+                start = time.perf_counter()
+                reply = await client.post("v1/chat/completions", json=_chat_body(model, f"Hello, question {i}?"))
+                return time.perf_counter() - start, reply.status_code
 
-        results = await asyncio.gather(*(one(i) for i in range(n)))
+            results = await asyncio.gather(*(one_httpx(i) for i in range(n)))
+    else:
+        timeout = aiohttp.ClientTimeout(total=120)
+        async with aiohttp.ClientSession(base_url=url, timeout=timeout,
+                                         connector=aiohttp.TCPConnector(limit=0)) as session:
+            async with session.post("v1/chat/completions", json=_chat_body(model, "Hello.")) as first:
+                await first.read()  # opens the session
+
+            async def one_aiohttp(i: int) -> tuple[float, int]:
+                start = time.perf_counter()
+                async with session.post("v1/chat/completions",
+                                        json=_chat_body(model, f"Hello, question {i}?")) as reply:
+                    await reply.read()
+                    return time.perf_counter() - start, reply.status
+
+            results = await asyncio.gather(*(one_aiohttp(i) for i in range(n)))
     return [s for s, code in results if code == 200], Counter(code for _, code in results)
 
 
@@ -255,21 +277,28 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def parallel_part(n: int, rounds: int) -> None:
-    """Row 3: ``n`` parallel chats, mock model 50 ms, default and raised per-client limit."""
+def parallel_part(n: int, rounds: int, clients: tuple[str, ...]) -> None:
+    """Row 3: ``n`` parallel chats, mock model 50 ms, default and raised per-client limit, sent
+    by each of ``clients``. The client shares the machine with the server, so its own CPU time
+    is printed too: httpx's async client spends several times the server's CPU per request."""
     model = f"{CHARACTER}/zero-shot"
     print(f"{n} parallel chats from one client ({model}), mock model 50 ms:")
     with tempfile.TemporaryDirectory() as tmp, serve_in_process(0.05) as model_url:
         for label, extra in (("default limit", ()), ("limit 1000", ("--client-concurrency", "1000"))):
             with serving(Path(tmp) / "home", model_url, "--no-cache", *extra) as server:
+                # Alternated: round 1 of each client, then round 2 of each, so a change in the
+                # machine's load falls on both.
                 for round_ in range(rounds):
-                    before = _cpu_seconds(server.proc.pid)
-                    ok, codes = asyncio.run(_burst(server.url, model, n))
-                    cpu_ms = (_cpu_seconds(server.proc.pid) - before) * 1000 / (n + 1)
-                    shown = ", ".join(f"{code}: {count}" for code, count in sorted(codes.items()))
-                    print(f"  {label:14} round {round_ + 1}: p50 {_quantile(ok, 0.5):5.2f} s, "
-                          f"p95 {_quantile(ok, 0.95):5.2f} s over {len(ok)} answered ({shown}); "
-                          f"server CPU {cpu_ms:.1f} ms a chat, load {os.getloadavg()[0]:.1f}")
+                    for client_kind in clients:
+                        before, client_before = _cpu_seconds(server.proc.pid), time.process_time()
+                        ok, codes = asyncio.run(_burst(server.url, model, n, client_kind))
+                        cpu_ms = (_cpu_seconds(server.proc.pid) - before) * 1000 / (n + 1)
+                        client_ms = (time.process_time() - client_before) * 1000 / (n + 1)
+                        shown = ", ".join(f"{code}: {count}" for code, count in sorted(codes.items()))
+                        print(f"  {label:14} {client_kind:7} client, round {round_ + 1}: p50 {_quantile(ok, 0.5):5.2f} s, "
+                              f"p95 {_quantile(ok, 0.95):5.2f} s over {len(ok)} answered ({shown}); "
+                              f"CPU a chat: server {cpu_ms:.1f} ms, client {client_ms:.1f} ms; "
+                              f"load {os.getloadavg()[0]:.1f}")
 
 
 def main() -> None:
@@ -278,14 +307,16 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--parallel", type=int, default=200, help="chats sent at once in the parallel part")
-    parser.add_argument("--rounds", type=int, default=2, help="bursts per limit in the parallel part")
+    parser.add_argument("--rounds", type=int, default=2, help="bursts per limit and client in the parallel part")
+    parser.add_argument("--client", choices=("aiohttp", "httpx", "both"), default="both",
+                        help="the HTTP client that sends the parallel chats (both: alternated)")
     args = parser.parse_args()
     print(f"incanon {__version__}, Python {platform.python_version()}, {platform.machine()}, "
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
     if args.part in ("all", "first-chat"):
         first_chat_part()
     if args.part in ("all", "parallel"):
-        parallel_part(args.parallel, args.rounds)
+        parallel_part(args.parallel, args.rounds, ("aiohttp", "httpx") if args.client == "both" else (args.client,))
     if args.part in ("all", "runs"):
         runs_part(args.samples, args.repeat)
 

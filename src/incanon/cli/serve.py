@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
         no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
         allow_host: list[str] = typer.Option([], "--allow-host", metavar="NAME", help="Another host name the app answers to (besides 127.0.0.1, localhost, [::1] and --host); repeatable."),
         token_env: Optional[str] = typer.Option(None, "--token-env", metavar="NAME", help="Require 'Authorization: Bearer <token>' on the OpenAI-compatible /v1 endpoints, the token read from this environment variable."),
-        client_concurrency: int = typer.Option(16, "--client-concurrency", min=1, help="Chat requests one client may have running on /v1 (more wait their turn)."),
+        client_concurrency: int = typer.Option(64, "--client-concurrency", min=1, help="Chat requests one client may have running on /v1 (more wait their turn)."),
         client_queue: int = typer.Option(256, "--client-queue", min=0, help="Chat requests of one client that may wait their turn on /v1 (more get 429 with Retry-After)."),
         spoilers: bool = typer.Option(False, "--spoilers", help="/v1/models also lists each character's later time points by label (off: an entry names only its own point)."),
         json_: bool = typer.Option(False, "--json", help="Once the server listens, print one JSON line on stdout: url, api (the /v1 base), host, port, canon, runs, model (for scripts; with --port 0 it says which port)."),

@@ -45,7 +45,7 @@ class ServeConfig:
     token: str | None = field(default=None, repr=False)
     """Bearer token the OpenAI-compatible ``/v1`` endpoints require (None: no token). Read from
     the environment variable ``incanon serve --token-env`` names; never logged or shown."""
-    client_concurrency: int = 16
+    client_concurrency: int = 64
     """Chat requests one client (bearer token, else address) may have running on ``/v1``."""
     client_queue: int = 256
     """More chat requests of one client that wait their turn; only past these is one refused (429)."""
