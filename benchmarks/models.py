@@ -1,6 +1,7 @@
 """Model-layer figures: embedded tokens/s (incanon vs raw llama-cpp-python), cache speed-up,
 embedder texts/s, and OpenAI-compatible items/s at concurrency 16 and 64 against c/L (a server
-answering in L = 50 ms, in its own process), with a bare asyncio client as the peer.
+answering in L = 50 ms, in its own process), with two peers: a bare asyncio client (what the
+server and machine allow) and aiohttp alone (the HTTP library incanon posts with).
 
 Run: ``python benchmarks/models.py`` (about a minute on 2 cores; ``--http-only`` for the HTTP
 figures alone). Prints figures; asserts nothing.
@@ -116,6 +117,26 @@ async def raw_client_pass(base_url: str, concurrency: int, items: int) -> float:
     return items / elapsed
 
 
+async def aiohttp_pass(base_url: str, concurrency: int, items: int) -> float:
+    """The second peer: aiohttp alone (the HTTP library incanon's client posts with), one session,
+    ``concurrency`` requests in flight, the reply's JSON parsed; items/s. What incanon's
+    wrappers (accounting, retry, limit, the request and reply mapping) add is the gap to this."""
+    import aiohttp
+
+    body = json.dumps({"model": "fake", "messages": [{"role": "user", "content": "item"}]}).encode()
+    gate = asyncio.Semaphore(concurrency)
+    async with aiohttp.ClientSession(headers={"Content-Type": "application/json"}) as session:
+        async def one() -> None:
+            async with gate:
+                async with session.post(base_url + "/chat/completions", data=body) as reply:
+                    json.loads(await reply.read())
+
+        await asyncio.gather(*(one() for _ in range(concurrency)))  # connections open before timing
+        start = time.perf_counter()
+        await asyncio.gather(*(one() for _ in range(items)))
+        return items / (time.perf_counter() - start)
+
+
 async def incanon_pass(base_url: str, concurrency: int, items: int) -> float:
     """``load_chat_model("openai:...", max_concurrency=c)`` (accounting, retry, limit wrappers,
     the openai client), ``items`` calls in flight at once as a runner would queue them, items/s."""
@@ -138,13 +159,15 @@ async def concurrency_figures(delay: float = 0.05, concurrencies: tuple[int, ...
         for concurrency in concurrencies:
             bound = concurrency / delay
             items = 20 * concurrency
-            ours = peer = 0.0
+            ours = peer = library = 0.0
             for _ in range(rounds):
                 peer = max(peer, await raw_client_pass(base_url, concurrency, items))
+                library = max(library, await aiohttp_pass(base_url, concurrency, items))
                 ours = max(ours, await incanon_pass(base_url, concurrency, items))
             print(f"openai-compatible, {delay * 1000:.0f} ms/reply, c={concurrency}: c/L = {bound:,.0f} items/s; "
-                  f"incanon {ours:,.0f} items/s = {100 * ours / bound:.0f}% of c/L; bare asyncio client "
-                  f"(peer) {peer:,.0f} items/s = {100 * peer / bound:.0f}% of c/L ({items} items, best of {rounds})")
+                  f"incanon {ours:,.0f} items/s = {100 * ours / bound:.0f}% of c/L; peers: bare asyncio client "
+                  f"{peer:,.0f} items/s = {100 * peer / bound:.0f}%, aiohttp alone {library:,.0f} items/s = "
+                  f"{100 * library / bound:.0f}% ({items} items, best of {rounds}, alternated)")
 
 
 async def main() -> None:
