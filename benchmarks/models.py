@@ -137,13 +137,27 @@ async def aiohttp_pass(base_url: str, concurrency: int, items: int) -> float:
         return items / (time.perf_counter() - start)
 
 
-async def incanon_pass(base_url: str, concurrency: int, items: int) -> float:
+async def incanon_pass(base_url: str, concurrency: int, items: int, shape: str) -> float:
     """``load_chat_model("openai:...", max_concurrency=c)`` (accounting, retry, limit wrappers,
-    the openai client), ``items`` calls in flight at once as a runner would queue them, items/s."""
+    the HTTP client), items/s, in one of two shapes:
+
+    * ``workers``: ``c`` workers, each awaiting its calls one after another, as ``incanon run
+      --concurrency c`` drives a model (and as the peers do);
+    * ``fan-out``: all ``items`` calls started at once, the endpoint's limit of ``c`` queueing
+      them (a script that gathers every call): a call freed by a reply starts only on the event
+      loop's next turn, after the other replies that came with it are handled.
+    """
     model = load_chat_model(f"openai:fake@{base_url}", max_concurrency=concurrency)
     await asyncio.gather(*(model.generate([user(f"warm {i}")]) for i in range(concurrency)))
     start = time.perf_counter()
-    await asyncio.gather(*(model.generate([user(f"item {i} at {concurrency}")]) for i in range(items)))
+    if shape == "fan-out":
+        await asyncio.gather(*(model.generate([user(f"item {i} at {concurrency}")]) for i in range(items)))
+    else:
+        async def worker(w: int) -> None:
+            for k in range(items // concurrency):
+                await model.generate([user(f"item {w}-{k} at {concurrency}")])
+
+        await asyncio.gather(*(worker(w) for w in range(concurrency)))
     return items / (time.perf_counter() - start)
 
 
@@ -159,15 +173,17 @@ async def concurrency_figures(delay: float = 0.05, concurrencies: tuple[int, ...
         for concurrency in concurrencies:
             bound = concurrency / delay
             items = 20 * concurrency
-            ours = peer = library = 0.0
+            ours = workers = peer = library = 0.0
             for _ in range(rounds):
                 peer = max(peer, await raw_client_pass(base_url, concurrency, items))
                 library = max(library, await aiohttp_pass(base_url, concurrency, items))
-                ours = max(ours, await incanon_pass(base_url, concurrency, items))
+                workers = max(workers, await incanon_pass(base_url, concurrency, items, "workers"))
+                ours = max(ours, await incanon_pass(base_url, concurrency, items, "fan-out"))
             print(f"openai-compatible, {delay * 1000:.0f} ms/reply, c={concurrency}: c/L = {bound:,.0f} items/s; "
-                  f"incanon {ours:,.0f} items/s = {100 * ours / bound:.0f}% of c/L; peers: bare asyncio client "
-                  f"{peer:,.0f} items/s = {100 * peer / bound:.0f}%, aiohttp alone {library:,.0f} items/s = "
-                  f"{100 * library / bound:.0f}% ({items} items, best of {rounds}, alternated)")
+                  f"incanon, {concurrency} workers {workers:,.0f} items/s = {100 * workers / bound:.0f}% of c/L, "
+                  f"all {items} calls at once through the limit {ours:,.0f} = {100 * ours / bound:.0f}%; "
+                  f"peers: bare asyncio client {peer:,.0f} items/s = {100 * peer / bound:.0f}%, aiohttp alone "
+                  f"{library:,.0f} = {100 * library / bound:.0f}% ({items} items, best of {rounds}, alternated)")
 
 
 async def main() -> None:
