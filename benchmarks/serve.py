@@ -21,7 +21,12 @@ Prints figures; not a test. Three parts (``--part``, all by default):
   latency it sees.
 
     .venv/bin/python benchmarks/serve.py [--part runs|first-chat|parallel] [--samples 20000]
-        [--client aiohttp|httpx|both]
+        [--client aiohttp|httpx|both] [--store DIR --character ID --methods zero-shot in-canon]
+
+A book of your own for the parallel part: build its store (for *The Time Machine*, the command
+in ``canon_build_book.py``'s docstring, then ``incanon canon build pg35.txt --helper
+scripted:helper.json --store DIR``), then ``--part parallel --store DIR --character
+"the-time-machine/Weena@after scene 1-10-1" --methods zero-shot in-canon``.
 """
 
 from __future__ import annotations
@@ -277,28 +282,38 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def parallel_part(n: int, rounds: int, clients: tuple[str, ...]) -> None:
+def parallel_part(n: int, rounds: int, clients: tuple[str, ...], store: Path | None = None,
+                  character: str = CHARACTER, methods: tuple[str, ...] = ("zero-shot",),
+                  limits: tuple[str, ...] = ("default", "1000")) -> None:
     """Row 3: ``n`` parallel chats, mock model 50 ms, default and raised per-client limit, sent
     by each of ``clients``. The client shares the machine with the server, so its own CPU time
-    is printed too: httpx's async client spends several times the server's CPU per request."""
-    model = f"{CHARACTER}/zero-shot"
-    print(f"{n} parallel chats from one client ({model}), mock model 50 ms:")
+    is printed too: httpx's async client spends several times the server's CPU per request.
+
+    ``store``: a canon store to serve instead of the sample world (a book you built), with
+    ``character`` one of its ``/v1/models`` ids and ``methods`` the methods to chat with."""
+    where = f"the canon store {store}" if store else "the sample world"
+    print(f"{n} parallel chats from one client ({character}, {where}), mock model 50 ms:")
     with tempfile.TemporaryDirectory() as tmp, serve_in_process(0.05) as model_url:
-        for label, extra in (("default limit", ()), ("limit 1000", ("--client-concurrency", "1000"))):
+        for label in limits:
+            extra = () if label == "default" else ("--client-concurrency", label)
+            if store is not None:
+                extra = (*extra, "--store", str(store))
             with serving(Path(tmp) / "home", model_url, "--no-cache", *extra) as server:
-                # Alternated: round 1 of each client, then round 2 of each, so a change in the
-                # machine's load falls on both.
-                for round_ in range(rounds):
-                    for client_kind in clients:
-                        before, client_before = _cpu_seconds(server.proc.pid), time.process_time()
-                        ok, codes = asyncio.run(_burst(server.url, model, n, client_kind))
-                        cpu_ms = (_cpu_seconds(server.proc.pid) - before) * 1000 / (n + 1)
-                        client_ms = (time.process_time() - client_before) * 1000 / (n + 1)
-                        shown = ", ".join(f"{code}: {count}" for code, count in sorted(codes.items()))
-                        print(f"  {label:14} {client_kind:7} client, round {round_ + 1}: p50 {_quantile(ok, 0.5):5.2f} s, "
-                              f"p95 {_quantile(ok, 0.95):5.2f} s over {len(ok)} answered ({shown}); "
-                              f"CPU a chat: server {cpu_ms:.1f} ms, client {client_ms:.1f} ms; "
-                              f"load {os.getloadavg()[0]:.1f}")
+                for method in methods:
+                    model = f"{character}/{method}"
+                    # Alternated: round 1 of each client, then round 2 of each, so a change in
+                    # the machine's load falls on both.
+                    for round_ in range(rounds):
+                        for client_kind in clients:
+                            before, client_before = _cpu_seconds(server.proc.pid), time.process_time()
+                            ok, codes = asyncio.run(_burst(server.url, model, n, client_kind))
+                            cpu_ms = (_cpu_seconds(server.proc.pid) - before) * 1000 / (n + 1)
+                            client_ms = (time.process_time() - client_before) * 1000 / (n + 1)
+                            shown = ", ".join(f"{code}: {count}" for code, count in sorted(codes.items()))
+                            print(f"  limit {label:8} {method:10} {client_kind:7} client, round {round_ + 1}: "
+                                  f"p50 {_quantile(ok, 0.5):5.2f} s, p95 {_quantile(ok, 0.95):5.2f} s over {len(ok)} "
+                                  f"answered ({shown}); CPU a chat: server {cpu_ms:.1f} ms, client {client_ms:.1f} ms; "
+                                  f"load {os.getloadavg()[0]:.1f}")
 
 
 def main() -> None:
@@ -310,13 +325,20 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="bursts per limit and client in the parallel part")
     parser.add_argument("--client", choices=("aiohttp", "httpx", "both"), default="both",
                         help="the HTTP client that sends the parallel chats (both: alternated)")
+    parser.add_argument("--store", type=Path, help="parallel part: serve this canon store (a book you built)")
+    parser.add_argument("--character", default=CHARACTER,
+                        help="parallel part: the /v1/models id to chat with (without the method)")
+    parser.add_argument("--methods", nargs="+", default=["zero-shot"], help="parallel part: methods to chat with")
+    parser.add_argument("--limits", nargs="+", default=["default", "1000"],
+                        help="parallel part: per-client limits to serve with ('default' or a number)")
     args = parser.parse_args()
     print(f"incanon {__version__}, Python {platform.python_version()}, {platform.machine()}, "
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
     if args.part in ("all", "first-chat"):
         first_chat_part()
     if args.part in ("all", "parallel"):
-        parallel_part(args.parallel, args.rounds, ("aiohttp", "httpx") if args.client == "both" else (args.client,))
+        parallel_part(args.parallel, args.rounds, ("aiohttp", "httpx") if args.client == "both" else (args.client,),
+                      args.store, args.character, tuple(args.methods), tuple(args.limits))
     if args.part in ("all", "runs"):
         runs_part(args.samples, args.repeat)
 
