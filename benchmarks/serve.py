@@ -16,8 +16,8 @@ Prints figures; not a test. Three parts (``--part``, all by default):
   call each), with the default per-client limit and with a limit of 1,000: p50 / p95 latency,
   how many were refused (429), and the server's and the client's CPU time per chat (what the
   load of other processes does not change). Sent by an aiohttp client and by httpx's async
-  client, alternated: the client shares the two cores with the server, and httpx's costs about
-  12 ms of CPU a request at 200 connections (several times the server's), which is most of the
+  client, alternated: the client shares the two cores with the server, and httpx's costs 7–14
+  ms of CPU a request at 200 connections (several times the server's), which is most of the
   latency it sees.
 
     .venv/bin/python benchmarks/serve.py [--part runs|first-chat|parallel] [--samples 20000]
