@@ -3,8 +3,8 @@ embedder texts/s, and OpenAI-compatible items/s at concurrency 16 and 64 against
 answering in L = 50 ms, in its own process), with two peers: a bare asyncio client (what the
 server and machine allow) and aiohttp alone (the HTTP library incanon posts with).
 
-Run: ``python benchmarks/models.py`` (about a minute on 2 cores; ``--http-only`` for the HTTP
-figures alone). Prints figures; asserts nothing.
+Run: ``python benchmarks/models.py`` (about two minutes on 2 cores; ``--http-only`` for the HTTP
+figures alone, ``--rounds N`` for more passes of each). Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -162,36 +163,43 @@ async def incanon_pass(base_url: str, concurrency: int, items: int, shape: str) 
 
 
 async def concurrency_figures(delay: float = 0.05, concurrencies: tuple[int, ...] = (16, 64),
-                              rounds: int = 3) -> None:
+                              rounds: int = 5) -> None:
     """OpenAI-compatible throughput against c/L, with the bare-client peer in the same run.
 
     The server (``fast_openai_server.py``) runs in its own process, so it does not share the
-    client's GIL; each figure is the best of ``rounds`` alternated passes (a shared machine)."""
+    client's GIL. Each figure is given as the best and the median of ``rounds`` alternated passes:
+    one pass is about a second, and on a shared 2-core machine passes of the same code differ by
+    several points."""
     from fast_openai_server import serve_in_process
 
     with serve_in_process(delay) as base_url:
         for concurrency in concurrencies:
             bound = concurrency / delay
             items = 20 * concurrency
-            ours = workers = peer = library = 0.0
+            passes: dict[str, list[float]] = {"fan-out": [], "workers": [], "bare": [], "aiohttp": []}
             for _ in range(rounds):
-                peer = max(peer, await raw_client_pass(base_url, concurrency, items))
-                library = max(library, await aiohttp_pass(base_url, concurrency, items))
-                workers = max(workers, await incanon_pass(base_url, concurrency, items, "workers"))
-                ours = max(ours, await incanon_pass(base_url, concurrency, items, "fan-out"))
+                passes["bare"].append(await raw_client_pass(base_url, concurrency, items))
+                passes["aiohttp"].append(await aiohttp_pass(base_url, concurrency, items))
+                passes["workers"].append(await incanon_pass(base_url, concurrency, items, "workers"))
+                passes["fan-out"].append(await incanon_pass(base_url, concurrency, items, "fan-out"))
+
+            def figure(name: str) -> str:
+                best, median = max(passes[name]), statistics.median(passes[name])
+                return f"{best:,.0f} items/s = {100 * best / bound:.0f}% of c/L (median {100 * median / bound:.0f}%)"
+
             print(f"openai-compatible, {delay * 1000:.0f} ms/reply, c={concurrency}: c/L = {bound:,.0f} items/s; "
-                  f"incanon, {concurrency} workers {workers:,.0f} items/s = {100 * workers / bound:.0f}% of c/L, "
-                  f"all {items} calls at once through the limit {ours:,.0f} = {100 * ours / bound:.0f}%; "
-                  f"peers: bare asyncio client {peer:,.0f} items/s = {100 * peer / bound:.0f}%, aiohttp alone "
-                  f"{library:,.0f} = {100 * library / bound:.0f}% ({items} items, best of {rounds}, alternated)")
+                  f"incanon, {concurrency} workers {figure('workers')}; all {items} calls at once through the "
+                  f"limit {figure('fan-out')}; peers: bare asyncio client {figure('bare')}, aiohttp alone "
+                  f"{figure('aiohttp')} ({items} items, best and median of {rounds}, alternated)")
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--http-only", action="store_true", help="only the OpenAI-compatible figures")
+    parser.add_argument("--rounds", type=int, default=5, help="alternated passes per HTTP figure (default 5)")
     args = parser.parse_args()
     if args.http_only:
-        await concurrency_figures()
+        await concurrency_figures(rounds=args.rounds)
         return
     path = locate_default_gguf()
     print(f"machine: {os.cpu_count()} cores; model: {path.name if path else 'MISSING'}; "
@@ -217,7 +225,7 @@ async def main() -> None:
             print(f"incanon throughput: {100 * rate / raw_rate:.1f}% of raw")
             await cached_rerun(tmp_path / "bench-cache.sqlite")
         embedder_figures(tmp_path / "bench-embed.sqlite")
-        await concurrency_figures()
+        await concurrency_figures(rounds=args.rounds)
 
 
 if __name__ == "__main__":

@@ -109,3 +109,40 @@ async def test_many_waiters_keep_arrival_order():
 
     await asyncio.gather(*(call(i) for i in range(300)))
     assert order == list(range(300)) and gate.active == 0
+
+
+def test_one_model_keeps_its_limit_on_every_event_loop_it_is_used_from(slow_server):
+    # The model remembers the gate of the loop it last ran on; a call from another loop (the
+    # server's worker loops, a second asyncio.run) must use that loop's gate, not the old one.
+    import threading
+
+    model = load_chat_model(f"openai:m@{slow_server.base_url}", max_concurrency=2)
+
+    async def burst(n: int) -> None:
+        await asyncio.gather(*(model.generate([user(f"q{i}")]) for i in range(n)))
+
+    asyncio.run(burst(6))
+    assert slow_server.max_in_flight == 2
+    slow_server.reset()
+    asyncio.run(burst(6))  # a new loop: a fresh gate, still limited
+    assert slow_server.max_in_flight == 2
+    slow_server.reset()
+    # Two loops in two threads at once: each loop has its own gate, so 2 + 2 in flight, and
+    # neither loop's calls ever wait on a future of the other.
+    errors: list[BaseException] = []
+    together = threading.Barrier(2)
+
+    def run() -> None:
+        try:
+            together.wait(timeout=30)
+            asyncio.run(burst(8))
+        except BaseException as exc:  # noqa: BLE001 - surfaced by the assert below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert slow_server.max_in_flight == 4

@@ -48,34 +48,37 @@ class AccountingModel:
     def __repr__(self) -> str:
         return f"AccountingModel({self.inner!r})"
 
-    def _record(self, usage: Usage) -> None:
+    def _record(self, name: str, usage: Usage) -> None:
         self.usage = self.usage + usage
-        record_usage(self.name, usage)
+        record_usage(name, usage)
 
     async def generate(
         self, messages: Sequence[Message], params: GenerationParams | None = None
     ) -> Completion:
         """Generate and account for it."""
+        name = self.name  # looked up once: it walks every wrapper below
         start = time.perf_counter()
         try:
             completion = await self.inner.generate(messages, params)
         except BaseException:
-            self._record(Usage(calls=1, latency_s=time.perf_counter() - start))
+            self._record(name, Usage(calls=1, latency_s=time.perf_counter() - start))
             raise
         elapsed = time.perf_counter() - start
         if completion.cached:
-            self._record(Usage(cached_calls=1))
-            log.debug("%s: answered from the cache", self.name)
+            self._record(name, Usage(cached_calls=1))
+            log.debug("%s: answered from the cache", name)
             return completion
-        log.log(logging.INFO if elapsed >= SLOW_CALL_S else logging.DEBUG,
-                "%s: %s call, %d prompt + %d completion tokens in %.1fs", self.name,
-                "slow" if elapsed >= SLOW_CALL_S else "one", completion.prompt_tokens,
-                completion.completion_tokens, elapsed)
-        price = price_of(self.prices, completion.model, self.name)
+        slow = elapsed >= SLOW_CALL_S
+        level = logging.INFO if slow else logging.DEBUG
+        if log.isEnabledFor(level):
+            log.log(level, "%s: %s call, %d prompt + %d completion tokens in %.1fs", name,
+                    "slow" if slow else "one", completion.prompt_tokens, completion.completion_tokens, elapsed)
+        price = price_of(self.prices, completion.model, name) if self.prices else None
         cost = 0.0
         if price is not None:
             cost = (completion.prompt_tokens * price[0] + completion.completion_tokens * price[1]) / 1e6
         self._record(
+            name,
             Usage(
                 calls=1,
                 prompt_tokens=completion.prompt_tokens,

@@ -112,6 +112,10 @@ def _refusal(exc: BaseException) -> str | None:
     return None
 
 
+_DEFAULTS = GenerationParams()
+"""The parameters of a call given none (frozen, so one object serves every such call)."""
+
+
 def request_options(params: GenerationParams) -> dict[str, Any]:
     """Chat-completions arguments for ``params`` (unset ones left out, as servers differ)."""
     options: dict[str, Any] = {
@@ -186,7 +190,7 @@ class OpenAIChatModel(StreamsPieces):
 
     async def _generate(self, messages: Sequence[Message], params: GenerationParams | None,
                         write: PieceCallback | None) -> Completion:
-        params = params or GenerationParams()
+        params = params or _DEFAULTS
         where = self._where
         start = time.perf_counter()
         error: ModelError | None = None

@@ -45,6 +45,7 @@ class DirectPoster:
         self._session: Any = None
         self._proxy: Any = None
         self._proxy_auth: Any = None
+        self._url: Any = self.url
 
     def _open(self) -> Any:
         import httpx2
@@ -60,6 +61,7 @@ class DirectPoster:
             self._proxy, self._proxy_auth = None, None
         # The SDK's own TLS settings (certifi, SSL_CERT_FILE).
         connector = aiohttp.TCPConnector(limit=1000, ssl=httpx2.create_ssl_context())
+        self._url = URL(self.url)  # parsed once: aiohttp parses a string URL on every request
         return aiohttp.ClientSession(connector=connector, headers=self._headers,
                                      timeout=aiohttp.ClientTimeout(total=self.timeout))
 
@@ -69,7 +71,7 @@ class DirectPoster:
             self._session = self._open()
         error: ModelError | None = None
         try:
-            async with self._session.post(self.url, data=json.dumps(body).encode(), proxy=self._proxy,
+            async with self._session.post(self._url, data=json.dumps(body).encode(), proxy=self._proxy,
                                           proxy_auth=self._proxy_auth) as response:
                 raw = await response.read()
                 status, headers = response.status, response.headers
