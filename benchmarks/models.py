@@ -4,7 +4,8 @@ answering in L = 50 ms, in its own process), with two peers: a bare asyncio clie
 server and machine allow) and aiohttp alone (the HTTP library incanon posts with).
 
 Run: ``python benchmarks/models.py`` (about two minutes on 2 cores; ``--http-only`` for the HTTP
-figures alone, ``--rounds N`` for more passes of each). Prints figures; asserts nothing.
+figures alone, ``--rounds N`` for more passes of each; ``--layers`` for incanon's own CPU per
+call with the HTTP post stubbed). Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -162,6 +163,49 @@ async def incanon_pass(base_url: str, concurrency: int, items: int, shape: str) 
     return items / (time.perf_counter() - start)
 
 
+async def layer_figures(calls: int = 50_000, concurrency: int = 64, rounds: int = 3) -> None:
+    """incanon's own CPU per OpenAI-compatible call: the whole wrapper stack (accounting, retry,
+    limit, request and reply mapping) with the HTTP post replaced by one that answers at once, so
+    what is left is what incanon adds on top of the HTTP library. Best of ``rounds``."""
+    from incanon.models import openai_http
+
+    reply = {"id": "bench", "object": "chat.completion", "model": "fake",
+             "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+             "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}
+
+    async def answer_at_once(self: object, body: object, where: str, secret: str) -> object:
+        return reply
+
+    real_post = openai_http.DirectPoster.post
+    openai_http.DirectPoster.post = answer_at_once  # type: ignore[method-assign]
+    try:
+        best: dict[str, float] = {}
+        for _ in range(rounds):
+            for shape in ("workers", "fan-out"):
+                model = load_chat_model("openai:fake@http://127.0.0.1:9/v1", max_concurrency=concurrency)
+                await model.generate([user("warm")])
+                start = time.process_time()
+                if shape == "fan-out":
+                    group = 20 * concurrency  # as the HTTP figures below start them
+                    for first in range(0, calls, group):
+                        await asyncio.gather(*(model.generate([user(f"item {i}")])
+                                               for i in range(first, min(first + group, calls))))
+                else:
+                    async def worker(w: int) -> None:
+                        for k in range(calls // concurrency):
+                            await model.generate([user(f"item {w}-{k}")])
+
+                    await asyncio.gather(*(worker(w) for w in range(concurrency)))
+                spent = (time.process_time() - start) / calls * 1e6
+                best[shape] = min(best.get(shape, spent), spent)
+    finally:
+        openai_http.DirectPoster.post = real_post  # type: ignore[method-assign]
+    print(f"incanon's own CPU per OpenAI-compatible call (HTTP post stubbed, {calls:,} calls, limit "
+          f"{concurrency}, best of {rounds}): {best['workers']:.1f} µs with {concurrency} workers, "
+          f"{best['fan-out']:.1f} µs with {20 * concurrency:,} calls at a time started at once (the caller's "
+          f"task included)")
+
+
 async def concurrency_figures(delay: float = 0.05, concurrencies: tuple[int, ...] = (16, 64),
                               rounds: int = 5) -> None:
     """OpenAI-compatible throughput against c/L, with the bare-client peer in the same run.
@@ -197,8 +241,14 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--http-only", action="store_true", help="only the OpenAI-compatible figures")
     parser.add_argument("--rounds", type=int, default=5, help="alternated passes per HTTP figure (default 5)")
+    parser.add_argument("--layers", action="store_true",
+                        help="only incanon's own CPU per call, the HTTP post stubbed (a few seconds)")
     args = parser.parse_args()
+    if args.layers:
+        await layer_figures()
+        return
     if args.http_only:
+        await layer_figures()
         await concurrency_figures(rounds=args.rounds)
         return
     path = locate_default_gguf()
@@ -225,6 +275,7 @@ async def main() -> None:
             print(f"incanon throughput: {100 * rate / raw_rate:.1f}% of raw")
             await cached_rerun(tmp_path / "bench-cache.sqlite")
         embedder_figures(tmp_path / "bench-embed.sqlite")
+        await layer_figures()
         await concurrency_figures(rounds=args.rounds)
 
 
