@@ -14,6 +14,7 @@ is chained to ours.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from typing import Any
 
@@ -48,8 +49,6 @@ class DirectPoster:
         self._url: Any = self.url
 
     def _open(self) -> Any:
-        import httpx2
-
         from aiohttp.helpers import get_env_proxy_for_url
         from yarl import URL
 
@@ -59,8 +58,7 @@ class DirectPoster:
             self._proxy, self._proxy_auth = get_env_proxy_for_url(URL(self.url))
         except LookupError:
             self._proxy, self._proxy_auth = None, None
-        # The SDK's own TLS settings (certifi, SSL_CERT_FILE).
-        connector = aiohttp.TCPConnector(limit=1000, ssl=httpx2.create_ssl_context())
+        connector = aiohttp.TCPConnector(limit=1000, ssl=_tls_context())
         self._url = URL(self.url)  # parsed once: aiohttp parses a string URL on every request
         return aiohttp.ClientSession(connector=connector, headers=self._headers,
                                      timeout=aiohttp.ClientTimeout(total=self.timeout))
@@ -94,6 +92,16 @@ class DirectPoster:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+@functools.lru_cache(maxsize=1)
+def _tls_context() -> Any:
+    """The SDK's own TLS settings (certifi, ``SSL_CERT_FILE``), made once per process: loading the
+    certificates costs tens of milliseconds, and every model on every event loop opens a session.
+    (One context serves any number of connections and threads.)"""
+    import httpx2
+
+    return httpx2.create_ssl_context()
 
 
 def _user_agent() -> str:
