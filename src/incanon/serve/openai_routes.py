@@ -7,6 +7,7 @@ clients show them, also for an unknown id or route under ``/v1``. With a token c
 ``/v1`` request needs ``Authorization: Bearer <token>``. Each client (its token, else its address)
 may have ``client_concurrency`` chat requests running and ``client_queue`` more waiting their turn
 (:mod:`incanon.serve.limits`); only past the queue does a request get 429 with ``Retry-After``.
+A chat whose client disconnects is stopped, streamed or not (:mod:`incanon.serve.disconnect`).
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from incanon.errors import IncanonError, NotFoundError
 from incanon.serve.characters import CharacterServer, completion_json
 from incanon.serve.requests import FieldError
 from incanon.serve.config import ServeConfig
+from incanon.serve.disconnect import ClientGone, unless_gone
 from incanon.serve.limits import ClientLimits, QueueFull
 
 
@@ -124,7 +126,12 @@ def character_router(config: ServeConfig, characters: CharacterServer, limits: C
                                          headers={"Cache-Control": "no-cache"})
             # A JSONResponse as is: the reply is JSON data already, and FastAPI's encoder would
             # walk all of it (the evidence holds every call's prompt) once more for nothing.
-            return JSONResponse(completion_json(await characters.answer(prepared)))
+            try:
+                reply = await unless_gone(request.receive, characters.answer(prepared),
+                                          f"/v1 chat with {prepared.model!r}")
+            except ClientGone:
+                return Response(status_code=499)  # nobody is there to read it (nginx's "client closed")
+            return JSONResponse(completion_json(reply))
         except IncanonError as exc:
             status = 404 if isinstance(exc, NotFoundError) else 400
             return openai_error(status, without_model(str(exc), body.get("model")), "invalid_request_error",
