@@ -33,6 +33,12 @@ from incanon.models import (
             "openai:qwen@http://127.0.0.1:8000/v1?key_env=MY_KEY&timeout=5",
             "openai", "qwen", "http://127.0.0.1:8000/v1", {"key_env": "MY_KEY", "timeout": 5.0},
         ),
+        # incanon's own /v1 model ids hold "@": the URL starts at the last "@http(s)://".
+        (
+            "openai:lanterns/Wren Callow@end of book 1@http://127.0.0.1:8765/v1",
+            "openai", "lanterns/Wren Callow@end of book 1", "http://127.0.0.1:8765/v1", {},
+        ),
+        ("openai:a@b@https://host/v1", "openai", "a@b", "https://host/v1", {}),
         ("scripted:rules.json", "scripted", "rules.json", None, {}),
         ("  embedded  ", "embedded", None, None, {}),
     ],
@@ -51,6 +57,7 @@ def test_accepted_forms(text, kind, target, base_url, options):
         ("embedded:x", "takes no target"),
         ("openai:", "needs a target"),
         ("openai:m@ftp://host", "must start with http"),
+        ("openai:m@at noon", "must start with http"),
         ("embedded?foo=1", "unknown option 'foo'"),
         ("embedded?n_ctx=big", "not a valid int"),
         ("embedded?n_ctx=1&n_ctx=2", "given twice"),

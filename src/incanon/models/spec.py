@@ -106,6 +106,18 @@ def _accepted(info: BackendInfo, registry: BackendRegistry) -> BackendInfo:
     return replace(info, options={**SAMPLING_OPTIONS, **info.options})
 
 
+def _split_url(target: str) -> tuple[str, str]:
+    """``MODEL@URL`` as (MODEL, URL). A model name may hold ``@`` itself (incanon's own ``/v1``
+    serves ``work/Character@time point``), so the URL starts at the last ``@http://`` or
+    ``@https://``; with neither, at the first ``@`` (and the caller rejects what follows as no
+    URL)."""
+    found = max(target.rfind("@http://"), target.rfind("@https://"))
+    if found >= 0:
+        return target[:found], target[found + 1:]
+    model, _, url = target.partition("@")
+    return model, url
+
+
 def _provider_spec(text: str, base: str, query: str, provider: tuple[Provider, str],
                    registry: BackendRegistry) -> ModelSpec:
     """``provider/MODEL[@URL]`` as the ``openai`` backend with the provider's URL and key variable."""
@@ -116,7 +128,7 @@ def _provider_spec(text: str, base: str, query: str, provider: tuple[Provider, s
     info = _accepted(info, registry)
     base_url = known.base_url
     if "@" in model:
-        model, _, base_url = model.partition("@")
+        model, base_url = _split_url(model)
         if not base_url.startswith(("http://", "https://")):
             raise _fail(text, f"base URL {base_url!r} must start with http:// or https://", registry)
     if not model:
@@ -160,7 +172,7 @@ def parse_spec(text: str, registry: BackendRegistry = chat_backends) -> ModelSpe
             raise _fail(text, f"{kind} takes no target: {info.form}", registry)
         target = rest
         if info.takes_url and "@" in rest:
-            target, _, base_url = rest.partition("@")
+            target, base_url = _split_url(rest)
             if not base_url.startswith(("http://", "https://")):
                 raise _fail(text, f"base URL {base_url!r} must start with http:// or https://", registry)
         if not target:
