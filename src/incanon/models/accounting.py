@@ -73,7 +73,7 @@ class AccountingModel:
         if log.isEnabledFor(level):
             log.log(level, "%s: %s call, %d prompt + %d completion tokens in %.1fs", name,
                     "slow" if slow else "one", completion.prompt_tokens, completion.completion_tokens, elapsed)
-        price = price_of(self.prices, completion.model, name) if self.prices else None
+        price = price_of(self.prices, completion.model, name)
         cost = 0.0
         if price is not None:
             cost = (completion.prompt_tokens * price[0] + completion.completion_tokens * price[1]) / 1e6

@@ -46,15 +46,11 @@ class EndpointGate:
             await waiter  # the slot is counted for us when we are woken
         except BaseException:
             if waiter.done() and not waiter.cancelled():
-                self._release()  # woken, then cancelled before using the slot: hand it on
+                self.release()  # woken, then cancelled before using the slot: hand it on
             elif entry in self._waiters:
                 self._waiters.remove(entry)
                 self._forget(limit)
             raise
-
-    def release(self) -> None:
-        """Give back a slot taken with :meth:`acquire`."""
-        self._release()
 
     @asynccontextmanager
     async def slot(self, limit: int) -> AsyncIterator[None]:
@@ -63,9 +59,10 @@ class EndpointGate:
         try:
             yield
         finally:
-            self._release()
+            self.release()
 
-    def _release(self) -> None:
+    def release(self) -> None:
+        """Give back a slot taken with :meth:`acquire`."""
         self.active -= 1
         self._wake()
 
