@@ -144,7 +144,10 @@ def test_cli_exits_1_when_a_time_point_profile_names_a_later_alias(tmp_path: Pat
     assert result.exit_code == 1
     data = json.loads(result.stdout)
     assert data["strict_leaks"] > 0
-    persona = [f for f in data["findings"] if f["surface"] == "persona"]
-    assert persona and persona[0]["at"] == "1-3"
-    assert "stormwren" in persona[0]["items"]["names_not_in_use"]
+    # The stored profile is judged like any text (a profile is a claim, not knowledge) ...
+    stored = [f for f in data["findings"] if f["surface"] == "timepoint"]
+    assert stored and stored[0]["at"] == "1-3"
+    assert "stormwren" in stored[0]["items"]["names_not_in_use"]
+    # ... and the scoped builder never served the name.
+    assert not [f for f in data["findings"] if f["surface"] in ("persona", "prompt", "card", "models")]
     assert "leak" in " ".join(result.stderr.split())

@@ -62,7 +62,8 @@ def test_wren_at_the_end_of_book_1_knows_only_her_early_names_and_story(lanterns
     assert persona.sources["profile"] == "whole story, cleaned"
     # The warning says what was held back and why, by field.
     warnings = " ".join(persona.warnings)
-    assert "profile withheld" in warnings and "personality withheld" in warnings
+    assert "of the profile (whole story, cleaned) withheld" in warnings
+    assert "of the personality (whole story, cleaned) withheld" in warnings
     assert "stormwren" in warnings.lower() and "betray" in warnings
     withheld = " ".join(w.sentence for w in persona.withheld)
     assert "elected Lamp-Mistress" in withheld and "who betrays it" in withheld

@@ -15,7 +15,14 @@ from incanon.audit.run import (
     audit_points,
     audit_work,
 )
-from incanon.audit.surfaces import Sent, card_surface, method_surfaces, models_surface, persona_surface
+from incanon.audit.surfaces import (
+    Sent,
+    card_surface,
+    method_surfaces,
+    models_surface,
+    persona_surface,
+    timepoint_surface,
+)
 
 __all__ = [
     "NEUTRAL_REPLY",
@@ -31,4 +38,5 @@ __all__ = [
     "method_surfaces",
     "models_surface",
     "persona_surface",
+    "timepoint_surface",
 ]

@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from incanon.agents.registry import DEFAULT_METHOD, create_agent
-from incanon.audit.surfaces import Sent, card_surface, method_surfaces, models_surface, persona_surface
+from incanon.audit.surfaces import (
+    Sent,
+    card_surface,
+    method_surfaces,
+    models_surface,
+    persona_surface,
+    timepoint_surface,
+)
 from incanon.canon.horizon import KINDS, Horizon, Leaks
 from incanon.canon.persona import horizon_at
 from incanon.canon.position import Position
@@ -39,7 +46,7 @@ NEUTRAL_REPLY = "I would rather not say."
 """Every model call of the audit gets this reply (a scripted model)."""
 
 #: Surfaces that do not depend on the method (incanon's own, always audited).
-OWN_SURFACES = ("persona", "models", "card")
+OWN_SURFACES = ("timepoint", "persona", "models", "card")
 
 
 @dataclass
@@ -149,7 +156,8 @@ async def audit_work(
         horizon = horizon_at(store, work, record, position)
         at = str(position)
         report.points.append((record.name, at))
-        own = {"persona": persona_surface(store, work, record, position),
+        own = {"timepoint": timepoint_surface(record, position),
+               "persona": persona_surface(store, work, record, position),
                "models": models_surface(store, work, record, label, position),
                "card": card_surface(store, work, record, position)}
         for surface, sent in own.items():

@@ -4,7 +4,11 @@
   passages, the experts' prompts, the hints);
 * ``evidence``: the ``incanon`` evidence field a ``/v1`` client and the web app receive;
 * ``models``: the character@point entry of ``GET /v1/models``;
-* ``card``: the Character Card exported at the position.
+* ``card``: the Character Card exported at the position;
+* ``timepoint``: the store's own texts of the character as of the position (labels, descriptions,
+  profiles and personalities of the time points reached, dated segments begun): the world's
+  claims about what the character is, read like any other text, since the builders show them
+  (cleaned of hidden names) and a claim is not knowledge.
 
 Each surface comes back as ``Sent``: its text, and the chunk and fact ids it cites.
 """
@@ -117,3 +121,12 @@ def persona_surface(store: CanonStore, work: str, record: CharacterRecord, posit
     """The scoped persona itself (what every method's system prompt is built from)."""
     persona = persona_at(store, work, record, position)
     return Sent(story_text({k: v for k, v in persona.to_dict().items() if k != "withheld"}))
+
+
+def timepoint_surface(record: CharacterRecord, position: Position) -> Sent:
+    """The stored texts of ``record`` dated at or before ``position``, as the world gives them."""
+    texts = [t for tp in record.time_points if tp.position <= position
+             for t in (tp.label, tp.description, tp.profile, tp.personality)]
+    texts += [g.text for g in (*record.profile_segments, *record.personality_segments)
+              if g.position is None or g.position <= position]
+    return Sent("\n".join(t for t in texts if t.strip()))

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from incanon.canon.namebook import NameBook
+from incanon.canon.namebook import NameBook, surname_pattern, surnames
 from incanon.canon.names import norm
 from incanon.canon.position import Position
 from incanon.canon.records import CharacterRecord, FactRecord, RelationRecord
@@ -124,13 +124,13 @@ class Horizon:
         chunks = scope.chunks(witnessed_only=True)
         self.visible_chunks = {c.id for c in chunks}
         """Ids of the chunks the character may see."""
-        reached = [tp for tp in me.time_points if tp.position <= at_]
+        # Knowledge is derived from what the character witnessed or was told, never declared by
+        # the character's own texts (time-point labels, descriptions, profiles, personality):
+        # those are outputs to audit, and counting them as known would make whatever a profile
+        # says known by definition (and launder its words for every other surface).
         known_texts = [c.text for c in chunks] + [f.text for f in self.facts]
         known_texts += [p for s in self.scenes for p in (s.title, s.location, s.summary)]
         known_texts += [p for m in dialogue for p in (m.speech, m.action, m.thought)]
-        known_texts += [p for tp in reached for p in (tp.label, tp.description, tp.profile, tp.personality)]
-        known_texts += [g.text for g in (*me.profile_segments, *me.personality_segments)
-                        if g.position is None or g.position <= at_]
         # The work's title and author, and the titles of the books reached, are the reader's
         # labels of where the character stands, not story the character could not know.
         work_info = scope.work
@@ -165,12 +165,15 @@ class Horizon:
             if e.position is not None and e.position > at_:
                 self.later |= forms - self.book.attested
                 known |= forms & self.book.attested
-            elif e.name in met:
+            elif e.name in met or e.position is None:
+                # Met, or known from the start by the world's own dating (common knowledge of
+                # the setting, like the town's lighthouse).
                 known |= forms & self.book.attested | {norm(e.name)}
             else:
                 known |= forms & self.book.attested
         self.known_names: set[str] = known - self.not_in_use
         """Normalized names the character can use at the position."""
+        self._hidden_surnames = self._surnames(others, known_texts, me)
 
         hidden_texts = [p for s in scope.future_scenes() for p in (s.title, s.summary)]
         hidden_texts += [p for s in scope.missed_scenes() for p in (s.title, s.summary)]
@@ -196,10 +199,36 @@ class Horizon:
         self.hidden_chunk_ids = set(all_chunk_ids) - self.visible_chunks
         """Ids of chunks of future or missed scenes."""
 
+    def _surnames(self, others: list[CharacterRecord], known_texts: list[str], me: CharacterRecord) -> re.Pattern[str] | None:
+        """A matcher of the bare surnames of characters the character does not know ("Carew" of
+        a Sir Danvers Carew first seen later), each added to ``later`` or left unseen."""
+        owned = {last: owner for last, owner in surnames([(c.name, c.aliases) for c in others]).items()
+                 if norm(last) not in self.book.owners}
+        every = surname_pattern(owned)
+        if every is None:
+            return None
+        attested = {m.group(0) for t in known_texts if t for m in every.finditer(t)}
+        later_owners = {c.name for c in others if norm(c.name) in self.later}
+        hidden: list[str] = []
+        for last, owner in owned.items():
+            if owner == me.name or last in attested or norm(owner) in self.known_names:
+                continue
+            hidden.append(last)
+            if owner in later_owners:
+                self.later.add(norm(last))
+        return surname_pattern(hidden)
+
     # -- tests -------------------------------------------------------------------------------
     def hidden_names_in(self, text: str) -> list[str]:
-        """Names in ``text`` the character cannot use at the position."""
-        return [n for n in self.book.mentions(text) if n not in self.known_names]
+        """Names in ``text`` the character cannot use at the position (bare surnames of people
+        it does not know included)."""
+        spans = self.book.spans(text)
+        found = [n for _, _, n in spans if n not in self.known_names]
+        if self._hidden_surnames is not None and text:
+            # A surname inside a full name already matched ("Sir Danvers Carew") is that name.
+            found += [norm(m.group(0)) for m in self._hidden_surnames.finditer(text)
+                      if not any(a <= m.start() < b for a, b, _ in spans)]
+        return found
 
     def leaks(self, text: str, *, chunk_ids: Iterable[str] = (), fact_ids: Iterable[str] = (),
               allowed: str = "") -> Leaks:
@@ -225,16 +254,18 @@ class Horizon:
                 found.unknown_facts.append(f.id)
         return found
 
-    def clean(self, text: str) -> tuple[str, list[tuple[str, str]]]:
+    def clean(self, text: str, *, names_only: bool = False) -> tuple[str, list[tuple[str, str]]]:
         """``text`` without the sentences that name or tell anything hidden; also the withheld
-        sentences with the reason for each."""
+        sentences with the reason for each. ``names_only``: drop only sentences that name
+        someone or something hidden (for text the world dates itself, whose words the audit
+        judges)."""
         if not text.strip():
             return text, []
         sentences = split_sentences(text)
         kept: list[str] = []
         dropped: list[tuple[str, str]] = []
         for sentence in sentences:
-            why = self.why_hidden(sentence)
+            why = self.why_hidden(sentence, names_only=names_only)
             if why:
                 dropped.append((sentence, why))
             else:
@@ -243,9 +274,12 @@ class Horizon:
             return text, []
         return " ".join(kept), dropped
 
-    def why_hidden(self, sentence: str) -> str:
-        """Why ``sentence`` may not be said at the position ("" when it may)."""
+    def why_hidden(self, sentence: str, *, names_only: bool = False) -> str:
+        """Why ``sentence`` may not be said at the position ("" when it may); ``names_only``:
+        only hidden names count."""
         leaks = self.leaks(sentence)
+        if names_only:
+            leaks = Leaks(leaks.names_not_in_use, leaks.later_names, leaks.unseen_names)
         if leaks.names_not_in_use:
             return f"uses a name not yet in use ({', '.join(leaks.names_not_in_use)})"
         if leaks.later_names:

@@ -12,6 +12,11 @@ from collections.abc import Iterable
 
 from incanon.canon.names import norm
 
+#: Words before a name that are forms of address, not part of what identifies the person.
+_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "lady", "lord", "madam", "master", "mistress",
+                     "captain", "capt", "colonel", "general", "father", "mother", "sister", "brother",
+                     "saint", "st", "king", "queen", "prince", "princess", "the", "of", "de", "van", "von"})
+
 
 def _alternation(names: Iterable[str]) -> str | None:
     """The names as one regex alternation, longest first, any run of spaces between words."""
@@ -38,6 +43,44 @@ def _starts(names: Iterable[str]) -> re.Pattern[str] | None:
     return None if alternation is None else re.compile(rf"(?<!\w)(?=((?:{alternation}))(?!\w))", re.IGNORECASE)
 
 
+def surnames(named: Iterable[tuple[str, Iterable[str]]]) -> dict[str, str]:
+    """Bare surnames that identify one owner: ``{"Carew": "Sir Danvers Carew"}``.
+
+    People are named by surname alone ("Carew was clubbed to death"), so a later character's
+    surname is a later name, not just a word. Only the last word of a name of two words or more
+    counts, capitalized, alphabetic, not a form of address, and only when no other owner has it
+    as a name part (two Brands make "Brand" nobody's)."""
+    owners: dict[str, set[str]] = {}
+    full: set[str] = set()
+    for name, aliases in named:
+        for form in [name, *aliases]:
+            words = form.split()
+            full.add(norm(form))
+            for w in words:
+                owners.setdefault(w.strip(".,").casefold(), set()).add(name)
+            if len(words) < 2:
+                continue
+            last = words[-1].strip(".,")
+            if len(last) >= 3 and last[:1].isupper() and last.replace("-", "").replace("'", "").isalpha() \
+                    and last.casefold() not in _TITLES:
+                owners.setdefault("\0" + last, set()).add(name)
+    found: dict[str, str] = {}
+    for key, who in owners.items():
+        if not key.startswith("\0"):
+            continue
+        last = key[1:]
+        if len(who) == 1 and owners.get(last.casefold(), set()) == who and norm(last) not in full:
+            found[last] = next(iter(who))
+    return found
+
+
+def surname_pattern(forms: Iterable[str]) -> re.Pattern[str] | None:
+    """Case-sensitive matcher of bare surnames (a capital letter is what tells "Brand" the
+    person from "brand" the word)."""
+    alternation = "|".join(re.escape(f) for f in sorted(set(forms), key=len, reverse=True))
+    return re.compile(rf"(?<![\w-])(?:{alternation})(?![\w-])") if alternation else None
+
+
 class NameBook:
     """Every name of a work's characters and entities, and which of them a text has used."""
 
@@ -61,6 +104,12 @@ class NameBook:
         if self._re is None or not text:
             return []
         return [norm(m.group(0)) for m in self._re.finditer(text)]
+
+    def spans(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, normalized name) of every mention in ``text``, in order."""
+        if self._re is None or not text:
+            return []
+        return [(m.start(), m.end(), norm(m.group(0))) for m in self._re.finditer(text)]
 
     def attest(self, texts: Iterable[str]) -> None:
         """Mark every name the texts mention as attested (names inside or overlapping a longer

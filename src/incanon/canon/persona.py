@@ -18,7 +18,7 @@ a warning saying what was withheld:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -33,7 +33,7 @@ class Withheld:
     """A sentence of whole-story text left out of the persona, and why."""
 
     field: str
-    """``profile`` or ``personality``."""
+    """``profile``, ``personality`` or ``situation`` (the time point's description)."""
     sentence: str
     reason: str
 
@@ -64,13 +64,15 @@ class Persona:
     def warnings(self) -> list[str]:
         """One line per field that lost whole-story sentences, saying how many and why."""
         lines = []
-        for name in ("profile", "personality"):
+        for name in ("profile", "personality", "situation"):
             dropped = [w for w in self.withheld if w.field == name]
             if dropped:
                 reasons = "; ".join(sorted({w.reason for w in dropped}))
-                kept = "nothing kept" if not getattr(self, name) else "the rest kept"
-                lines.append(f"{self.name} at {self.position}: {len(dropped)} sentence(s) of the whole-story "
-                             f"{name} withheld ({kept}): {reasons}")
+                text = self.time_description if name == "situation" else getattr(self, name)
+                kept = "nothing kept" if not text else "the rest kept"
+                where = self.sources.get(name, "time point")
+                lines.append(f"{self.name} at {self.position}: {len(dropped)} sentence(s) of the {name} "
+                             f"({where}) withheld ({kept}): {reasons}")
         return lines
 
     def to_dict(self) -> dict[str, Any]:
@@ -89,23 +91,31 @@ def _dated(segments: tuple[SegmentRecord, ...], at: Position) -> str:
     return " ".join(g.text.strip() for g in segments if g.position is None or g.position <= at)
 
 
+def _cleaned(kind: str, text: str, source: str, horizon: Horizon | None, *,
+             dated: bool = False) -> tuple[str, str, list[Withheld]]:
+    """``text`` without the sentences that tell anything beyond ``horizon``. Every source is
+    cleaned: whole-story text of everything hidden; text the world dates itself (a time point's
+    profile, dated segments) of hidden names, its words being the world's own claim that the
+    leak audit judges (``dated``)."""
+    if horizon is None:
+        return text, source, []
+    kept, dropped = horizon.clean(text, names_only=dated)
+    return kept, f"{source}, cleaned" if dropped else source, [Withheld(kind, s, why) for s, why in dropped]
+
+
 def _pick(record: CharacterRecord, kind: str, at: Position, reached: list[TimePointRecord],
           horizon: Horizon | None) -> tuple[str, str, list[Withheld]]:
     for tp in sorted(reached, key=lambda t: t.position.key, reverse=True):
         text = getattr(tp, kind)
         if text.strip():
-            return text, f"time point {tp.label}", []
+            return _cleaned(kind, text, f"time point {tp.label}", horizon, dated=True)
     segments = getattr(record, f"{kind}_segments")
     if segments:
-        return _dated(segments, at), "dated segments", []
+        return _cleaned(kind, _dated(segments, at), "dated segments", horizon, dated=True)
     whole = getattr(record, kind)
     if not whole.strip():
         return "", "none", []
-    if horizon is None:
-        return whole, "whole story", []
-    kept, dropped = horizon.clean(whole)
-    source = "whole story, cleaned" if dropped else "whole story"
-    return kept, source, [Withheld(kind, s, why) for s, why in dropped]
+    return _cleaned(kind, whole, "whole story", horizon)
 
 
 def persona_at(store: CanonStore, work: str, character: str | CharacterRecord, at: str | Position,
@@ -122,21 +132,34 @@ def persona_at(store: CanonStore, work: str, character: str | CharacterRecord, a
     for tp in reached:
         if tp.position == position:
             label, description = tp.label, tp.description
-    needs_horizon = any(
-        not any(getattr(tp, k).strip() for tp in reached) and not getattr(record, f"{k}_segments")
-        and getattr(record, k).strip() for k in ("profile", "personality"))
+    if horizon is None:
+        horizon = horizon_at(store, work, record, position)
     if not text:
         profile, p_src, p_drop, personality, q_src, q_drop = "", "not built", [], "", "not built", []
     else:
-        if horizon is None and needs_horizon:
-            horizon = horizon_at(store, work, record, position)
         profile, p_src, p_drop = _pick(record, "profile", position, reached, horizon)
         personality, q_src, q_drop = _pick(record, "personality", position, reached, horizon)
+    if description:
+        description, _, d_drop = _cleaned("situation", description, "", horizon, dated=True)
+        p_drop += d_drop
+    # Labels and descriptions of the points reached are shown (ids, listings, prompts): each is
+    # read against the horizon like any text, and a label that tells more is replaced by its
+    # position.
+    label = shown_label(label, position, horizon) if label else label
+    reached = [replace(tp, label=shown_label(tp.label, tp.position, horizon),
+                       description=horizon.clean(tp.description, names_only=True)[0], profile="", personality="")
+               for tp in reached]
     return Persona(
         work=info.id, work_title=info.title, author=info.author, name=record.name, position=position,
         names=record.names_at(position), profile=profile, personality=personality, time_label=label,
         time_description=description, reached=tuple(reached),
         sources={"profile": p_src, "personality": q_src}, withheld=tuple(p_drop + q_drop))
+
+
+def shown_label(label: str, position: Position, horizon: Horizon) -> str:
+    """``label`` when it names and tells nothing beyond ``horizon``, else the position itself
+    (``"2-4"``: it resolves like the label and reveals no event)."""
+    return label if not horizon.why_hidden(label) else str(position)
 
 
 def horizon_at(store: CanonStore, work: str, record: CharacterRecord, position: Position) -> Horizon:
@@ -146,6 +169,6 @@ def horizon_at(store: CanonStore, work: str, record: CharacterRecord, position: 
     return _cached_horizon(store, store.data_version(), work, record.name, position)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)
 def _cached_horizon(store: CanonStore, generation: tuple[int, int], work: str, name: str, position: Position) -> Horizon:
     return Horizon(store, work, store.character(work, name), position)

@@ -82,11 +82,12 @@ class Knowledge:
 
 
 def _texts(scenes: list[SceneRecord], dialogue: dict[str, list[MessageRecord]], chunks: list[ChunkRecord],
-           facts: list[FactRecord], points: list[TimePointRecord]) -> list[str]:
+           facts: list[FactRecord]) -> list[str]:
+    # What the character witnessed or was told; its own time-point texts are outputs, never
+    # evidence of what it knows.
     texts = [c.text for c in chunks] + [f.text for f in facts]
     texts += [part for s in scenes for part in (s.title, s.location, s.summary)]
     texts += [part for ms in dialogue.values() for m in ms for part in (m.speech, m.action, m.thought)]
-    texts += [part for tp in points for part in (tp.label, tp.description)]
     return [t for t in texts if t]
 
 
@@ -99,7 +100,11 @@ def gather(store: CanonStore, work: str, character: str, at: str) -> Knowledge:
     scenes = scope.scenes(witnessed_only=True)
     dialogue = {s.id: scope.messages(s.id) for s in scenes}
     chunks = scope.chunks(witnessed_only=True)
-    points = [tp for tp in me.time_points if tp.position <= pos]
+    # The time points as the scoped builder shows them (labels that tell more replaced by their
+    # positions, descriptions cleaned).
+    from incanon.canon.persona import persona_at
+
+    points = list(persona_at(store, work, me, pos, text=False).reached)
     latest = max(points, key=lambda tp: tp.position.key, default=None)
 
     characters = [c for c in store.characters(work) if c.name != me.name]
@@ -108,7 +113,7 @@ def gather(store: CanonStore, work: str, character: str, at: str) -> Knowledge:
                       *((e.name, e.aliases) for e in all_entities)])
     dated = _has_story_text(store, work)
     if dated:
-        names.attest(_texts(scenes, dialogue, chunks, facts, points))
+        names.attest(_texts(scenes, dialogue, chunks, facts))
     else:
         names.attest_all()
 

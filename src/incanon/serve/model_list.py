@@ -33,6 +33,9 @@ def model_entry(store: CanonStore, work: Any, character: Any, label: str, positi
     from incanon.canon.persona import persona_at
 
     persona = persona_at(store, work.id, character, position, text=False)
+    # The label as the scoped builder shows it (a label telling more than the point knows is
+    # replaced by the position).
+    label = persona.time_label or label
     info: dict[str, Any] = {
         "work": work.id, "title": work.title, "character": character.name,
         "names": list(persona.names), "at": label, "position": str(position),
