@@ -20,7 +20,6 @@ from incanon.canon.position import Position
 from incanon.cli.main import app
 from incanon.graph import HashEmbedder
 from incanon.sample import sample_world
-from incanon.testing import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[2]
 COSER_BOOK = ROOT / "examples" / "coser" / "final" / "The Wall-Lamps.json"
@@ -104,14 +103,6 @@ def test_store_built_from_a_raw_book_by_timechara_build(tmp_path: Path) -> None:
         _assert_strict_clean(report, 9)  # three main characters, a time point per chapter
         # Whole chapters are chunks here: full RAG reads later chapters, and the audit says so.
         assert _totals(report)[("prompt", "rag")] > 0
-
-
-@pytest.fixture
-def fake_embedder(monkeypatch):
-    """An embedder spec served by a local fake endpoint: fast and offline."""
-    monkeypatch.setenv("INCANON_FAKE_KEY", "not-a-secret")
-    with FakeOpenAIServer() as server:
-        yield f"openai:fake-embed@{server.base_url}?key_env=INCANON_FAKE_KEY"
 
 
 def test_cli_json_rows_and_exit_code(tmp_path: Path, fake_embedder: str) -> None:

@@ -75,6 +75,8 @@ class AuditReport:
     points: list[tuple[str, str]] = field(default_factory=list)
     """(character, position) pairs audited."""
     findings: list[Finding] = field(default_factory=list)
+    canaries: Any = None
+    """The canary check's ``CanaryReport`` (None when it was not run)."""
 
     def table(self) -> list[dict[str, Any]]:
         """One row per (surface, method): leak counts by kind summed over every character@point."""
@@ -94,10 +96,15 @@ class AuditReport:
         return sum(f.leaks.total for f in self.findings
                    if f.method in (DEFAULT_METHOD, "-"))
 
+    def canary_leaks(self) -> int:
+        """Planted markers found out of scope by the canary check (0 when it was not run)."""
+        return len(self.canaries.found) if self.canaries is not None else 0
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
         return {"work": self.work, "methods": self.methods, "points": [list(p) for p in self.points],
                 "strict_leaks": self.strict_leaks(), "table": self.table(),
+                "canaries": self.canaries.to_dict() if self.canaries is not None else None,
                 "findings": [f.to_dict() for f in self.findings if f.leaks.total]}
 
 
@@ -125,6 +132,35 @@ def _read(horizon: Horizon, sent: Sent) -> Leaks:
     return horizon.leaks(sent.text, chunk_ids=sent.chunk_ids, fact_ids=sent.fact_ids, allowed=sent.question)
 
 
+async def point_surfaces(store: CanonStore, work: str, record: CharacterRecord, label: str, position: Position,
+                         agents: dict[str, Any], questions: Sequence[str]) -> list[tuple[str, str, list[Sent]]]:
+    """Every surface of ``record`` at ``position``: (surface, method, what it sent), incanon's
+    own with method ``-``, each method's prompt and evidence once per question."""
+    found: list[tuple[str, str, list[Sent]]] = [
+        ("timepoint", "-", [timepoint_surface(record, position)]),
+        ("persona", "-", [persona_surface(store, work, record, position)]),
+        ("models", "-", [models_surface(store, work, record, label, position)]),
+        ("card", "-", [card_surface(store, work, record, position)])]
+    for method, agent in agents.items():
+        prompts: list[Sent] = []
+        evidence: list[Sent] = []
+        for question in questions:
+            prompt, shown = await method_surfaces(agent, store, work, record, position, question)
+            prompts.append(prompt)
+            evidence.append(shown)
+        found += [("prompt", method, prompts), ("evidence", method, evidence)]
+    return found
+
+
+def _agents(store: CanonStore, methods: Sequence[str], embedder: Embedder) -> dict[str, Any]:
+    from incanon.models.scripted import ScriptedModel
+    from incanon.retrieval import ChunkRetriever
+
+    model = ScriptedModel(default=NEUTRAL_REPLY, name="audit")
+    retriever = ChunkRetriever(store, embedder)
+    return {m: create_agent(m, model, store=store, retriever=retriever, embedder=embedder) for m in methods}
+
+
 async def audit_work(
     store: CanonStore,
     work: str,
@@ -134,19 +170,18 @@ async def audit_work(
     characters: Sequence[str] = (),
     questions: Sequence[str] = QUESTIONS,
     progress: Callable[[str], None] | None = None,
+    canaries: bool = False,
+    canary_methods: Sequence[str] = (DEFAULT_METHOD,),
 ) -> AuditReport:
-    """Audit every character × time point of ``work`` (see the module docstring)."""
-    from incanon.models.scripted import ScriptedModel
-    from incanon.retrieval import ChunkRetriever
-
+    """Audit every character × time point of ``work`` (see the module docstring). ``canaries``:
+    also run the independent canary check (``incanon.audit.canaries``) on a scratch copy, for
+    incanon's own surfaces and ``canary_methods`` (the default method)."""
     if isinstance(embedder, str):
         from incanon.models import load_embedder
 
         embedder = load_embedder(embedder)
     embedder = _Memo(embedder)
-    model = ScriptedModel(default=NEUTRAL_REPLY, name="audit")
-    retriever = ChunkRetriever(store, embedder)
-    agents = {m: create_agent(m, model, store=store, retriever=retriever, embedder=embedder) for m in methods}
+    agents = _agents(store, methods, embedder)
     report = AuditReport(work=work, methods=list(methods))
     points = audit_points(store, work, characters)
     for n, (record, label, position) in enumerate(points, start=1):
@@ -156,21 +191,24 @@ async def audit_work(
         horizon = horizon_at(store, work, record, position)
         at = str(position)
         report.points.append((record.name, at))
-        own = {"timepoint": timepoint_surface(record, position),
-               "persona": persona_surface(store, work, record, position),
-               "models": models_surface(store, work, record, label, position),
-               "card": card_surface(store, work, record, position)}
-        for surface, sent in own.items():
-            report.findings.append(Finding(surface, "-", record.name, at, _read(horizon, sent)))
-        for method, agent in agents.items():
-            for surface in ("prompt", "evidence"):
-                total = Leaks()
-                report.findings.append(Finding(surface, method, record.name, at, total))
-            prompt_found, evidence_found = report.findings[-2].leaks, report.findings[-1].leaks
-            for question in questions:
-                prompt, evidence = await method_surfaces(agent, store, work, record, position, question)
-                _merge(prompt_found, _read(horizon, prompt))
-                _merge(evidence_found, _read(horizon, evidence))
+        for surface, method, sent in await point_surfaces(store, work, record, label, position, agents, questions):
+            found = Leaks()
+            for one in sent:
+                _merge(found, _read(horizon, one))
+            report.findings.append(Finding(surface, method, record.name, at, found))
+    if canaries:
+        from incanon.audit.canaries import canary_audit
+
+        strict = tuple(canary_methods)
+        made: dict[int, dict[str, Any]] = {}
+
+        async def texts(copy: CanonStore, work_: str, record: CharacterRecord, label: str,
+                        position: Position) -> dict[tuple[str, str], str]:
+            own = made.setdefault(id(copy), _agents(copy, strict, embedder))
+            sent = await point_surfaces(copy, work_, record, label, position, own, questions)
+            return {(surface, method): "\n".join(s.text for s in many) for surface, method, many in sent}
+
+        report.canaries = await canary_audit(store, work, texts, characters=characters, progress=progress)
     return report
 
 

@@ -28,18 +28,26 @@ def _retrieved(details: dict[str, Any]) -> list[dict[str, Any]]:
     return [r for r in found if isinstance(r, dict) and "id" in r]
 
 
+#: The label of a passage whose standing cannot be decided: never "in scope" by default.
+UNKNOWN_SCOPE = "scope unknown"
+
+
 def _label(who: CharacterAt, position: str, scene: str | None) -> str:
     """How the passage stands for the character (``KnowledgeScope.label``): in scope only when
-    before now and witnessed, whatever the method's own cut-off was."""
+    before now and witnessed, whatever the method's own cut-off was. Fails closed: a passage
+    without a position, or one the scope cannot place (another axis, a vanished scene), is
+    ``scope unknown``, never in scope."""
     from incanon.canon.scope import IN_SCOPE
 
     scope = who.scope
-    if scope is None or not position:
-        return IN_SCOPE
+    if scope is None:
+        return IN_SCOPE if not position else UNKNOWN_SCOPE
+    if not position:
+        return UNKNOWN_SCOPE
     try:
         return scope.label(position, scene)
-    except Exception:  # noqa: BLE001 - a position of another axis or a vanished scene: say in scope
-        return IN_SCOPE
+    except Exception:  # noqa: BLE001 - whatever could not place it, it is not known to be in scope
+        return UNKNOWN_SCOPE
 
 
 def _scoped(who: CharacterAt, position: str, scene: str | None) -> dict[str, Any]:

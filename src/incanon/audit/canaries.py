@@ -1,0 +1,202 @@
+"""The canary check: a leak audit that does not share the cleaner's word test.
+
+In a scratch copy of a work, every piece of text that could be hidden from someone gets a unique
+made-up marker (a *canary*): each scene's title, summary and lines, each chunk, each fact, every
+time point of every character (label, description, profile, personality), every relation and
+entity, and every alias that comes into use later. Every surface incanon serves is then rebuilt
+from the copy for each character × time point, and every marker found in it is looked up.
+
+Whether a marker is a leak is decided from the store's structure alone, never from the text:
+
+* a scene's text is hidden unless the scene is at or before the position and the character is
+  among its participants; another character's thoughts are hidden even then;
+* a chunk follows its scene (a chunk without a scene is hidden when later);
+* a fact is hidden when later, or when it is not public, not established in a witnessed scene
+  and not told to the character (``known_by``);
+* a time point, relation, entity or alias is hidden when it begins after the position.
+
+So a word-level cleaner that misses a mis-scoped passage, a later label shown in a listing, or
+an alias used too early is caught here even when the words themselves pass.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from incanon.canon.position import Position
+from incanon.canon.store import CanonStore
+from incanon.canon.world import World
+
+_MARK = re.compile(r"qzx(\d+)kv")
+
+
+@dataclass(frozen=True)
+class Canary:
+    """What one marker was planted in, and what decides who may see it."""
+
+    kind: str
+    """``scene``, ``thought``, ``chunk``, ``fact``, ``time point``, ``relation``, ``entity`` or ``alias``."""
+    where: str
+    """The item (scene id, chunk id, fact id, ``character@label`` ...)."""
+    position: Position | None
+    scene: str | None = None
+    speaker: str = ""
+    public: bool = False
+    known_by: tuple[str, ...] = ()
+
+
+@dataclass
+class CanaryFinding:
+    """A planted marker found on a surface where the character may not see it."""
+
+    surface: str
+    method: str
+    character: str
+    at: str
+    canary: Canary
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        return {"surface": self.surface, "method": self.method, "character": self.character, "at": self.at,
+                "kind": self.canary.kind, "planted_in": self.canary.where,
+                "position": str(self.canary.position) if self.canary.position else None}
+
+
+@dataclass
+class CanaryReport:
+    """Markers planted, surfaces read, and the markers found out of scope."""
+
+    planted: int = 0
+    checked: int = 0
+    """Surfaces read (one per surface, method and character@point)."""
+    found: list[CanaryFinding] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        return {"planted": self.planted, "checked": self.checked, "leaks": len(self.found),
+                "found": [f.to_dict() for f in self.found[:100]]}
+
+
+class _Planter:
+    def __init__(self) -> None:
+        self.canaries: list[Canary] = []
+
+    def mark(self, canary: Canary) -> str:
+        self.canaries.append(canary)
+        return f"qzx{len(self.canaries) - 1}kv"
+
+    def pos(self, text: str | None) -> Position | None:
+        return Position.parse(text) if text else None
+
+
+def plant(world: World) -> tuple[World, list[Canary]]:
+    """A copy of ``world`` with a marker appended to every text that may be hidden, and the
+    markers' index (marker ``qzx{i}kv`` is ``canaries[i]``)."""
+    w = world.model_copy(deep=True)
+    p = _Planter()
+    for s in w.scenes:
+        pos = p.pos(s.position)
+        m = p.mark(Canary("scene", s.id, pos, scene=s.id))
+        s.title = f"{s.title} {m}".strip()
+        s.summary = f"{s.summary} {m}".strip()
+        for u in s.messages:
+            if u.speech:
+                u.speech = f"{u.speech} {m}"
+            if u.action:
+                u.action = f"{u.action} {m}"
+            if u.thought:
+                u.thought = f"{u.thought} {p.mark(Canary('thought', s.id, pos, scene=s.id, speaker=u.speaker))}"
+    for c in w.chunks:
+        c.text = f"{c.text} {p.mark(Canary('chunk', c.id, p.pos(c.position), scene=c.scene))}"
+    for f in w.facts:
+        f.text = f"{f.text} {p.mark(Canary('fact', f.id, p.pos(f.position), scene=f.scene, public=f.public, known_by=tuple(f.known_by)))}"
+    for ch in w.characters:
+        for tp in ch.time_points:
+            m = p.mark(Canary("time point", f"{ch.name}@{tp.label}", p.pos(tp.position)))
+            for name in ("label", "description", "profile", "personality"):
+                value = getattr(tp, name)
+                if value or name == "label":
+                    setattr(tp, name, f"{value} {m}".strip())
+        renamed: dict[str, str] = {}
+        for alias, since in ch.alias_from.items():
+            renamed[alias] = f"{alias} {p.mark(Canary('alias', f'{ch.name}: {alias}', p.pos(since)))}"
+        if renamed:
+            ch.aliases = [renamed.get(a, a) if isinstance(a, str) else a for a in ch.aliases]
+            ch.alias_from = {renamed[a]: since for a, since in ch.alias_from.items()}
+    for r in w.relations:
+        r.description = f"{r.description} {p.mark(Canary('relation', f'{r.source} → {r.target}', p.pos(r.valid_from)))}".strip()
+    for e in w.entities:
+        if e.position:
+            e.description = f"{e.description} {p.mark(Canary('entity', e.name, p.pos(e.position)))}".strip()
+    return w, p.canaries
+
+
+class Visibility:
+    """Which canaries one character may see at one position, from the store's structure."""
+
+    def __init__(self, world: World, character: str, at: Position) -> None:
+        self.character, self.at = character, at
+        self.witnessed = {s.id for s in world.scenes
+                          if character in s.participants and Position.parse(s.position) <= at}
+
+    def hidden(self, c: Canary) -> bool:
+        """True when the character may not see what ``c`` marks."""
+        later = c.position is not None and c.position > self.at
+        if c.kind in ("scene", "thought"):
+            if later or c.scene not in self.witnessed:
+                return True
+            return c.kind == "thought" and c.speaker != self.character
+        if c.kind == "chunk":
+            return later or (c.scene is not None and c.scene not in self.witnessed)
+        if c.kind == "fact":
+            told = c.public or (c.scene is not None and c.scene in self.witnessed) or self.character in c.known_by
+            return later or not told
+        return later
+
+
+def found_in(text: str) -> list[int]:
+    """Indexes of the markers in ``text`` (each once)."""
+    return list(dict.fromkeys(int(m.group(1)) for m in _MARK.finditer(text)))
+
+
+async def canary_audit(
+    store: CanonStore,
+    work: str,
+    surfaces_at: Callable[[CanonStore, str, Any, str, Position], Any],
+    *,
+    characters: Sequence[str] = (),
+    progress: Callable[[str], None] | None = None,
+) -> CanaryReport:
+    """Plant canaries in a scratch copy of ``work`` and read every surface ``surfaces_at`` builds
+    there (an async callable giving ``{(surface, method): text}`` for one character@point)."""
+    from incanon.audit.run import audit_points
+
+    original = store.export_world(work)
+    planted, canaries = plant(original)
+    report = CanaryReport(planted=len(canaries))
+    with tempfile.TemporaryDirectory(prefix="incanon-canaries-") as scratch:
+        copy = CanonStore.open(Path(scratch) / "canon")
+        try:
+            copy.import_world(planted)
+            points = audit_points(copy, work, characters)
+            for n, (record, _label, position) in enumerate(points, start=1):
+                if progress:
+                    progress(f"[canaries {n}/{len(points)}] {record.name} at {position}")
+                seen = Visibility(planted, record.name, position)
+                texts = await surfaces_at(copy, work, record, str(position), position)
+                for (surface, method), text in texts.items():
+                    report.checked += 1
+                    for i in found_in(text):
+                        if seen.hidden(canaries[i]):
+                            report.found.append(CanaryFinding(surface, method, record.name, str(position), canaries[i]))
+        finally:
+            copy.close()
+    return report
+
+
+__all__ = ["Canary", "CanaryFinding", "CanaryReport", "Visibility", "canary_audit", "found_in", "plant"]

@@ -1,0 +1,116 @@
+"""The audit is a proof that can fail: leaks planted in copies of the sample world are reported
+(exit 1), by the word check and by the canary check that shares no word test with the cleaner."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from typer.testing import CliRunner
+
+from incanon.audit import audit_work
+from incanon.audit.canaries import Canary, Visibility, found_in, plant
+from incanon.canon import CanonStore, write_world_file
+from incanon.canon.namebook import surnames
+from incanon.canon.position import Position
+from incanon.chat.evidence import UNKNOWN_SCOPE, _label
+from incanon.cli.main import app
+from incanon.graph import HashEmbedder
+from incanon.sample import sample_world
+
+
+def _audit_cli(world, tmp_path: Path, embedder: str, character: str = "Wren") -> tuple[int, dict]:
+    path = write_world_file(world, tmp_path / "planted.json")
+    store = tmp_path / "canon"
+    runner = CliRunner()
+    assert runner.invoke(app, ["canon", "import", str(path), "--store", str(store)]).exit_code == 0
+    result = runner.invoke(app, ["canon", "audit", "--store", str(store), "--work", "lanterns", "--method",
+                                 "in-canon", "--character", character, "--embedder", embedder, "--no-canaries",
+                                 "--json"])
+    return result.exit_code, json.loads(result.stdout)
+
+
+def _first_point(world, name: str):
+    me = next(c for c in world.characters if c.name == name)
+    return me, me.time_points[0]
+
+
+def test_a_later_sentence_in_an_early_profile_is_reported(tmp_path: Path, fake_embedder: str) -> None:
+    world = sample_world()
+    wren, first = _first_point(world, "Wren Callow")
+    assert str(first.position) == "1-3"
+    # Book 3's ending, told in the end-of-book-1 profile (no later *name* in it: only words).
+    first.profile = "Wren trims wicks. The Guild has just elected her its Lamp-Mistress."
+    code, data = _audit_cli(world, tmp_path, fake_embedder)
+    assert code == 1
+    stored = [f for f in data["findings"] if f["surface"] == "timepoint" and f["at"] == "1-3"]
+    assert stored and "elect" in stored[0]["items"]["hidden_terms"]
+
+
+def test_a_bare_surname_of_a_later_character_is_a_later_name(tmp_path: Path, fake_embedder: str) -> None:
+    from incanon.canon.world import Character
+
+    world = sample_world()
+    wren, first = _first_point(world, "Wren Callow")
+    # A character of our own who first appears in book 3, in a scene Wren is at.
+    scene = next(s for s in world.scenes if s.position.startswith("3-") and "Wren Callow" in s.participants)
+    world.characters.append(Character(name="Sir Marten Vossberg", first_position=scene.position))
+    scene.participants.append("Sir Marten Vossberg")
+    assert surnames([(c.name, c.aliases) for c in world.characters])["Vossberg"] == "Sir Marten Vossberg"
+    # Only the surname, as a narrator would write it ("Carew was clubbed to death").
+    first.profile = "Wren trims wicks. Vossberg was seen on the quay."
+    code, data = _audit_cli(world, tmp_path, fake_embedder)
+    assert code == 1
+    stored = [f for f in data["findings"] if f["surface"] == "timepoint" and f["at"] == "1-3"]
+    assert stored and "vossberg" in stored[0]["items"]["later_names"]
+
+
+@pytest.fixture(scope="module")
+def lanterns(tmp_path_factory: pytest.TempPathFactory):
+    store = CanonStore.open(tmp_path_factory.mktemp("planted") / "canon")
+    store.import_world(sample_world())
+    yield store
+    store.close()
+
+
+def test_canaries_find_nothing_on_incanons_own_surfaces(lanterns: CanonStore) -> None:
+    report = asyncio.run(audit_work(lanterns, "lanterns", methods=("in-canon",), embedder=HashEmbedder(),
+                                    characters=["Wren", "Dace"], canaries=True))
+    assert report.canaries.planted > 200 and report.canaries.checked > 0
+    assert report.canary_leaks() == 0, [f.to_dict() for f in report.canaries.found[:5]]
+
+
+def test_canaries_catch_what_a_baseline_lets_through(lanterns: CanonStore) -> None:
+    # Full RAG retrieves later chapters: the canary check, which never reads the words, sees it.
+    report = asyncio.run(audit_work(lanterns, "lanterns", methods=("in-canon", "rag"), embedder=HashEmbedder(),
+                                    characters=["Wren"], canaries=True, canary_methods=("in-canon", "rag")))
+    caught = report.canaries.found
+    assert caught and all(f.method == "rag" for f in caught)
+    assert {f.canary.kind for f in caught} >= {"chunk"}
+
+
+def test_a_misscoped_chunk_is_caught_by_its_canary() -> None:
+    world = sample_world()
+    planted, canaries = plant(world)
+    later = next(c for c in planted.chunks if Position.parse(c.position) > Position.parse("2-1"))
+    (marker,) = found_in(later.text)
+    seen = Visibility(planted, "Wren Callow", Position.parse("1-3"))
+    assert seen.hidden(canaries[marker])
+    # A marker of another character's thought is hidden even in a scene the character saw.
+    assert seen.hidden(Canary("thought", "1-1-1", Position.parse("1-1-1"), scene="1-1-1", speaker="Dace Morrow"))
+    # Later aliases carry their marker in the name itself.
+    wren = next(c for c in planted.characters if c.name == "Wren Callow")
+    assert any(found_in(a) and "Stormwren" in a for a in wren.alias_from)
+
+
+def test_evidence_labels_fail_closed() -> None:
+    class Broken:
+        def label(self, position: str, scene: str | None) -> str:
+            raise RuntimeError("vanished scene")
+
+    who = SimpleNamespace(scope=Broken())
+    assert _label(who, "9-9-9", "gone") == UNKNOWN_SCOPE
+    assert _label(who, "", None) == UNKNOWN_SCOPE
