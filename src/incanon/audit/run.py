@@ -77,6 +77,8 @@ class AuditReport:
     findings: list[Finding] = field(default_factory=list)
     canaries: Any = None
     """The canary check's ``CanaryReport`` (None when it was not run)."""
+    misplaced: list[Any] = field(default_factory=list)
+    """Chunks whose stored position looks wrong (``incanon.audit.placement``)."""
 
     def table(self) -> list[dict[str, Any]]:
         """One row per (surface, method): leak counts by kind summed over every character@point."""
@@ -96,6 +98,10 @@ class AuditReport:
         return sum(f.leaks.total for f in self.findings
                    if f.method in (DEFAULT_METHOD, "-"))
 
+    def misplaced_strict(self) -> int:
+        """Chunks both placement signals put in a later chapter than the store does."""
+        return sum(1 for m in self.misplaced if m.strict)
+
     def canary_leaks(self) -> int:
         """Planted markers found out of scope by the canary check (0 when it was not run)."""
         return len(self.canaries.found) if self.canaries is not None else 0
@@ -105,6 +111,7 @@ class AuditReport:
         return {"work": self.work, "methods": self.methods, "points": [list(p) for p in self.points],
                 "strict_leaks": self.strict_leaks(), "table": self.table(),
                 "canaries": self.canaries.to_dict() if self.canaries is not None else None,
+                "misplaced": [m.to_dict() for m in self.misplaced],
                 "findings": [f.to_dict() for f in self.findings if f.leaks.total]}
 
 
@@ -172,10 +179,12 @@ async def audit_work(
     progress: Callable[[str], None] | None = None,
     canaries: bool = False,
     canary_methods: Sequence[str] = (DEFAULT_METHOD,),
+    placement: bool = True,
 ) -> AuditReport:
     """Audit every character × time point of ``work`` (see the module docstring). ``canaries``:
     also run the independent canary check (``incanon.audit.canaries``) on a scratch copy, for
-    incanon's own surfaces and ``canary_methods`` (the default method)."""
+    incanon's own surfaces and ``canary_methods`` (the default method). ``placement``: also look
+    for chunks whose stored position looks wrong (``incanon.audit.placement``)."""
     if isinstance(embedder, str):
         from incanon.models import load_embedder
 
@@ -183,6 +192,10 @@ async def audit_work(
     embedder = _Memo(embedder)
     agents = _agents(store, methods, embedder)
     report = AuditReport(work=work, methods=list(methods))
+    if placement:
+        from incanon.audit.placement import placement_check
+
+        report.misplaced = placement_check(store, work, embedder)
     points = audit_points(store, work, characters)
     for n, (record, label, position) in enumerate(points, start=1):
         if progress:

@@ -63,10 +63,15 @@ def register(app: typer.Typer) -> None:
                 c = report.canaries
                 out.print(f"canary check: {c.planted} markers planted, {c.checked} surfaces read, "
                           f"{len(c.found)} found out of scope", soft_wrap=True, highlight=False)
+        for m in report.misplaced:
+            err.print(f"{'error' if m.strict else 'note'}: chunk {m.chunk} at {m.position} looks misplaced: "
+                      f"{'; '.join(m.reasons)}", soft_wrap=True, highlight=False, markup=False)
         caught = report.canary_leaks()
-        if leaks or caught:
+        misplaced = report.misplaced_strict()
+        if leaks or caught or misplaced:
             err.print(f"error: incanon's own surfaces leak {leaks} item(s) by the word check (rows with method "
-                      f"in-canon or -) and {caught} planted marker(s) by the canary check; --json lists them",
+                      f"in-canon or -) and {caught} planted marker(s) by the canary check; {misplaced} chunk(s) "
+                      "read like a later chapter and name what only a later chapter introduces; --json lists them",
                       soft_wrap=True, highlight=False)
             raise typer.Exit(1)
         checks = "word and canary checks" if report.canaries is not None else "word check; canaries not run"
