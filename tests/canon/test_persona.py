@@ -64,7 +64,12 @@ def test_wren_at_the_end_of_book_1_knows_only_her_early_names_and_story(lanterns
     warnings = " ".join(persona.warnings)
     assert "of the profile (whole story, cleaned) withheld" in warnings
     assert "of the personality (whole story, cleaned) withheld" in warnings
-    assert "stormwren" in warnings.lower() and "betray" in warnings
+    # The warning is read by a person: it names no withheld name or word ...
+    assert "stormwren" not in warnings.lower() and "betray" not in warnings
+    assert "uses a name not yet in use" in warnings and "tells of later or missed events" in warnings
+    # ... the author's form does.
+    spoiling = " ".join(persona.spoiler_warnings)
+    assert "stormwren" in spoiling.lower() and "betray" in spoiling
     withheld = " ".join(w.sentence for w in persona.withheld)
     assert "elected Lamp-Mistress" in withheld and "who betrays it" in withheld
     # Later time points are not even named.

@@ -62,12 +62,23 @@ class Persona:
 
     @property
     def warnings(self) -> list[str]:
-        """One line per field that lost whole-story sentences, saying how many and why."""
+        """One line per field that lost sentences, saying how many and why, without the withheld
+        names and words themselves (a warning is read by a person, who may not have read that
+        far): ``spoiler_warnings`` gives them."""
+        return self._warning_lines(spoilers=False)
+
+    @property
+    def spoiler_warnings(self) -> list[str]:
+        """``warnings`` with the withheld names and words (for the world's author)."""
+        return self._warning_lines(spoilers=True)
+
+    def _warning_lines(self, *, spoilers: bool) -> list[str]:
         lines = []
         for name in ("profile", "personality", "situation"):
             dropped = [w for w in self.withheld if w.field == name]
             if dropped:
-                reasons = "; ".join(sorted({w.reason for w in dropped}))
+                # "tells of later or missed events (betray, elect)": the part in brackets spoils.
+                reasons = "; ".join(sorted({w.reason if spoilers else w.reason.split(" (", 1)[0] for w in dropped}))
                 text = self.time_description if name == "situation" else getattr(self, name)
                 kept = "nothing kept" if not text else "the rest kept"
                 where = self.sources.get(name, "time point")
