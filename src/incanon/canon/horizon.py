@@ -159,6 +159,11 @@ class Horizon:
                 continue
             if c.name in met:
                 attested.add(norm(c.name))
+            if norm(c.name) in attested:
+                # Knowing "Tobias Venn" is knowing "Tobias" and "Venn": aliases made of the
+                # known full name's own words.
+                words = set(norm(c.name).split())
+                attested |= {a for a in in_use if set(a.split()) <= words}
             known |= attested
         for e in entities:
             forms = {norm(n) for n in (e.name, *e.aliases)}
@@ -171,6 +176,14 @@ class Horizon:
                 known |= forms & self.book.attested | {norm(e.name)}
             else:
                 known |= forms & self.book.attested
+        # The other ends of the character's own relations held from the start (a master, a
+        # sister): the world's structure says the character knows them, whatever text says.
+        for r in self.scope.relations():
+            if r.valid_from is None and me.name in (r.source, r.target):
+                other = r.target if r.source == me.name else r.source
+                record = next((c for c in others if c.name == other), None)
+                if record is not None and (record.first_position is None or record.first_position <= at_):
+                    known |= {norm(n) for n in (record.name, *record.names_at(at_))}
         self.known_names: set[str] = known - self.not_in_use
         """Normalized names the character can use at the position."""
         self._hidden_surnames = self._surnames(others, known_texts, me)
