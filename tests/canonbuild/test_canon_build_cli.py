@@ -95,6 +95,30 @@ def test_dry_run_calls_no_model_and_writes_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "canon").exists()
 
 
+def test_dry_run_prints_the_outline_with_parts_and_notes(tmp_path: Path) -> None:
+    result = _build(str(BOOK), "--helper", "openai:gpt-4o-mini", "--dry-run")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    outline = lines[:lines.index("  2-2  The Reckoning  (136 words)") + 1]
+    assert outline == ["Part 1: PART ONE  (2 chapters, 462 words)", "  1-1  The Clockmaker's Shop  (275 words)",
+                       "  1-2  The Stopped Clock  (187 words)", "Part 2: PART TWO  (2 chapters, 266 words)",
+                       "  2-1  The Storm  (130 words)", "  2-2  The Reckoning  (136 words)"]
+    assert "contents list: its 4 entries match the chapters found" in result.stderr
+    data = json.loads(_build(str(BOOK), "--helper", "openai:gpt-4o-mini", "--dry-run", "--json").stdout)
+    assert data["author"] == "Incanon Sample Press" and data["chapters"][2]["part"] == "PART TWO"
+    assert [p["chapters"] for p in data["parts"]] == [2, 2]
+    assert "saltmere.txt: contents list: its 4 entries match the chapters found" in data["notes"]
+
+
+def test_a_long_chapter_costs_one_split_call_per_piece(tmp_path: Path) -> None:
+    book = tmp_path / "long.txt"
+    book.write_text("Chapter 1\n\n" + "\n\n".join(["The keeper trimmed the lamp and wrote the names down."] * 3000)
+                    + "\n\nChapter 2\n\nA short one.\n", encoding="utf-8")
+    data = json.loads(_build(str(book), "--helper", "openai:gpt-4o-mini", "--dry-run", "--json", "--no-graph").stdout)
+    split = next(r for r in data["estimate"]["rows"] if r["label"] == "scenes: split (per chapter)")
+    assert split["calls"] == 4 and "1 chapter(s) over 60,000 characters are split in pieces" in split["note"]
+
+
 def test_nothing_usable_exits_1_and_writes_no_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rules = tmp_path / "silent.json"
     rules.write_text(json.dumps({"rules": [], "default": "{}"}), encoding="utf-8")

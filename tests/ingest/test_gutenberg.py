@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from incanon.ingest.gutenberg import is_gutenberg, strip_gutenberg
+from incanon.ingest.gutenberg import header_title, is_gutenberg, strip_gutenberg
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "examples" / "book" / "saltmere.txt"
@@ -35,3 +35,24 @@ def test_a_text_without_the_start_marker_is_left_alone() -> None:
     assert not is_gutenberg(text)
     g = strip_gutenberg(text)
     assert g.body == text and g.title == "" and g.removed_words == 0
+
+
+def test_a_start_marker_wrapped_over_two_lines_is_left_out() -> None:
+    text = ("Title: The Lantern Road\nAuthor: Ada Merrow\n\n*** START OF THIS PROJECT GUTENBERG EBOOK\n"
+            "THE LANTERN ROAD ***\n\n\nTHE LANTERN ROAD\n\nThe road was lit.\n")
+    g = strip_gutenberg(text)
+    assert g.body.strip().startswith("THE LANTERN ROAD\n") and "***" not in g.body
+
+
+def test_the_ebook_line_names_a_copy_without_its_start_marker() -> None:
+    assert header_title("\ufeffThe Project Gutenberg EBook of The Lantern Road, by\nAda Merrow\n\nThis eBook is for "
+                        "the use of anyone anywhere.\n") == ("The Lantern Road", "Ada Merrow")
+    assert header_title("Project Gutenberg’s The Glass Mill, by Ada Merrow\n\nChapter 1\n") == ("The Glass Mill",
+                                                                                                 "Ada Merrow")
+    assert header_title("Chapter 1\n\nNo line names this book.\n") == ("", "")
+
+
+def test_an_end_line_naming_the_book_ends_the_story() -> None:
+    text = ("Title: X\n*** START OF THE PROJECT GUTENBERG EBOOK X ***\nThe story ends.\n\n"
+            "End of Project Gutenberg’s The Glass Mill, by Ada Merrow\n\n*** END OF THE PROJECT GUTENBERG EBOOK X ***\n")
+    assert strip_gutenberg(text).body.strip() == "The story ends."

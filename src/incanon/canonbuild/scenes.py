@@ -5,14 +5,18 @@ goes through the scene splitter (:func:`incanon.bench.timechara.scenes.split_sce
 ``canon_scene_split`` prompt: each scene's opening and closing words, summary, location and
 speakers), and the scenes found are widened to cover the chapter: text between two scenes joins
 the scene after it, text after the last joins the last. A chapter the helper could not split is
-one scene, recorded as a failed step. Then the participant step lists who is present in each
+one scene, recorded as a failed step. A chapter longer than the splitter reads at once
+(:data:`MAX_SPLIT_CHARS`) is split in pieces cut at paragraph breaks, one call each, and the
+scenes of all its pieces are the chapter's: no part of a long chapter is left to a last scene
+unread. Then the participant step lists who is present in each
 scene; a scene whose list could not be read keeps none, and so is witnessed by nobody (its text
 is hidden from every character's witnessed view, never shown to the wrong one).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 
 from incanon.bench.timechara.scenes import (
     ExtractedScene,
@@ -25,6 +29,31 @@ from incanon.ingest.markdown_book import BookChapter, BookScene
 from incanon.ingest.reader import BookText, ReadChapter
 from incanon.models.types import ChatModel, GenerationParams
 from incanon.templates import PromptLibrary
+
+
+MAX_SPLIT_CHARS = 60_000
+"""Characters of chapter text one scene-split call reads; a longer chapter is split in pieces."""
+
+
+def split_pieces(text: str, max_chars: int = MAX_SPLIT_CHARS) -> list[tuple[int, int]]:
+    """``text`` as (start, end) pieces of at most ``max_chars``, of about equal length, cut at a
+    paragraph break where there is one (else at a space); one piece when it is short enough."""
+    if len(text) <= max_chars:
+        return [(0, len(text))]
+    count = math.ceil(len(text) / max_chars)
+    pieces: list[tuple[int, int]] = []
+    start = 0
+    while len(text) - start > max_chars:
+        target = start + math.ceil((len(text) - start) / count)
+        limit = start + max_chars
+        cut = text.rfind("\n\n", start + 1, min(limit, target + max_chars // 4))
+        if cut <= start:
+            cut = text.rfind(" ", start + 1, limit)
+        cut = cut if cut > start else limit
+        pieces.append((start, cut))
+        start, count = cut, max(1, count - 1)
+    pieces.append((start, len(text)))
+    return pieces
 
 
 def split_params(per_chapter: int) -> GenerationParams:
@@ -46,9 +75,12 @@ class SceneStep:
     """Chapters whose scenes the author marked."""
 
 
-def _book_chapter(chapter: ReadChapter) -> BookChapter:
-    scene = BookScene(f"{chapter.book}-{chapter.number}-1", chapter.book, chapter.number, 1, chapter.text, chapter.line)
-    return BookChapter(number=chapter.number, title=chapter.title, line=chapter.line, scenes=[scene])
+def _piece(chapter: ReadChapter, span: tuple[int, int], k: int = 1, pieces: int = 1) -> BookChapter:
+    """Piece ``k`` of ``pieces`` of the chapter (``span`` of its text), as the splitter reads it."""
+    title = chapter.title if pieces == 1 else f"{chapter.title} (piece {k} of {pieces})"
+    scene = BookScene(f"{chapter.book}-{chapter.number}-1", chapter.book, chapter.number, 1,
+                      chapter.text[span[0]:span[1]], chapter.line)
+    return BookChapter(number=chapter.number, title=title, line=chapter.line, scenes=[scene])
 
 
 def cover(chapter: ReadChapter, placed: list[ExtractedScene]) -> list[ExtractedScene]:
@@ -72,27 +104,32 @@ def _authored(chapter: ReadChapter) -> list[ExtractedScene]:
 
 async def find_scenes(book: BookText, model: ChatModel, prompts: PromptLibrary, *, per_chapter: int = 8,
                       known_characters: list[str] | None = None, concurrency: int = 4,
-                      json_mode: bool = True, max_chapter_chars: int = 60000) -> SceneStep:
+                      json_mode: bool = True, max_chapter_chars: int = MAX_SPLIT_CHARS) -> SceneStep:
     """Split, cover and people every chapter of ``book`` (see the module docstring)."""
     step = SceneStep()
     result = ExtractionResult()
     to_split = [c for c in book.chapters if not c.scenes]
     by_chapter: dict[tuple[int, int], list[ExtractedScene]] = {}
     for b in sorted({c.book for c in to_split}):
-        chapters = [c for c in to_split if c.book == b]
-        found = await split_scenes([_book_chapter(c) for c in chapters], b, book.title, model, prompts,
+        calls: list[tuple[ReadChapter, int, BookChapter]] = []
+        for c in (c for c in to_split if c.book == b):
+            spans = split_pieces(c.text, max_chapter_chars)
+            calls += [(c, span[0], _piece(c, span, k, len(spans))) for k, span in enumerate(spans, 1)]
+        found = await split_scenes([piece for _, _, piece in calls], b, book.title, model, prompts,
                                    result=result, per_chapter=per_chapter, known_characters=known_characters,
                                    max_chapter_chars=max_chapter_chars, concurrency=concurrency,
                                    json_mode=json_mode, prompt="canon_scene_split",
                                    params=split_params(per_chapter))
-        for chapter, placed in zip(chapters, found):
-            by_chapter[(chapter.book, chapter.number)] = placed
+        for (chapter, offset, _), placed in zip(calls, found):
+            # A piece's scenes are placed in the piece: move them to their place in the chapter.
+            by_chapter.setdefault((chapter.book, chapter.number), []).extend(
+                replace(s, start=s.start + offset, end=s.end + offset) for s in placed)
     for chapter in book.chapters:
         if chapter.scenes:
             step.authored += 1
             step.scenes += _authored(chapter)
             continue
-        placed = by_chapter.get((chapter.book, chapter.number), [])
+        placed = sorted(by_chapter.get((chapter.book, chapter.number), []), key=lambda s: s.start)
         if not placed:
             step.whole_chapters.append(f"{chapter.book}-{chapter.number}")
         step.scenes += cover(chapter, placed)
@@ -102,4 +139,4 @@ async def find_scenes(book: BookText, model: ChatModel, prompts: PromptLibrary, 
     return step
 
 
-__all__ = ["SceneStep", "cover", "find_scenes", "split_params"]
+__all__ = ["MAX_SPLIT_CHARS", "SceneStep", "cover", "find_scenes", "split_params", "split_pieces"]

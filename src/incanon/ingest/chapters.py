@@ -2,62 +2,51 @@
 
 Used by ``canon build``, ``coser curate`` (its chunking) and ``timechara build --book`` (plain
 text and Gutenberg books). Headings recognised (one line, optionally markdown ``#``-prefixed,
-optionally bold):
+optionally bold; the forms are in :mod:`incanon.ingest.heading_forms`):
 
-* ``Chapter 12``, ``CHAPTER XII``, ``Chapter Twelve: The Fall``, ``Chap. 3``
-* ``Part 2``, ``PART II``, ``Book One`` (a part: it does not count as a chapter)
+* ``Chapter 12``, ``CHAPTER XII``, ``Chapter Twelve: The Fall``, ``Chap. 3``, ``Chapter 10000``,
+  ``Letter 4``, ``ADVENTURE I. A SCANDAL IN BOHEMIA``, ``Stave One``
+* ``Part 2``, ``PART II``, ``Book One``, ``FIRST EPILOGUE`` (a part: it does not count as a chapter)
 * ``CHAPTER 1  The Period  It was...`` (a heading run into its first paragraph)
 * plays: ``Act I`` / ``ACT ONE`` (a part), ``Scene 2`` (a chapter)
-* a bare number or roman numeral: ``12``, ``12.``, ``XII``
+* a bare number or roman numeral: ``12``, ``12.``, ``XII`` (its title may be the next line)
 * ``12. The Fall`` / ``XII. The Fall``
 * ``Prologue``, ``Epilogue``, ``Interlude``, ``Afterword``
 * titled: a markdown heading ``## The Fall``, or a short ALL-CAPS line between blank lines
+  (``SEARCH FOR MR. HYDE``: abbreviations allowed, a sentence not)
 
 Whitespace inside a heading may be any Unicode space (Project Gutenberg writes
-``Chapter\xa01.``). Front and back matter (contents, notes, index...) is not a chapter, and once
-back matter follows the story (``ENDNOTES`` after the last chapter), the headings after it (the
-notes' ``Chapter 1`` ...) are not chapters either. A table of contents, the same heading lines
-with (almost) nothing between them before the real ones, is dropped too.
+``Chapter\\xa01.``). The weak forms (bare numbers, ``12. Title``, ``Prologue``, ALL-CAPS lines)
+must stand as a paragraph of their own and not read as a sentence. Lines of an
+``[Illustration: ...]`` block are never headings. When a book has named chapters (``CHAPTER
+I``, ``ADVENTURE I. ...``), bare numerals restarting at ``I.`` under one are its sections.
+Front and back matter (contents, preface, notes, index...) is not a chapter, and once back
+matter follows the story (``ENDNOTES`` after the last chapter), the headings after it (the notes'
+``Chapter 1`` ...) are not chapters either. A contents list (:mod:`incanon.ingest.contents`)
+is never chapters, and the chapters found are compared with it.
+
+Everything here is linear in the text's length: a 200,000-heading text is read in seconds.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-_NUMBER_WORDS = (
-    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
-    "sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|first|second|third|fourth|fifth|"
-    "sixth|seventh|eighth|ninth|tenth"
-)
-_NUM = rf"(?:\d{{1,4}}|[ivxlcdm]{{1,8}}|(?:{_NUMBER_WORDS})(?:[- ](?:{_NUMBER_WORDS}))?)"
-# ``[^\S\n]``: any whitespace but a newline (spaces, tabs, ``\r``, and Unicode spaces such as the
-# non-breaking space Project Gutenberg puts in ``Chapter\xa01.``).
-_PREFIX = r"^[^\S\n]*(?:#{1,6}[^\S\n]*)?(?:\*\*|__)?[^\S\n]*"
-_SUFFIX = r"(?:[^\S\n]*[:.\-–—][^\S\n]*(?P<title>[^\n]{0,100}?))?[^\S\n]*(?:\*\*|__)?[^\S\n]*#*[^\S\n]*$"
+from incanon.ingest.contents import Contents, contents_note, find_contents
+from incanon.ingest.heading_forms import (FORMS, LEADERS, Candidate, heading_key, line_bounds, mask_illustrations,
+                                          mid_paragraph, reads_like_sentence, runs_on, spaced, stands_alone,
+                                          wrapped_title)
 
-_MATTER = (r"(?:table[^\S\n]+of[^\S\n]+)?contents|end[^\S\n]*notes|notes|index|glossary|bibliography|"
-           r"acknowledge?ments?|about[^\S\n]+the[^\S\n]+author|copyright|appendix")
-
-CHAPTER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    # Front and back matter: not a chapter; after the story, back matter ends the chapters.
-    ("matter", re.compile(_PREFIX + rf"(?P<title>{_MATTER})[^\S\n]*(?:\*\*|__)?[^\S\n]*#*[^\S\n]*$", re.I | re.M)),
-    ("chapter", re.compile(_PREFIX + rf"(?:chapter|chap\.?|ch\.)[^\S\n]+(?P<num>{_NUM})\b" + _SUFFIX, re.I | re.M)),
-    # A heading run into its chapter's first paragraph on one line ("CHAPTER 1  The Period  It was ...").
-    ("chapter", re.compile(rf"^[^\S\n]*CHAPTER[^\S\n]+(?P<num>{_NUM})(?=[^\S\n]{{2,}}\S)", re.I | re.M)),
-    ("part", re.compile(_PREFIX + rf"(?:part|book|volume|vol\.|act)[^\S\n]+(?:the[^\S\n]+)?(?P<num>{_NUM})\b" + _SUFFIX,
-                        re.I | re.M)),
-    # Plays: a scene is the chapter, an act the part.
-    ("chapter", re.compile(_PREFIX + rf"scene[^\S\n]+(?P<num>{_NUM})\b" + _SUFFIX, re.I | re.M)),
-    ("chapter", re.compile(_PREFIX + r"(?P<num>\d{1,3}|[IVXLCDM]{1,7})\.?" + r"[^\S\n]*(?:\*\*|__)?[^\S\n]*$", re.M)),
-    ("chapter", re.compile(_PREFIX + r"(?P<num>\d{1,3}|[IVXLCDM]{1,7})[.:][^\S\n]+(?P<title>[A-Z][^\n]{0,80})$", re.M)),
-    ("chapter", re.compile(_PREFIX + r"(?P<title>prologue|epilogue|interlude|afterword|foreword)\b[^\n]{0,80}$", re.I | re.M)),
-    ("chapter", re.compile(r"^[^\S\n]*#{2,6}[^\S\n]+(?P<title>[^\n#]{1,100}?)[^\S\n]*#*[^\S\n]*$", re.M)),
-    # Last resort for titled chapters: a short ALL-CAPS line between blank lines (ignored when the
-    # book has numbered headings, where such lines are title pages and cast lists).
-    ("titled", re.compile(r"(?:(?<=\n\n)|\A)(?P<title>[A-Z][A-Z0-9 ,'’\-:;!?]{2,60})[^\S\n]*(?=\n\n)")),
-)
+CHAPTER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    ("titled" if f.name == "titled" else f.kind, f.pattern) for f in FORMS)
 """(kind, pattern) pairs; the first pattern matching a line decides its kind."""
+
+_NAMED = {"keyword", "runin", "numbered", "markdown", "scene"}
+_BACK_MATTER = re.compile(r"end\s*notes|notes|index|glossary|bibliography|acknowledge?ments?|about\s+the\s+author|"
+                          r"copyright|appendix|(?:original\s+)?transcriber[’']?s\s+notes?", re.I)
+MIN_TITLED_WORDS = 20
+"""Words an ALL-CAPS titled chapter must hold; fewer is a title page or a caption."""
 
 
 @dataclass(frozen=True)
@@ -71,71 +60,13 @@ class Heading:
     """``chapter`` or ``part``."""
     number: int
     """Chapter ordinal in the book (1-based; parts take the number of the next chapter)."""
-
-
-def find_headings(text: str) -> list[Heading]:
-    """Every heading line, in order, numbered by chapter."""
-    found: dict[int, tuple[str, str]] = {}
-    for kind, pattern in CHAPTER_PATTERNS:
-        for m in pattern.finditer(text):
-            line_start = text.rfind("\n", 0, m.start() + 1) + 1
-            line = text[line_start : text.find("\n", line_start) if "\n" in text[line_start:] else len(text)]
-            if line_start not in found and line.strip():
-                found[line_start] = (kind, line.strip())
-    numbered = sum(1 for kind, _ in found.values() if kind == "chapter")
-    found = {k: (("chapter", line) if kind == "titled" else (kind, line)) for k, (kind, line) in found.items()
-             if kind != "titled" or numbered < 3}
-    starts = sorted(found)
-    kept: list[int] = []
-    seen_chapter = False
-    for i, start in enumerate(starts):
-        kind, line = found[start]
-        if kind == "matter":
-            if seen_chapter and not _is_contents(line):
-                break  # back matter after the story: the rest is notes, index...
-            continue
-        if kind == "chapter" and _listed_again(starts, i, found, text):
-            continue  # a table-of-contents entry
-        seen_chapter = seen_chapter or kind == "chapter"
-        kept.append(start)
-    headings: list[Heading] = []
-    number = 0
-    for start in kept:
-        kind, line = found[start]
-        if kind == "chapter":
-            number += 1
-        headings.append(Heading(start, line, kind, max(number, 1) if kind == "chapter" else number + 1))
-    return headings
-
-
-def _is_contents(line: str) -> bool:
-    return "content" in line.lower()
-
-
-def _norm(line: str) -> str:
-    return " ".join(re.sub(r"[#*_]", " ", line).lower().split())
-
-
-def _listed_again(starts: list[int], i: int, found: dict[int, tuple[str, str]], text: str) -> bool:
-    """A chapter heading followed by (almost) nothing before the next heading, whose line
-    appears again later: a table-of-contents entry."""
-    start = starts[i]
-    end = starts[i + 1] if i + 1 < len(starts) else len(text)
-    if len(text[start:end].split()) - len(found[start][1].split()) > 3:
-        return False
-    line = _norm(found[start][1])
-    return any(_norm(found[later][1]) == line for later in starts[i + 1:])
-
-
-def chapter_at(headings: list[Heading], offset: int) -> Heading | None:
-    """The last chapter heading at or before ``offset``."""
-    current = None
-    for h in headings:
-        if h.start > offset:
-            break
-        if h.kind == "chapter":
-            current = h
-    return current
+    title: str = ""
+    """The title on the heading's own line (``The Fall`` of ``Chapter 2: The Fall``)."""
+    form: str = ""
+    """The form that matched (see :data:`incanon.ingest.heading_forms.FORMS`)."""
+    key: tuple[str, object] = ("", None)
+    end: int = 0
+    """Offset of the heading line's end."""
 
 
 @dataclass(frozen=True)
@@ -149,54 +80,238 @@ class TextChapter:
     line: int
     """1-based line of the heading in the text it was cut from (1 for a text without headings)."""
     heading: str = ""
+    part: str = ""
+    """The heading of the part (book, volume, act) the chapter is in, with its title (``PART
+    ONE--The Old Buccaneer``, ``ACT II``); empty when there are none."""
 
 
-_TITLE_LINE = re.compile(r"^[^\S\n]*([^\n]{1,80}?)[^\S\n]*$")
+@dataclass
+class ChapterScan:
+    """The chapters of a text and what the detector has to say about them."""
+
+    headings: list[Heading]
+    chapters: list[TextChapter]
+    notes: list[str] = field(default_factory=list)
+    contents: list[Contents] = field(default_factory=list)
 
 
-def _title_after(text: str, end: int) -> tuple[str, int]:
-    """A chapter title on the line after a bare heading (`` I.`` then `` Introduction``): short,
-    no sentence end, followed by a blank line. Returns (title, offset after it) or ("", end)."""
-    rest = text[end:]
-    stripped = rest.lstrip("\n")
-    lead = len(rest) - len(stripped)
+def _candidates(text: str) -> list[Candidate]:
+    """Every line a form accepts, in text order (the first form matching a line decides)."""
+    masked = mask_illustrations(text)
+    is_spaced = spaced(masked)
+    found: dict[int, Candidate] = {}
+    for form in FORMS:
+        for m in form.pattern.finditer(masked):
+            start, end = line_bounds(masked, m.start())
+            if start in found:
+                continue
+            line = masked[start:end].strip()
+            title = (m.groupdict().get("title") or "").strip()
+            if line and _acceptable(masked, form.name, form.weak, form.kind, start, end, line, title, is_spaced):
+                # A run-in heading's chapter starts on its own line, after the title.
+                found[start] = Candidate(start, m.end() if form.name == "runin" else end, form, line, title,
+                                         heading_key(form, m))
+    cands = [found[k] for k in sorted(found)]
+    if not is_spaced:
+        return cands
+    # In text whose paragraphs are separated by blank lines, a named heading does not continue a
+    # paragraph (Hamlet's contents: "...A room in the Castle.\nScene III. A room in the Castle.").
+    return [c for c in cands if c.form.weak or c.form.name in ("runin", "markdown", "matter")
+            or not mid_paragraph(masked, c.start) or masked.rfind("\n", 0, c.start - 1) + 1 in found]
+
+
+def _acceptable(text: str, name: str, weak: bool, kind: str, start: int, end: int, line: str, title: str,
+                is_spaced: bool) -> bool:
+    """Whether a matched line is a heading by the line-level rules of the module docstring."""
+    if kind != "matter" and LEADERS.search(line):
+        return False  # "ISRAEL HANDS . . . . 153": a contents entry
+    if name == "titled":
+        return 3 <= len(title) <= 60
+    if weak:
+        if is_spaced and not stands_alone(text, start, end, title_may_follow=name == "bare"):
+            return False
+        return not (title and reads_like_sentence(title))
+    # A run-in heading runs on by definition ("CHAPTER 1  The Period  It was the best of times"),
+    # and a markdown heading is marked as one, its paragraph may follow on the next line.
+    return not (kind != "matter" and name not in ("runin", "markdown") and is_spaced and runs_on(text, end, title))
+
+
+def _words(text: str, start: int, end: int) -> int:
+    return len(text[start:end].split())
+
+
+def _drop_sections(cands: list[Candidate]) -> tuple[list[Candidate], int]:
+    """Numerals (``I.``, ``II. A Loose-Fish ...``) restarting at 1 under a named chapter and
+    counting up in one form are its sections, not chapters; a numeral out of that sequence, or
+    in another form (``III. THE LAST CASE`` after ``II.``), is a heading."""
+    if sum(1 for c in cands if c.form.name in _NAMED) < 2:
+        return cands, 0
+    out: list[Candidate] = []
+    state, form, expected, dropped = "", "", 0, 0  # state "named": after a named chapter; "sections": in its sections
+    for c in cands:
+        numeral = c.form.name in ("bare", "numbered")
+        if numeral and state == "named" and c.key[1] == 1:
+            state, form, expected = "sections", c.form.name, 1
+        if numeral and state == "sections" and c.key[1] == expected and c.form.name == form:
+            dropped, expected = dropped + 1, expected + 1
+            continue
+        state = "named" if c.form.name in _NAMED else ""
+        out.append(c)
+    return out, dropped
+
+
+def _select(text: str, cands: list[Candidate]) -> tuple[list[Candidate], list[Contents], int | None, int, int]:
+    """The headings among ``cands``: (headings, contents lists, start of front matter, sections
+    dropped, start of back matter or the text's length)."""
+    contents = find_contents(text, cands)
+    if contents:
+        spans = iter(contents)
+        span = next(spans, None)
+        outside = []
+        for c in cands:
+            while span is not None and c.start >= span.end:
+                span = next(spans, None)
+            if span is None or c.start < span.start:
+                outside.append(c)
+        cands = outside
+    if sum(1 for c in cands if c.kind == "chapter" and c.form.name != "titled") >= 3:
+        cands = [c for c in cands if c.form.name != "titled"]
+    cands, sections = _drop_sections(cands)
+    last_seen: dict[str, int] = {}
+    for i, c in enumerate(cands):
+        last_seen[_norm(c.line)] = i
+    kept: list[Candidate] = []
+    front = contents[0].start if contents else None
+    back = len(text)
+    seen_chapter = False
+    for i, c in enumerate(cands):
+        if c.kind == "matter":
+            if seen_chapter and _BACK_MATTER.fullmatch(c.title.strip(" .:").lower()):
+                back = c.start
+                break  # back matter after the story: the rest is notes, index...
+            if not seen_chapter:
+                front = c.start if front is None else min(front, c.start)
+            continue
+        following = cands[i + 1].start if i + 1 < len(cands) else len(text)
+        if c.kind == "chapter" and last_seen[_norm(c.line)] > i and _words(text, c.end, following) <= 3:
+            continue  # a table-of-contents entry: listed again later, nothing under it
+        seen_chapter = seen_chapter or c.kind == "chapter"
+        kept.append(c)
+    if any(c.form.name == "titled" for c in kept):
+        ends = [kept[i + 1].start if i + 1 < len(kept) else back for i in range(len(kept))]
+        kept = [c for c, e in zip(kept, ends) if c.form.name != "titled" or _words(text, c.end, e) >= MIN_TITLED_WORDS]
+    return kept, contents, front, sections, back
+
+
+def _norm(line: str) -> str:
+    return " ".join(re.sub(r"[#*_]", " ", line).lower().split())
+
+
+def _headings(kept: list[Candidate]) -> list[Heading]:
+    headings: list[Heading] = []
+    number = 0
+    for c in kept:
+        if c.kind == "chapter":
+            number += 1
+        headings.append(Heading(c.start, c.line, c.kind, max(number, 1) if c.kind == "chapter" else number + 1,
+                                c.title.strip(" *_#"), c.form.name, c.key, c.end))
+    return headings
+
+
+def find_headings(text: str) -> list[Heading]:
+    """Every heading line, in order, numbered by chapter."""
+    return _headings(_select(text, _candidates(text))[0])
+
+
+def chapter_at(headings: list[Heading], offset: int) -> Heading | None:
+    """The last chapter heading at or before ``offset``."""
+    current = None
+    for h in headings:
+        if h.start > offset:
+            break
+        if h.kind == "chapter":
+            current = h
+    return current
+
+
+def _title_after(text: str, end: int, limit: int) -> tuple[str, int]:
+    """A chapter title on a line after a bare heading (`` I.`` then `` Introduction``), before
+    ``limit`` (the next heading): short, no sentence end, followed by a blank line. Returns
+    (title, offset after it) or ("", end). Reads a bounded window: never the rest of the text."""
+    window = text[end:min(limit, end + 600)]
+    stripped = window.lstrip("\n")
+    lead = len(window) - len(stripped)
     line = stripped.split("\n", 1)[0]
-    m = _TITLE_LINE.match(line)
+    title = line.strip()
     follows = stripped[len(line):len(line) + 2]
-    if (not m or lead > 2 or len(m.group(1).split()) > 10 or m.group(1).rstrip().endswith((".", ",", ";", "”", '"'))
-            or not follows.startswith("\n\n") and follows):
+    quoted = re.fullmatch(r"[“\"‘'][^\n]*[^.!?,][”\"’']", title) is not None
+    plain = title.strip("_*")
+    if (not title or lead > 4 or len(title.split()) > 14 or (plain.endswith((".", ",", ";", "”", '"')) and not quoted)
+            or (follows and not follows.startswith("\n\n") and end + lead + len(line) < limit)):
         return "", end
-    return m.group(1).strip(), end + lead + len(line)
+    return title, end + lead + len(line)
 
 
-def split_chapters(text: str, *, min_opening_words: int = 300) -> list[TextChapter]:
-    """The chapters of ``text`` by :func:`find_headings`; parts (``Part II``, ``Book Two``)
-    number the books. Text before the first heading is front matter (a title page, a contents
-    list) unless it holds at least ``min_opening_words`` words, when it is an opening chapter.
-    A text without headings is one chapter."""
-    headings = find_headings(text)
+def _numbering_note(headings: list[Heading]) -> str | None:
+    """Numbered chapters whose numbers jump (a heading missed or misread), within each part."""
+    jumps: list[str] = []
+    previous: Heading | None = None
+    for h in headings:
+        if h.kind == "part":
+            previous = None
+            continue
+        value = h.key[1] if isinstance(h.key[1], int) else None
+        if previous is not None and value is not None and previous.key[0] == h.key[0] and value not in (
+                1, previous.key[1] + 1):  # type: ignore[operator]
+            jumps.append(f"{previous.line[:40]!r} is followed by {h.line[:40]!r}")
+        previous = h if value is not None else None
+    if not jumps:
+        return None
+    more = f" (and {len(jumps) - 3} more)" if len(jumps) > 3 else ""
+    return f"chapter numbers jump {len(jumps)} time(s), a heading missed or misread? " + "; ".join(jumps[:3]) + more
+
+
+def scan_chapters(text: str, *, min_opening_words: int = 300) -> ChapterScan:
+    """The chapters of ``text`` (see :func:`split_chapters`) with the detector's notes: front
+    matter left out, sections that are not chapters, numbering that jumps, and how the
+    chapters compare with the book's contents list."""
+    kept, contents, front, sections, back = _select(text, _candidates(text))
+    headings = _headings(kept)
+    scan = ChapterScan(headings, [], contents=contents)
     if not headings:
-        return [TextChapter(1, 1, "", text.strip(), 1)] if text.strip() else []
-    chapters: list[TextChapter] = []
-    # A part heading opens a new book only once a chapter follows it and the current book has
-    # chapters: the parts of a contents list (nothing between them) open nothing.
-    book, number, part_pending = 1, 0, False
-    opening = text[:headings[0].start]
+        scan.chapters = [TextChapter(1, 1, "", text.strip(), 1)] if text.strip() else []
+        return scan
+    book, number, part_pending, part = 1, 0, False, ""
+    opening_end = headings[0].start if front is None else min(front, headings[0].start)
+    opening = text[:opening_end]
     if len(opening.split()) >= min_opening_words:
-        chapters.append(TextChapter(1, 1, "", opening.strip(), 1))
+        scan.chapters.append(TextChapter(1, 1, "", opening.strip(), 1))
         number = 1
+    elif (left := _words(text, 0, headings[0].start)) >= min_opening_words:
+        scan.notes.append(f"the {left:,} words before the first chapter heading (title page, contents, preface...) "
+                          "are front matter, not a chapter")
+    line_no, at = 1, 0
+    lists = iter(contents)
+    listed = next(lists, None)
     for i, h in enumerate(headings):
-        end = headings[i + 1].start if i + 1 < len(headings) else len(text)
-        line_end = text.find("\n", h.start)
-        line_end = end if line_end < 0 or line_end > end else line_end
+        line_no, at = line_no + text.count("\n", at, h.start), h.start
+        end = headings[i + 1].start if i + 1 < len(headings) else back
+        while listed is not None and listed.start < h.start:
+            listed = next(lists, None)
+        if listed is not None and listed.start < end:
+            end = listed.start  # a contents list after a heading (a title page's): not the chapter's text
+        line_end = min(h.end or end, end)
         if h.kind == "part":
             part_pending = True
+            after = "" if h.title else _title_after(text, line_end, end)[0]
+            part = " ".join(h.line.strip(" *_#").split()) + (f": {after}" if after else "")
             continue
-        title_match = next((m for _, p in CHAPTER_PATTERNS for m in [p.match(h.line)] if m), None)
-        title = ((title_match.groupdict().get("title") or "") if title_match else "").strip(" *_#")
-        body_start = line_end
+        title, body_start = h.title, line_end
+        wrapped = wrapped_title(text, line_end, title) if title and h.form in _NAMED - {"runin"} else None
+        if wrapped:
+            title, body_start = f"{title} {wrapped[0]}", wrapped[1]
         if not title:
-            title, body_start = _title_after(text, line_end)
+            title, body_start = _title_after(text, line_end, end)
         body = text[body_start:end].strip()
         if not body:
             continue
@@ -204,6 +319,30 @@ def split_chapters(text: str, *, min_opening_words: int = 300) -> list[TextChapt
             book, number = book + 1, 0
         part_pending = False
         number += 1
-        chapters.append(TextChapter(book, number, title or h.line.strip(" *_#"), body, text.count("\n", 0, h.start) + 1,
-                                    h.line))
-    return chapters
+        scan.chapters.append(TextChapter(book, number, title or h.line.strip(" *_#"), body, line_no, h.line, part))
+    if back < len(text) and (left := _words(text, back, len(text))):
+        matter = text[back:text.find("\n", back) if "\n" in text[back:back + 200] else back + 40].strip()
+        scan.notes.append(f"the {left:,} words from {matter!r} on are back matter after the story, not a chapter")
+    if sections:
+        scan.notes.append(f"{sections} numbered section(s) (I., II. ...) inside named chapters are read as "
+                          "sections, not chapters")
+    jumps = _numbering_note([h for h in headings if h.form not in ("titled", "named", "markdown")])
+    if jumps:
+        scan.notes.append(jumps)
+    for listed in contents:
+        note = contents_note(listed, [(c.book, c.number, c.title, c.heading) for c in scan.chapters])
+        if note:
+            scan.notes.append(note)
+    return scan
+
+
+def split_chapters(text: str, *, min_opening_words: int = 300) -> list[TextChapter]:
+    """The chapters of ``text`` by :func:`find_headings`; parts (``Part II``, ``Book Two``)
+    number the books. Text before the first heading is front matter (a title page, a contents
+    list, a preface) unless it holds at least ``min_opening_words`` words before any of those,
+    when it is an opening chapter. A text without headings is one chapter."""
+    return scan_chapters(text, min_opening_words=min_opening_words).chapters
+
+
+__all__ = ["CHAPTER_PATTERNS", "ChapterScan", "Heading", "TextChapter", "chapter_at", "find_headings",
+           "scan_chapters", "split_chapters"]

@@ -19,11 +19,16 @@ _START = re.compile(r"^[^\S\n]*\*{3}[^\S\n]*START OF (?:THE|THIS) PROJECT GUTENB
 _SMALL_PRINT_END = re.compile(r"^[^\n]*\*END\*[^\S\n]*THE SMALL PRINT[^\n]*$", re.I | re.M)
 _END = re.compile(
     r"^[^\S\n]*(?:\*{3}[^\S\n]*END OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK\b[^\n]*"
-    r"|End of (?:the |this )?Project Gutenberg(?:'s)? (?:E-?Book|E-?text|Etext)\b[^\n]*)$",
+    r"|End of (?:the |this )?Project Gutenberg(?:(?:['’]s)?\s+(?:E-?Book|E-?text|Etext)\b|['’]s\s)[^\n]*)$",
     re.I | re.M,
 )
 _FIELD = re.compile(r"^(Title|Author|Language|Release [Dd]ate|Translator|Editor)[^\S\n]*:[^\S\n]*(.*)$", re.M)
-_HEADER_TITLE = re.compile(r"The Project Gutenberg E-?Book of (.+?)(?:, by (.+?))?[^\S\n]*$", re.I | re.M)
+_HEADER_TITLE = re.compile(
+    r"(?:The Project Gutenberg E-?Book of|Project Gutenberg[’']s(?: E-?Book of)?) (.+?)(?:, by (.+?))?[^\S\n]*$",
+    re.I | re.M)
+# A start marker wrapped onto a second line ("*** START OF THIS PROJECT GUTENBERG EBOOK" /
+# "THE STRANGE CASE OF DR. JEKYLL AND MR. HYDE ***"): the second line is the marker's too.
+_MARKER_TAIL = re.compile(r"\A\n[^\S\n]*[^\n*]{1,120}\*{3}[^\S\n]*(?=\n|\Z)")
 # Production notes that sit just inside the start marker ("Produced by ...", "[Illustration]").
 _PRODUCED = re.compile(r"\A(?:\s*(?:Produced by|E-?text prepared by|Transcribed from)[^\n]*(?:\n[^\n]+)*\n)+", re.I)
 
@@ -59,6 +64,29 @@ def _continued(header: str, match: re.Match[str]) -> str:
     return value
 
 
+def header_title(text: str) -> tuple[str, str]:
+    """(title, author) from a "The Project Gutenberg EBook of TITLE, by AUTHOR" line (or
+    "Project Gutenberg's TITLE, by AUTHOR") in the first lines of ``text``, wrapped or not; a copy
+    of an e-text whose start marker was cut away still names its book there."""
+    head = text.replace("\r\n", "\n")[:3000]
+    for paragraph in re.split(r"\n[^\S\n]*\n", head.lstrip("\ufeff")):
+        lines = paragraph.strip().split("\n")
+        # The line wraps onto a second one at most; a longer paragraph is the licence's text.
+        named = _HEADER_TITLE.search(" ".join(" ".join(lines if len(lines) <= 2 else lines[:1]).split()))
+        if named:
+            return named.group(1).strip(), (named.group(2) or "").strip().rstrip(".")
+    return "", ""
+
+
+def cut_licence(text: str) -> tuple[str, int]:
+    """``text`` up to a Project Gutenberg end marker (an EPUB's last document carries the licence),
+    and the words cut; unchanged, 0 without a marker."""
+    end = _END.search(text)
+    if end is None:
+        return text, 0
+    return text[:end.start()].rstrip(), len(text[end.start():].split())
+
+
 def strip_gutenberg(text: str) -> GutenbergText:
     """The story of a Gutenberg e-text and its metadata; any other text unchanged."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -66,6 +94,9 @@ def strip_gutenberg(text: str) -> GutenbergText:
     if start is None:
         return GutenbergText(body=text)
     header, rest = text[: start.start()], text[start.end():]
+    if not start.group().rstrip().endswith("***"):
+        tail = _MARKER_TAIL.match(rest)
+        rest = rest[tail.end():] if tail else rest
     small_print = _SMALL_PRINT_END.search(rest)
     if small_print is not None:  # old releases put the licence before the text
         rest = rest[small_print.end():]
@@ -77,13 +108,12 @@ def strip_gutenberg(text: str) -> GutenbergText:
         meta.setdefault(m.group(1).lower(), _continued(header, m))
     title, author = meta.get("title", ""), meta.get("author", "")
     if not title:
-        named = _HEADER_TITLE.search(header)
-        if named:
-            title, author = named.group(1).strip(), author or (named.group(2) or "").strip()
+        title, named_author = header_title(header)
+        author = author or named_author
     number = re.search(r"\[E-?(?:Book|text) #(\d+)\]", header, re.I)
     removed = len(text.split()) - len(body.split())
     return GutenbergText(body=body.strip("\n") + "\n", title=title, author=author, language=meta.get("language", ""),
                          ebook=number.group(1) if number else "", removed_words=removed, metadata=meta)
 
 
-__all__ = ["GutenbergText", "is_gutenberg", "strip_gutenberg"]
+__all__ = ["GutenbergText", "cut_licence", "header_title", "is_gutenberg", "strip_gutenberg"]

@@ -2,9 +2,11 @@
 
 Accepted:
 
-* a plain-text file (``.txt`` or anything not listed below);
+* a plain-text file (``.txt`` or anything not listed below), in UTF-8, UTF-16 with a byte order
+  mark, or cp1252 / Latin-1 (:mod:`incanon.ingest.encoding`; a note says which when not UTF-8);
 * a Project Gutenberg e-text: its header and licence are left out, and its title and author come
-  from the header's metadata (:mod:`incanon.ingest.gutenberg`);
+  from the header's metadata (:mod:`incanon.ingest.gutenberg`); a copy without the header is
+  named by its "Project Gutenberg EBook of" line or by its title page (:mod:`incanon.ingest.titlepage`);
 * a markdown file: ``<!-- scene b-c-s -->`` markers, when present, are the author's own scenes
   and are kept (:func:`incanon.ingest.markdown_book.parse_markdown_book` reads it); otherwise it
   is read as text, its ``#`` headings being chapter headings;
@@ -12,7 +14,10 @@ Accepted:
 * a folder, or several files: the files in natural order (``ch2`` before ``ch10``), each file
   one chapter unless it holds chapter headings of its own.
 
-Chapters are found by the project's one chapter detector (:mod:`incanon.ingest.chapters`).
+Chapters are found by the project's one chapter detector (:mod:`incanon.ingest.chapters`); what
+it noticed (front matter left out, a contents list that disagrees with the headings, numbering that
+jumps) goes to :attr:`BookText.notes`, which ``canon build`` prints. A book over
+:data:`~incanon.ingest.encoding.MAX_BOOK_MB` megabytes is refused before it is read.
 """
 
 from __future__ import annotations
@@ -24,10 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from incanon.errors import InputError, NotFoundError
-from incanon.ingest.chapters import TextChapter, find_headings, split_chapters
-from incanon.ingest.gutenberg import strip_gutenberg
+from incanon.ingest.chapters import TextChapter, scan_chapters
+from incanon.ingest.encoding import MAX_BOOK_BYTES, read_book_text, too_big
+from incanon.ingest.gutenberg import header_title, strip_gutenberg
 from incanon.ingest.markdown_book import parse_markdown_book
-from incanon.reading import check_file, read_text
+from incanon.ingest.titlepage import find_title_page
+from incanon.reading import check_file
 
 _TEXT_SUFFIXES = {".txt", ".text", ".md", ".markdown", ""}
 _SCENE_MARKER = re.compile(r"^\s*<!--\s*scene\b", re.I | re.M)
@@ -35,7 +42,8 @@ _SCENE_MARKER = re.compile(r"^\s*<!--\s*scene\b", re.I | re.M)
 
 @dataclass(frozen=True)
 class ReadChapter(TextChapter):
-    """A chapter and, when the author marked them, its scenes' texts."""
+    """A chapter and, when the author marked them, its scenes' texts (``part``: the heading of the
+    part, book or act it is in, ``PART ONE--The Old Buccaneer``, when the book has them)."""
 
     source: str = ""
     """The file it came from."""
@@ -77,6 +85,10 @@ def _files(paths: list[Path]) -> list[Path]:
         if not path.exists() and not path.is_symlink():
             raise NotFoundError(f"book {path} does not exist")
         if path.is_dir():
+            for p in path.iterdir():  # a symlink loop or a broken link is named, never skipped
+                if p.is_symlink() and not p.exists() and not p.name.startswith("."):
+                    raise InputError("is a symlink that reaches no file (a loop, or its target is missing)",
+                                     source=str(p))
             inside = sorted((p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")
                              and p.suffix.lower() in _TEXT_SUFFIXES | {".epub"}), key=_natural)
             if not inside:
@@ -84,6 +96,9 @@ def _files(paths: list[Path]) -> list[Path]:
             files += inside
         else:
             files.append(check_file(path, "book file"))
+    total = sum(f.stat().st_size for f in files)
+    if total > MAX_BOOK_BYTES:
+        raise too_big(total, ", ".join(str(f) for f in files[:3]) + (" ..." if len(files) > 3 else ""))
     return files
 
 
@@ -94,16 +109,41 @@ def _markdown_chapters(text: str, source: str) -> tuple[str, list[ReadChapter]]:
     return book.title or "", chapters
 
 
+def _name_book(book: "BookText", path: Path, text: str, body: str, first_heading: int | None) -> None:
+    """Title and author of a text without metadata: its "Project Gutenberg EBook of" line, else
+    its title page (the lines before the first heading)."""
+    if book.title and book.author:
+        return
+    title, author = header_title(text)
+    how = "its Project Gutenberg line"
+    if not title:
+        title, author = find_title_page(body[:first_heading])
+        how = "its title page"
+    if title and not book.title:
+        book.title, book.author = title, book.author or author
+        book.notes.append(f"{path.name}: title {title!r}" + (f" by {author}" if author else "") + f" from {how}")
+    elif author and not book.author:
+        book.author = author
+
+
+def _epub_chapters(path: Path, book: "BookText") -> list[ReadChapter]:
+    from incanon.ingest.epub import read_epub
+
+    epub = read_epub(path)
+    book.title = book.title or epub.title
+    book.author = book.author or epub.author
+    book.notes += [f"{path.name}: {note}" for note in epub.notes]
+    return [ReadChapter(c.book, 0, c.title, c.text, c.line, part=c.part, source=str(path)) for c in epub.chapters]
+
+
 def _one_file(path: Path, book: "BookText", alone: bool) -> list[ReadChapter]:
     source = str(path)
     if path.suffix.lower() == ".epub":
-        from incanon.ingest.epub import read_epub
-
-        epub = read_epub(path)
-        book.title = book.title or epub.title
-        book.author = book.author or epub.author
-        return [ReadChapter(1, 0, c.title, c.text, c.line, source=source) for c in epub.chapters]
-    text = read_text(path, "book file")
+        return _epub_chapters(path, book)
+    read = read_book_text(path)
+    if read.note:
+        book.notes.append(f"{path.name}: {read.note}")
+    text = read.text
     if not text.strip():
         raise InputError("the file is empty", source=source)
     if path.suffix.lower() in (".md", ".markdown") and _SCENE_MARKER.search(text):
@@ -122,14 +162,18 @@ def _one_file(path: Path, book: "BookText", alone: bool) -> list[ReadChapter]:
         if first and not re.match(r"(?i)(?:book|part|volume|chapter)\b", first.group(1)):
             book.title = book.title or first.group(1).strip()
             body = body[first.end():]
-    if not alone and not find_headings(body):
+    scan = scan_chapters(body)
+    if not alone and not scan.headings:
         # A chapter file without a heading: the file is the chapter, its name the title.
         title = re.sub(r"^\d+[\s._-]*", "", path.stem).replace("_", " ").strip() or path.stem
         return [ReadChapter(1, 0, title, body.strip(), 1, source=source)]
-    found = split_chapters(body)
-    if alone and len(found) == 1 and not find_headings(body):
+    if alone:
+        _name_book(book, path, text, body, scan.headings[0].start if scan.headings else None)
+    book.notes += [f"{path.name}: {note}" for note in scan.notes]
+    if alone and len(scan.chapters) == 1 and not scan.headings:
         book.notes.append(f"{path.name}: no chapter heading found; the whole text is one chapter")
-    return [ReadChapter(c.book, c.number, c.title, c.text, c.line, c.heading, source=source) for c in found]
+    return [ReadChapter(c.book, c.number, c.title, c.text, c.line, c.heading, c.part, source=source)
+            for c in scan.chapters]
 
 
 def read_book(paths: list[str | os.PathLike[str]], *, title: str | None = None, author: str | None = None) -> BookText:
@@ -151,7 +195,8 @@ def read_book(paths: list[str | os.PathLike[str]], *, title: str | None = None, 
         if c.book != last_book:
             last_book, n = c.book, 0
         n += 1
-        numbered.append(ReadChapter(c.book, n, c.title, c.text, c.line, c.heading, source=c.source, scenes=c.scenes))
+        numbered.append(ReadChapter(c.book, n, c.title, c.text, c.line, c.heading, c.part, source=c.source,
+                                    scenes=c.scenes))
     if not any(c.text.strip() for c in numbered):
         raise InputError("no text found in the book", source=", ".join(book.sources))
     book.chapters = [c for c in numbered if c.text.strip()]
