@@ -6,12 +6,23 @@ time limit (a command that blocks on a FIFO or walks the whole filesystem fails,
 
 The second round (files that are not what they seem): a FIFO, a symlink loop, a symlink to
 ``/``, duplicate keys, a lone surrogate escape, a NUL byte in text. The machine under the user
-(a read-only store or folder, a full disk or a file size limit) is at the end of this file.
+(a read-only store or folder, a full disk or a file size limit) comes next.
+
+The third round, at the end: a position of thousands of digits, a ``--log-file`` that is a
+folder, empty, a FIFO or ``/dev/full``, a card whose name holds terminal escapes, a read-only
+canon store, a lorebook of more entries than a card may hold, a dead symlink in a chapter folder,
+an argument that is not UTF-8.
+The serve cases of the round are in ``tests/serve/test_serve_hostile.py``; the corpus hunts for
+more by itself in ``tests/cli/test_bad_input_properties.py`` and
+``tests/serve/test_serve_properties.py`` (Hypothesis).
 """
 
 from __future__ import annotations
 
+import errno
+import io
 import json
+import logging
 import os
 import pickle
 import sqlite3
@@ -416,3 +427,182 @@ def test_bad_lines_of_a_jsonl_input_are_refused_or_with_the_option_skipped_and_c
     assert code == 0, err[-400:]
     assert f"skipped 2 bad lines (not UTF-8 or not JSON): {items} (2: line 4, 5)" in " ".join(err.split())
     assert f"{len(rows)} judged items" in out
+
+
+# -- the third round: tracebacks, hangs, output that can hurt, silent or wrong ---------------
+
+#: A position of more digits than Python turns into an int (4,300): it must be refused as too long.
+LONG_POSITION = "1-" + "9" * 4301
+#: A name that recolours the terminal, breaks the line and clears the screen (C1 CSI).
+HOSTILE_NAME = "Evil\x1b[31mRed\nLine\x9b2J"
+
+
+def _one_line_error(code: int, err: str) -> str:
+    """The one error line of a refused command (asserted: exit 2, no traceback)."""
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err
+    assert code == 2, f"exit {code}; stderr: {err[:400]}"
+    assert len(lines) == 1, f"expected one line on stderr, got {len(lines)}: {err[:400]}"
+    return lines[0]
+
+
+POSITION_COMMANDS: dict[str, Argv] = {
+    "canon scope --at": lambda tmp, rules: ["canon", "scope", "--store", str(tmp / "canon"), "--work", "lanterns",
+                                            "--character", "Wren", "--at", LONG_POSITION],
+    "chat --at": lambda tmp, rules: ["chat", "--store", str(tmp / "canon"), "--work", "lanterns", "--character",
+                                     "Wren", "--at", LONG_POSITION, "--model", f"scripted:{rules}", "--no-cache"],
+}
+
+
+@pytest.mark.timeout(CASE_TIMEOUT)
+@pytest.mark.parametrize("command", POSITION_COMMANDS)
+def test_a_position_of_thousands_of_digits_is_too_long_not_a_traceback(scratch, capsys, monkeypatch, command):
+    monkeypatch.setattr("sys.stdin", open(os.devnull))  # chat reads its lines from stdin
+    code, _, err = _run_cli(POSITION_COMMANDS[command](scratch, scratch / "rules.json"), capsys)
+    line = _one_line_error(code, err)
+    assert "too long" in line and "story position" in line, line
+    assert "9" * 100 not in line and len(line) < 300, "the message echoes the position"
+
+
+def _log_file_kind(tmp: Path, kind: str) -> str:
+    if kind == "directory":
+        (tmp / "logs").mkdir()
+        return str(tmp / "logs")
+    if kind == "empty":
+        return ""
+    if kind == "fifo":
+        os.mkfifo(tmp / "log.fifo")  # opening it for writing waits for a reader that never comes
+        return str(tmp / "log.fifo")
+    return "/dev/full"  # every write fails with "no space left on device"
+
+
+@pytest.mark.timeout(CASE_TIMEOUT)
+@pytest.mark.parametrize("kind", ["directory", "empty", "fifo", "dev-full"])
+def test_a_log_file_that_cannot_be_one_is_one_line_and_exit_2(scratch, capsys, kind):
+    if kind == "dev-full" and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    log_file = _log_file_kind(scratch, kind)
+    code, out, err = _run_cli(["canon", "show", "--store", str(scratch / "canon"), "--log-file", log_file], capsys)
+    line = _one_line_error(code, err)
+    assert "--log-file" in line or "log file" in line, line
+    if kind == "dev-full":
+        assert "/dev/full" in line and "no space" in line.lower(), line
+    assert not out.strip(), "the command ran without its log"
+
+
+class _FullDisk(io.StringIO):
+    """A stream on a full disk: every write fails with ENOSPC."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_log_file_write_that_fails_later_is_said_once_and_fails_the_command(tmp_path, capsys):
+    from incanon.logs import configure, log_file_error
+
+    log = tmp_path / "run.log"
+    configure(0, log)
+    try:
+        handler = next(h for h in logging.getLogger("incanon").handlers if getattr(h, "path", None) == log)
+        handler.stream = _FullDisk()  # the next write fails, as on a disk that filled up meanwhile
+        logging.getLogger("incanon.test").warning("one")
+        logging.getLogger("incanon.test").warning("two")
+        said = capsys.readouterr().err
+        assert said.count("cannot write the log file") == 1 and str(log) in said
+        assert log_file_error() is not None
+    finally:
+        configure(0)
+
+
+def _card(path: Path, name: str, entries: int = 1) -> Path:
+    book = [{"keys": [f"key {i}"], "content": f"Fact {i}.", "enabled": True, "insertion_order": i}
+            for i in range(entries)]
+    card = {"spec": "chara_card_v2", "spec_version": "2.0",
+            "data": {"name": name, "description": "A \x1b]52;c;aGk=\x07 visitor.", "personality": "", "scenario": "",
+                     "first_mes": "Hello\x1b[2J", "mes_example": "", "character_book": {"entries": book}}}
+    path.write_text(json.dumps(card), encoding="utf-8")
+    return path
+
+
+def test_a_card_name_with_terminal_escapes_is_printed_escaped_everywhere(scratch, capsys):
+    card = _card(scratch / "evil.json", HOSTILE_NAME)
+    store = str(scratch / "cards")
+    outputs = []
+    for argv in (["canon", "card", "import", str(card), "--store", store, "--work", "evil"],
+                 ["canon", "show", "--store", store], ["canon", "show", "evil", "--store", store],
+                 ["canon", "scope", "--store", store, "--work", "evil", "--at", "1-1-1"],
+                 ["canon", "show", "nope\x1b[1m", "--store", store]):
+        code, out, err = _run_cli(argv, capsys)
+        outputs.append(out + err)
+        assert "Traceback" not in err
+    printed = "".join(outputs)
+    assert "\x1b" not in printed and "\x9b" not in printed and "\x07" not in printed
+    assert "Evil\\x1b[31mRed\\nLine\\x9b2J" in printed  # shown, escaped, on one line
+
+
+def test_a_read_only_canon_store_can_be_shown_scoped_and_exported(scratch, capsys):
+    folder = scratch / "canon"
+    undo = _make_read_only(folder)
+    try:
+        before = _snapshot(folder)
+        for argv in (["canon", "show", "--store", str(folder)], ["canon", "show", "lanterns", "--store", str(folder)],
+                     ["canon", "scope", "--store", str(folder), "--work", "lanterns", "--character", "Wren",
+                      "--at", "1-3"],
+                     ["canon", "export", "lanterns", "--store", str(folder), "--out", str(scratch / "w.json")]):
+            code, out, err = _run_cli(argv, capsys)
+            assert "Traceback" not in err
+            assert code == 0, f"{argv[:2]}: {err[-400:]}"
+            assert out.strip() or "wrote" in err
+        assert _snapshot(folder) == before
+    finally:
+        undo()
+
+
+@pytest.mark.timeout(CASE_TIMEOUT)
+def test_a_lorebook_over_the_cap_is_refused_naming_count_and_cap(scratch, capsys):
+    from incanon.cards.files import MAX_BOOK_ENTRIES
+
+    card = _card(scratch / "huge.json", "Big", entries=MAX_BOOK_ENTRIES + 1)
+    code, _, err = _run_cli(["canon", "card", "import", str(card), "--store", str(scratch / "new-cards"),
+                             "--work", "big"], capsys)
+    line = _one_line_error(code, err)
+    assert f"{MAX_BOOK_ENTRIES + 1:,}" in line and f"{MAX_BOOK_ENTRIES:,}" in line and "huge.json" in line, line
+    assert not (scratch / "new-cards").exists()
+
+
+@pytest.mark.timeout(CASE_TIMEOUT)
+def test_a_big_lorebook_import_says_what_it_is_doing(scratch, capsys):
+    from incanon.cards.importer import BIG_BOOK
+
+    card = _card(scratch / "big.json", "Big", entries=BIG_BOOK)
+    code, out, err = _run_cli(["canon", "card", "import", str(card), "--store", str(scratch / "cards"),
+                               "--work", "big"], capsys)
+    assert code == 0, err[-400:]
+    assert f"{BIG_BOOK:,} lorebook entries" in err and "writing" in err and "to the canon store" in err
+
+
+@pytest.mark.timeout(CASE_TIMEOUT)
+@pytest.mark.parametrize("kind", ["symlink-loop", "broken-link"])
+def test_a_dead_symlink_in_a_chapter_folder_is_named_not_skipped(scratch, capsys, kind):
+    folder = scratch / "book"
+    folder.mkdir()
+    (folder / "ch1.txt").write_text("Chapter 1\n\nThe lamps were lit.\n", encoding="utf-8")
+    dead = folder / "ch2.txt"
+    if kind == "symlink-loop":
+        dead.symlink_to(folder / "ch3.txt")
+        (folder / "ch3.txt").symlink_to(dead)
+    else:
+        dead.symlink_to(folder / "gone.txt")
+    code, _, err = _run_cli(["canon", "build", str(folder), "--store", str(scratch / "new-store"), "--dry-run",
+                             "--helper", f"scripted:{scratch / 'rules.json'}"], capsys)
+    line = _one_line_error(code, err)
+    assert "symlink" in line and ("ch2.txt" in line or "ch3.txt" in line), line
+
+
+@pytest.mark.parametrize("argument", ["caf\udce9", "\udcff\udcfe"])
+def test_an_argument_that_is_not_utf8_is_one_line_not_a_traceback(scratch, capsys, argument):
+    # Found by the property tests: the shell passes bytes that are not UTF-8 as lone surrogates,
+    # and SQLite cannot encode them.
+    code, _, err = _run_cli(["canon", "show", argument, "--store", str(scratch / "canon")], capsys)
+    line = _one_line_error(code, err)
+    assert "not UTF-8" in line and "\\udc" in line, line

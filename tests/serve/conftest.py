@@ -38,3 +38,16 @@ def client(serve_config: ServeConfig) -> Iterator[TestClient]:
     app = create_app(serve_config, model=load_chat_model(character_model()))
     with TestClient(app, base_url="http://127.0.0.1") as test_client:
         yield test_client
+
+
+@pytest.fixture(scope="module")
+def canon_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The app over the mini world alone (no runs to build: seconds, not a minute), for tests
+    that only chat; shared by a module's tests, which must not change what it serves."""
+    root = tmp_path_factory.mktemp("serve-canon")
+    with CanonStore.open(root / "canon") as store:
+        store.import_world(mini_world())
+    config = ServeConfig(canon=root / "canon", runs=root / "runs.sqlite", model="scripted-character", cache=False)
+    app = create_app(config, model=load_chat_model(character_model()))
+    with TestClient(app, base_url="http://127.0.0.1") as test_client:
+        yield test_client

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from incanon.errors import InputError
+from incanon.printable import quoted
 
 
 class Axis(StrEnum):
@@ -34,6 +35,14 @@ _END = (1 << 20) - 1  # "the end of" a unit left unspecified
 _MAX_BOOK = (1 << 11) - 1
 _CHAPTER_RE = re.compile(r"^\s*(\d+)(?:\s*-\s*(\d+))?(?:\s*-\s*(\d+))?\s*$")
 _DATE_RE = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})\s*$")
+#: Longest text read as a position: ``2047-1048574-1048574`` with room for spaces. Longer text
+#: is refused before ``int()`` sees it (past 4,300 digits Python refuses the conversion, and a
+#: message must not quote a megabyte back).
+MAX_POSITION_CHARS = 64
+
+
+class PositionTooLong(InputError):
+    """A position text too long to be one: refused as such, never looked up as a label."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,16 +64,19 @@ class Position:
         if isinstance(text, Position):
             return text
         raw = str(text)
+        if len(raw) > MAX_POSITION_CHARS:
+            raise PositionTooLong(f"story position {quoted(raw, 24)} is too long: a position has at most "
+                                  f"{MAX_POSITION_CHARS} characters, like '2-5-3' or '2024-03-07'")
         m = _DATE_RE.match(raw)
         if m:
             try:
                 return cls(Axis.DATE, date=_dt.date(int(m[1]), int(m[2]), int(m[3])))
             except ValueError as exc:
-                raise InputError(f"invalid date {raw!r}: {exc}") from None
+                raise InputError(f"invalid date {quoted(raw)}: {exc}") from None
         m = _CHAPTER_RE.match(raw)
         if not m:
             raise InputError(
-                f"invalid story position {raw!r}: expected book-chapter[-scene] "
+                f"invalid story position {quoted(raw)}: expected book-chapter[-scene] "
                 "like '2-5' or '2-5-3', or a date like '2024-03-07'"
             )
         book, chapter, scene = (int(g) if g is not None else None for g in m.groups())
@@ -101,13 +113,14 @@ class Position:
         )
 
     def _check_range(self, raw: str) -> None:
+        raw = quoted(raw)
         if self.book is None or not 0 <= self.book <= _MAX_BOOK:
-            raise InputError(f"story position {raw!r}: book must be 0..{_MAX_BOOK}")
+            raise InputError(f"story position {raw}: book must be 0..{_MAX_BOOK}")
         for part in (self.chapter, self.scene):
             if part is not None and not 0 <= part < _END:
-                raise InputError(f"story position {raw!r}: chapter and scene must be 0..{_END - 1}")
+                raise InputError(f"story position {raw}: chapter and scene must be 0..{_END - 1}")
         if self.chapter is None and self.scene is not None:
-            raise InputError(f"story position {raw!r}: a scene needs a chapter")
+            raise InputError(f"story position {raw}: a scene needs a chapter")
 
     @property
     def key(self) -> int:

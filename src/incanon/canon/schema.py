@@ -19,7 +19,7 @@ from pathlib import Path
 
 import incanon.canon.ddl as ddl
 from incanon.errors import InputError
-from incanon.sqlitedb import connect as connect_guarded, use_wal
+from incanon.sqlitedb import connect as connect_guarded, connect_read_only as connect_guarded_read_only, use_wal
 from incanon.sqlitedb import require_database
 
 #: File name of the database inside a store directory (the directory has room for other files).
@@ -85,6 +85,29 @@ def connect(db_path: Path, *, timeout: float = 30.0) -> sqlite3.Connection:
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
     conn.execute("PRAGMA synchronous = NORMAL")  # safe with WAL; a crash loses at most the last commit
+    return conn
+
+
+def connect_read_only(db_path: Path, *, timeout: float = 30.0) -> sqlite3.Connection:
+    """Open an existing store that this process only reads, where nobody may write it (a
+    read-only file, folder or disk): no WAL switch, no migration, nothing written. A store of
+    another schema version is refused, since it cannot be migrated here."""
+    require_database(db_path, "canon store")
+    conn = connect_guarded_read_only(db_path, "canon store", timeout=timeout, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    try:
+        version = user_version(conn)
+        if version == 0 and conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").fetchone():
+            raise InputError("is a SQLite file but not an incanon canon store; nothing was changed",
+                             source=str(db_path))
+        if version != SCHEMA_VERSION:
+            raise InputError(f"canon store schema version {version} differs from this incanon's ({SCHEMA_VERSION}) "
+                             "and the store cannot be written to update it; open it once where it can be "
+                             "written, or with the incanon that wrote it", source=str(db_path))
+        conn.execute("PRAGMA query_only = ON")  # a slip in a reading command cannot write
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 

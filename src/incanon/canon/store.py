@@ -25,7 +25,7 @@ import incanon.canon.importer as importer
 import incanon.canon.reads as reads
 import incanon.canon.vectors as vectors
 from incanon.canon.names import did_you_mean, listing, norm
-from incanon.canon.position import Position
+from incanon.canon.position import Position, PositionTooLong
 from incanon.canon.records import (
     CharacterRecord,
     ChunkRecord,
@@ -37,13 +37,14 @@ from incanon.canon.records import (
     SceneRecord,
     WorkRecord,
 )
-from incanon.canon.schema import DB_NAME, connect, migrate, transaction, user_version
+from incanon.canon.schema import DB_NAME, connect, connect_read_only, migrate, transaction, user_version
 from incanon.canon.scope import KnowledgeScope
 from incanon.canon.validate import axis_forms
 from incanon.canon.vectors import VectorSet
 from incanon.canon.world import World
 from incanon.created import holds_rows, track_new
 from incanon.errors import InputError, NotFoundError
+from incanon.printable import quoted
 
 
 def default_store_path() -> Path:
@@ -63,12 +64,18 @@ class CanonStore:
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> "CanonStore":
-        """Open (creating if missing) the store in directory ``path``, migrating its schema."""
+    def open(cls, path: str | os.PathLike[str], *, read_only: bool = False) -> "CanonStore":
+        """Open (creating if missing) the store in directory ``path``, migrating its schema.
+
+        ``read_only``: the caller only reads an existing store. Where its file or folder cannot
+        be written (a read-only folder or disk), it is then opened read-only instead of refused;
+        where they can, it opens as usual."""
         root = Path(path).expanduser()
         if root.exists() and not root.is_dir():
             raise InputError(f"canon store {root} is a file; a store is a directory (it holds {DB_NAME})")
         db = root / DB_NAME
+        if read_only and db.is_file() and not (os.access(db, os.W_OK) and os.access(root, os.W_OK)):
+            return cls(connect_read_only(db), root)
         # A store this command creates goes again if the command fails before a work is in it.
         track_new(root if not root.exists() else db, keep=holds_rows(db, "works"))
         root.mkdir(parents=True, exist_ok=True)
@@ -171,15 +178,22 @@ class CanonStore:
             [wid, norm(name_or_alias)],
         )
         if not found:
-            known = [r[0] for r in self._conn.execute(
-                "SELECT name FROM characters WHERE work_id = ? ORDER BY ord", (wid,))]
-            aliases = [r[0] for r in self._conn.execute(
-                "SELECT alias FROM aliases WHERE work_id = ?", (wid,))]
-            raise NotFoundError(
-                f"unknown character {name_or_alias!r} in work {w.id!r} (known: {listing(known)})"
-                f"{did_you_mean(name_or_alias, aliases)}"
-            )
+            raise NotFoundError(self._unknown_character(w, name_or_alias))
         return found[0]
+
+    def _unknown_character(self, w: WorkRecord, asked: str) -> str:
+        """The error for a name no character has. The hint reveals nothing later: only the
+        characters there from the story's first position, and only names in use from the start
+        (no reader position is known here)."""
+        everyone = self.characters(w.id)
+        starts = [c.first_position for c in everyone if c.first_position is not None]
+        first = min(starts, key=lambda p: p.key, default=None)
+        shown = [c for c in everyone if c.first_position is None or first is None or c.first_position == first]
+        names = [n for c in shown for n in (c.name, *(c.names_at(first) if first is not None else ()))]
+        more = len(everyone) - len(shown)
+        later = f"; {more} more appear later in the story" if more else ""
+        return (f"unknown character {quoted(asked)} in work {w.id!r} (known from the start: "
+                f"{listing(c.name for c in shown)}{later}){did_you_mean(asked, names)}")
 
     def resolve_position(
         self, work: str, text: str | Position, character: str | CharacterRecord | None = None
@@ -194,18 +208,21 @@ class CanonStore:
                     return tp.position
         try:
             pos = Position.parse(text)
+        except PositionTooLong:
+            raise
         except InputError:
             forms = f"a position ({axis_forms(w.axis)})"
             if ch is None:
-                raise NotFoundError(f"unknown story position {text!r}: expected {forms}") from None
-            points = ", ".join(f"{tp.label!r} ({tp.position})" for tp in ch.time_points) or "none"
+                raise NotFoundError(f"unknown story position {quoted(text)}: expected {forms}") from None
+            # Positions only: a label may tell what happens there ("the night Ottilie died").
+            points = ", ".join(str(tp.position) for tp in ch.time_points) or "none"
             raise NotFoundError(
-                f"unknown story position {text!r} for {ch.name}: expected one of their time "
-                f"points ({points}) or {forms}"
+                f"unknown story position {quoted(text)} for {ch.name}: expected a label of one of their "
+                f"time points (at {points}; labels are not listed here, as they may tell what happens) or {forms}"
             ) from None
         if pos.axis is not w.axis:
             raise InputError(
-                f"position {str(text)!r} is a {pos.axis} position but work {w.id!r} uses the "
+                f"position {quoted(text)} is a {pos.axis} position but work {w.id!r} uses the "
                 f"{w.axis} axis (expected {axis_forms(w.axis)})"
             )
         return pos

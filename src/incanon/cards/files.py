@@ -19,6 +19,10 @@ from incanon.reading import decode_text, parse_json
 
 #: Card files larger than this are refused before being read (real cards are kilobytes to a few MB).
 MAX_CARD_BYTES = 64 * 1024 * 1024
+#: Lorebook entries a card may hold. Real character books hold tens to a few thousand; each entry
+#: becomes an entity and a fact, so 600,000 small ones (48 MB, under the size cap) took minutes
+#: and gigabytes to import. 20,000 import in a few seconds.
+MAX_BOOK_ENTRIES = 20_000
 
 
 def _read_bytes(path: Path, what: str) -> bytes:
@@ -46,7 +50,18 @@ def read_card(path: str | os.PathLike[str]) -> tuple[CardV2, int]:
             raise InputError("card file is empty", source=str(source))
         text, where = decode_text(raw, str(source), "card file"), None
     doc = parse_json(text, str(source), where)
+    _check_book_size(doc, str(source))
     return parse_card(doc, str(source))
+
+
+def _check_book_size(doc: object, source: str) -> None:
+    """Refuse a lorebook of more than :data:`MAX_BOOK_ENTRIES` entries, before each is validated."""
+    data = doc.get("data") if isinstance(doc, dict) else None
+    book = data.get("character_book") if isinstance(data, dict) else None
+    entries = book.get("entries") if isinstance(book, dict) else None
+    if isinstance(entries, list) and len(entries) > MAX_BOOK_ENTRIES:
+        raise InputError(f"the lorebook holds {len(entries):,} entries, more than the {MAX_BOOK_ENTRIES:,} a card "
+                         "may hold; split it into several cards", source=source, where="data.character_book.entries")
 
 
 def card_format(path: str | os.PathLike[str]) -> str:

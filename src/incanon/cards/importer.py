@@ -19,6 +19,7 @@ in one transaction: a card that is wrong anywhere writes nothing.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
 from typing import Any, get_args
@@ -31,12 +32,17 @@ from incanon.cards.build import EXTENSION, split_greeting
 from incanon.cards.model import CardV2
 from incanon.cards.names import CARD_SCENE_PREFIX, USER_NAME
 from incanon.errors import InputError
+from incanon.logs import NOTICE
 
 #: Where a card's facts and scenes go when neither ``--at`` nor the card gives a position: the
 #: start of the story.
 AXIS_START = {Axis.CHAPTER: "1-1-1", Axis.DATE: "0001-01-01"}
 #: The time-point label of an imported character.
 CARD_POINT = "card"
+#: Lorebook entries from which an import says what it is doing (a second or more of work).
+BIG_BOOK = 2_000
+
+log = logging.getLogger(__name__)
 
 _CHAR = re.compile(r"\{\{char\}\}|<bot>", re.IGNORECASE)
 _USER = re.compile(r"\{\{user\}\}|<user>", re.IGNORECASE)
@@ -199,12 +205,25 @@ def import_card(store: CanonStore, card: CardV2, *, work: str, at: str | None = 
     if scenario and (setting != scenario if setting else not line):
         add_scene("scenario", [], scenario)
 
+    big = _big_book(card)
+    if big:
+        log.log(NOTICE, "%s: %s lorebook entries: building their entities and facts", source or name, f"{big:,}")
     _add_book(world, card, names, name, where, tag, fill, summary, source)
+    if big:
+        log.log(NOTICE, "%s: writing %s entities and %s facts to the canon store", source or name,
+                f"{summary.entities:,}", f"{summary.facts:,}")
     store.import_world(world, replace=not created, source=source)
     ignored = [f for f in ("system_prompt", "post_history_instructions", "creator_notes") if getattr(d, f).strip()]
     if ignored:
         summary.notes.append(f"not imported (no place in the canon store): {', '.join(ignored)}")
     return summary
+
+
+def _big_book(card: CardV2) -> int:
+    """The card's lorebook entries when there are enough to take seconds (said on stderr), else 0."""
+    book = card.data.character_book
+    entries = len(book.entries) if book is not None else 0
+    return entries if entries >= BIG_BOOK else 0
 
 
 def _uncapitalized(text: str) -> str:

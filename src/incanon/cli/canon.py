@@ -15,6 +15,7 @@ from incanon.cli.canonrefs import CANON_HELP, open_canon
 from incanon.cli.output import JSON_HELP, clip, emit_json, err, out
 from incanon.errors import ConfigError
 from incanon.cli.renamed import renamed
+from incanon.printable import json_safe
 
 app = typer.Typer(help="Import, export and inspect the canon store; show what a character knows.", no_args_is_help=True)
 
@@ -25,8 +26,9 @@ def _store_dir(store: Optional[Path]) -> Path:
 
 
 def _open_existing(store: Optional[Path]) -> CanonStore:
-    """Open a store that must already exist (reading commands never create one)."""
-    return open_canon(_store_dir(store))
+    """Open a store that must already exist, for reading only (reading commands never create
+    a store, and need no write access to one)."""
+    return open_canon(_store_dir(store), read_only=True)
 
 
 def _count(n: int, noun: str) -> str:
@@ -82,7 +84,7 @@ def export_cmd(
         world = canon.export_world(work)
         counts = canon.counts(world.work.id)
     if str(out_file) == "-":
-        sys.stdout.write(world.model_dump_json(indent=2) + "\n")
+        sys.stdout.write(json_safe(world.model_dump_json(indent=2)) + "\n")
         return
     path = write_world_file(world, out_file)
     if json_:
@@ -134,8 +136,8 @@ def show_cmd(
     out.print(", ".join(f"{n} {name}" for name, n in detail["counts"].items()), highlight=False)
     table = _table("characters", "name", "aliases", "time points")
     for c in detail["characters"]:
-        points = "; ".join(f"{t['label']} ({t['position']})" for t in c["time_points"])
-        table.add_row(c["name"], ", ".join(c["aliases"]), points)
+        points = "; ".join(f"{t['label']} ({t['position']})" for t in c["time_points"])  # clipped below
+        table.add_row(clip(c["name"]), clip(", ".join(c["aliases"])), clip(points))
     out.print(table)
 
 
@@ -162,7 +164,7 @@ def scope_cmd(
         return
     d = data["scope"]
     who = d["character"] or "the omniscient reader"
-    out.print(f"{who} at {d['at']} in {d['work']}", highlight=False)
+    out.print(f"{clip(who)} at {d['at']} in {clip(d['work'])}", highlight=False)
     hidden = d["hidden"]
     out.print(
         "hidden: " + ", ".join(_count(n, noun) + tail for n, noun, tail in (
@@ -174,21 +176,21 @@ def scope_cmd(
     )
     scenes = _table("scenes witnessed so far" if d["character"] else "scenes so far", "id", "position", "summary")
     for s in data["scenes"]:
-        scenes.add_row(s["id"], s["position"], clip(s["summary"] or s["title"]))
+        scenes.add_row(clip(s["id"]), s["position"], clip(s["summary"] or s["title"]))
     out.print(scenes)
     if data["missed_scenes"]:
         missed = _table("hidden: before now, not witnessed", "id", "position", "title")
         for s in data["missed_scenes"]:
-            missed.add_row(s["id"], s["position"], clip(s["title"] or s["id"]))
+            missed.add_row(clip(s["id"]), s["position"], clip(s["title"] or s["id"]))
         out.print(missed)
     facts = _table("known facts", "id", "position", "subject", "fact")
     for f in data["facts"]:
-        facts.add_row(f["id"], f["position"], f["subject"], f["text"])
+        facts.add_row(clip(f["id"]), f["position"], clip(f["subject"]), clip(f["text"], 2000))
     out.print(facts)
     rels = _table("relations the character can know" if d["character"] else "current relations",
                   "source", "relation", "target", "since")
     for r in data["relations"]:
-        rels.add_row(r["source"], r["type"], r["target"], r["valid_from"] or "start")
+        rels.add_row(clip(r["source"]), clip(r["type"]), clip(r["target"]), r["valid_from"] or "start")
     out.print(rels)
 
 

@@ -31,11 +31,12 @@ def require_canon(path: Path, hint: str = IMPORT_HINT) -> Path:
     return path
 
 
-def open_canon(path: Path, *, create: bool = False, hint: str = IMPORT_HINT) -> "CanonStore":
-    """The canon store at ``path``; unless ``create``, it must exist (see :func:`require_canon`)."""
+def open_canon(path: Path, *, create: bool = False, hint: str = IMPORT_HINT, read_only: bool = False) -> "CanonStore":
+    """The canon store at ``path``; unless ``create``, it must exist (see :func:`require_canon`).
+    ``read_only``: the command only reads it, so a store on a read-only folder or disk opens."""
     from incanon.canon.store import CanonStore
 
-    return CanonStore.open(path.expanduser() if create else require_canon(path, hint))
+    return CanonStore.open(path.expanduser() if create else require_canon(path, hint), read_only=read_only)
 
 
 CANON_HELP = "Canon store folder (default: $INCANON_CANON, else INCANON_HOME/canon)."

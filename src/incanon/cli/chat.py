@@ -18,7 +18,9 @@ from rich.text import Text
 
 from incanon.cli.method_options import OPTION_HELP, parse_method_options
 from incanon.cli.canonrefs import SAMPLE_CANON_HELP, default_canon, open_canon
-from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.cli.output import JSON_HELP, clip, emit_json, err, out
+from incanon.printable import escape_controls
+
 
 def _open_store(store: Optional[Path]):
     from incanon.canon import CanonStore
@@ -39,7 +41,8 @@ class _Printer:
         if self.tty:
             out.print(text, style=style or None, highlight=False)
         else:
-            sys.stdout.write(text + "\n")
+            # Plain lines, yet never raw controls: stdout may be a terminal while stdin is piped.
+            sys.stdout.write(escape_controls(text, keep_newlines=True) + "\n")
             sys.stdout.flush()
 
     def error(self, text: str) -> None:
@@ -50,7 +53,7 @@ class _Printer:
             return
         if self.tty:
             # Text objects: a Panel reads plain-string titles as markup whatever the console says.
-            out.print(Panel(text, title=Text(speaker, style="bold"), subtitle=Text(method, style="dim"),
+            out.print(Panel(text, title=Text(clip(speaker), style="bold"), subtitle=Text(clip(method), style="dim"),
                             title_align="left", subtitle_align="right"))
         else:
             self.line(f"{speaker}: {text}")
@@ -148,7 +151,7 @@ def register(app: typer.Typer) -> None:
                                   model_spec=model, embedder=embedder, options=options)
             who = session.who
             label = f" ({who.time_label})" if who.time_label else ""
-            err.print(f"{who.character} of {who.work_title} at {who.position}{label}, "
+            err.print(f"{clip(who.character)} of {clip(who.work_title)} at {who.position}{clip(label)}, "
                       f"method {method}, model {model}. /help lists the commands.", style="dim",
                       highlight=False, soft_wrap=True)
             printer = _Printer(tty, quiet=json_)

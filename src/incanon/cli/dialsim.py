@@ -16,7 +16,7 @@ from incanon.cli.dialsim_compat import runs_and_repetitions
 from incanon.cli.dialsim_progress import ProgressBars
 from incanon.cli.dialsim_setup import check_reference_prompts, dry_run
 from incanon.cli.renamed import renamed
-from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
+from incanon.cli.output import JSON_HELP, emit_json, emit_report, emit_text, err, out
 from incanon.errors import ConfigError, IncanonError, InputError
 
 app = typer.Typer(help="DialSim: real-time long-term multi-party dialogue (ingest, questions, run, report, rescore).",
@@ -312,7 +312,7 @@ def run(
              "usage": o.usage.model_dump(), "elapsed_s": o.elapsed_s} for m, t, o in results],
             "report": report.model_dump(mode="json"), "markdown": report.markdown()})
     else:
-        typer.echo(report.markdown())
+        emit_text(report.markdown() + "\n")
         err.print(f"{len(results)} setting(s), {questions_asked} questions asked, {failed} failed (errors)",
                   highlight=False)
     if questions_asked == 0:
@@ -378,7 +378,7 @@ def rescore(
     if json_:
         emit_json({**result.model_dump(mode="json"), "matches_recorded": result.matches_recorded()})
     else:
-        typer.echo(result.markdown())
+        emit_text(result.markdown() + "\n")
     if result.statuses.get("error", 0) + result.statuses.get("unjudged", 0) == result.rows:
         raise IncanonError(f"none of the {result.rows} answers could be judged (pass --judge SPEC)")
 

@@ -12,7 +12,8 @@ from pydantic import ValidationError
 
 from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
 from incanon.cli.renamed import renamed
-from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.cli.output import JSON_HELP, clip, emit_json, err, out
+from incanon.printable import escape_controls, json_safe
 from incanon.errors import ConfigError, IncanonError, InputError, NotFoundError
 
 app = typer.Typer(help="Character knowledge graph (RoleRAG indexing): build, show, delete.", no_args_is_help=True)
@@ -256,8 +257,8 @@ def show(
         out.print(f"{work_id}: {data['counts']['nodes']} entities, {data['counts']['edges']} relations, "
                   f"{data['counts']['chunks']} chunks {data['statuses']}")
         for n in nodes[:limit]:
-            extra = f" (also {', '.join(n.aliases)})" if n.aliases else ""
-            out.print(f"  {n.name} [{n.type}]{extra}: {n.mentions} mention{'' if n.mentions == 1 else 's'}", highlight=False)
+            extra = f" (also {clip(', '.join(n.aliases))})" if n.aliases else ""
+            out.print(f"  {clip(n.name)} [{clip(n.type)}]{extra}: {n.mentions} mention{'' if n.mentions == 1 else 's'}", highlight=False)
         for i in issues:
             out.print(f"{i['status']} chunk {i['chunk']}: {i['note']}", style="yellow", highlight=False)
         return
@@ -273,14 +274,14 @@ def show(
     if json_:
         emit_json({"work": work_id, "entity": node.to_dict(), "relations": relations, "provenance": provenance})
         return
-    out.print(f"{node.name} [{node.type}]", style="bold", highlight=False)
+    out.print(f"{clip(node.name)} [{clip(node.type)}]", style="bold", highlight=False)
     if node.aliases:
-        out.print(f"aliases: {', '.join(node.aliases)}", highlight=False)
+        out.print(f"aliases: {clip(', '.join(node.aliases))}", highlight=False)
     out.print(node.description, highlight=False)
     out.print(f"\nrelations ({len(relations)}):")
     for r in relations:
         other = r["target"] if r["source"] == node.name else r["source"]
-        out.print(f"  {other} (weight {r['weight']}, from {r['position']}): {r['description']}", highlight=False)
+        out.print(f"  {clip(other)} (weight {r['weight']}, from {r['position']}): {r['description']}", highlight=False)
     out.print(f"\nprovenance ({len(provenance)} mention{'' if len(provenance) == 1 else 's'}):")
     for p in provenance:
         out.print(f"  {p['chunk']} at {p['position']} as {p['name']!r}", highlight=False)
@@ -369,7 +370,8 @@ def export(
     view = GraphView(GraphDB(canon, work_id), canon.scope(work_id, None, at) if at else None)
     text = render(view, work_id, at, chosen)
     if str(out_file) == "-":
-        sys.stdout.write(text)
+        # The same document, with no raw control character for the terminal it may land on.
+        sys.stdout.write(json_safe(text) if chosen == "json" else escape_controls(text, keep_newlines=True))
         return
     write_text_atomic(out_file, text)
     if json_:

@@ -9,14 +9,13 @@ from __future__ import annotations
 import importlib
 import sqlite3
 import sys
-from pathlib import Path
 from typing import Optional
 
 import typer
 
 from incanon import __version__
 from incanon.cli.output import err, error_line
-from incanon.errors import IncanonError
+from incanon.errors import IncanonError, InputError
 
 app = typer.Typer(
     name="incanon",
@@ -65,7 +64,8 @@ def _root(
         0, "--verbose", "-v", count=True,
         help="Say more on stderr: -v every retry and slow call, -vv every model call. Waits of seconds "
              "and long first-time steps are shown without it."),
-    log_file: Optional[Path] = typer.Option(
+    # A string, not a Path: click turns "" into Path("."), a folder, and the message would name "."
+    log_file: Optional[str] = typer.Option(
         None, "--log-file", help="Also write a detailed log (every call, retry and wait) to this file."),
 ) -> None:
     """Keep role-playing LLM agents in canon, and measure how well they stay there."""
@@ -121,6 +121,19 @@ def hoist_global_options(args: list[str]) -> list[str]:
     return front + rest
 
 
+def not_utf8(args: list[str]) -> str | None:
+    """The first of ``args`` that holds bytes that are not UTF-8 (lone surrogates), shown as an
+    escaped excerpt; None when every one is text."""
+    from incanon.printable import excerpt
+
+    for arg in args:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            return excerpt(arg, 40)
+    return None
+
+
 def main() -> None:
     """Console entry point: run the app, print user errors as one line, exit 2 on them."""
     from incanon import created, outcome
@@ -131,9 +144,11 @@ def main() -> None:
     try:
         # In non-standalone mode click returns a command's exit code instead of exiting.
         code = app(args=hoist_global_options(sys.argv[1:]), standalone_mode=False, prog_name="incanon")
-        failure = outcome.failure_error()
+        from incanon.logs import log_file_error
+
+        failure = outcome.failure_error() or log_file_error()
         if failure is not None and code in (None, 0):
-            raise failure  # the command printed its rows; it must not end as a success
+            raise failure  # the command printed its rows (or lost its log); it must not end as a success
         sys.exit(code if isinstance(code, int) else 0)
     except IncanonError as exc:
         created.discard_new()  # a failed command leaves no new store, cache or folder behind
@@ -147,6 +162,16 @@ def main() -> None:
             raise
         err.print(error_line(mapped), highlight=False, soft_wrap=True)
         sys.exit(mapped.exit_code)
+    except UnicodeEncodeError:
+        # An argument of bytes that are not UTF-8 (the shell passes them as lone surrogates):
+        # a file name may hold such bytes, but a name, id or position sent to SQLite cannot.
+        bad = not_utf8(sys.argv[1:])
+        if bad is None:
+            raise
+        created.discard_new()
+        err.print(error_line(InputError(f"the argument '{bad}' is not UTF-8 text; names, ids and positions "
+                                        "must be")), highlight=False, soft_wrap=True)
+        sys.exit(2)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except typer.Abort:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from incanon.consoles import make_console
+from incanon.printable import escape_controls, json_safe, shorten_quotes
 from rich.text import Text
 
 #: Human output (tables, summaries).
@@ -26,21 +27,24 @@ MAX_SHOWN = 300
 
 
 def clip(text: object, limit: int = MAX_SHOWN) -> str:
-    """``text`` as a string of at most ``limit`` characters (middle elided, length said)."""
+    """``text`` as one line of at most about ``limit`` characters for a message or a table cell:
+    control characters (newlines too) escaped, so a name cannot drive the terminal or break the
+    line, and the middle of long text elided with its length said."""
     value = str(text)
     if len(value) <= limit:
-        return value
+        return escape_controls(value)
     keep = max(8, limit // 2 - 20)
-    return f"{value[:keep]}… [{len(value) - 2 * keep:,} characters] …{value[-keep:]}"
+    return f"{escape_controls(value[:keep])}… [{len(value) - 2 * keep:,} characters] …{escape_controls(value[-keep:])}"
 
 
 def error_line(exc: BaseException) -> Text:
-    """The one line printed for a user error: credentials redacted, long text clipped, and
-    never read as rich markup (a file called ``[draft].json`` keeps its brackets)."""
+    """The one line printed for a user error: credentials redacted, control characters escaped,
+    quoted input cut to an excerpt, long text clipped, and never read as rich markup (a file
+    called ``[draft].json`` keeps its brackets)."""
     from incanon.secrets import redact
 
     message = " ".join(redact(str(exc)).split())
-    return Text.assemble(("error: ", "bold red"), clip(message, 2000))
+    return Text.assemble(("error: ", "bold red"), clip(shorten_quotes(message), 2000))
 
 
 def _default(obj: Any) -> Any:
@@ -55,7 +59,14 @@ def _default(obj: Any) -> Any:
 
 def emit_json(data: Any) -> None:
     """Write ``data`` as one JSON document to stdout."""
-    sys.stdout.write(json.dumps(data, default=_default, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(json_safe(json.dumps(data, default=_default, ensure_ascii=False, indent=2)) + "\n")
+    sys.stdout.flush()
+
+
+def emit_text(text: str) -> None:
+    """Write ``text`` (a report, a printout; newline-ended or not) to stdout as it is, except
+    control characters, escaped: model replies and user files inside it cannot drive the terminal."""
+    sys.stdout.write(escape_controls(text, keep_newlines=True))
     sys.stdout.flush()
 
 
@@ -76,5 +87,4 @@ def emit_report(report: Any, md: Path | None, json_: bool, extra: dict[str, Any]
     if json_:
         emit_json({**extra, "report": report.model_dump(mode="json"), **fields, "markdown": text})
     else:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
+        emit_text(text + "\n")

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 
-from incanon.cli.output import JSON_HELP, emit_json, err, out
+from incanon.cli.output import JSON_HELP, emit_json, emit_text, err, out
 
 
 def register(app: typer.Typer) -> None:
@@ -44,8 +43,7 @@ def register(app: typer.Typer) -> None:
         with RunStore(path, create=False, read_only=True) as store:
             result = build_report(store, run_refs, title=title)
         if html is None and md is None and csv_dir is None and not json_:
-            sys.stdout.write(render_markdown(result, plots=False))
-            sys.stdout.flush()
+            emit_text(render_markdown(result, plots=False))
             return
         written: dict[str, Any] = {}
         if csv_dir is not None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 from typing import Optional
 
@@ -14,7 +13,7 @@ from incanon.cli.methods import check_methods
 from incanon.cli.options import RunOptions, method_lines, with_run_options
 from incanon.bench.remote import load_models
 from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
-from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
+from incanon.cli.output import JSON_HELP, emit_json, emit_report, emit_text, err, out
 from incanon.cli.timechara_build import ingest_book_cmd, print_build_dry_run
 from incanon.errors import ConfigError
 from incanon.runs.estimate import repeated
@@ -337,7 +336,7 @@ def rescore(
                        "score_reading": reading if reparse else "stored",
                        "readings_disagree": differ, "rows": len(rows)})
         else:
-            sys.stdout.write(text + "\n")
+            emit_text(text + "\n")
             err.print(f"the authors' and incanon's readings of the judges' texts disagree on {differ} of "
                       f"{len(rows)} items" + (f" (scores read the {reading} way)" if reparse else
                                                " (scores as stored)"), style="dim", markup=False, highlight=False)

@@ -29,6 +29,7 @@ from incanon.canon.store import CanonStore
 from incanon.chat import Outcome
 from incanon.errors import IncanonError, NotFoundError
 from incanon.models.types import ChatModel
+from incanon.printable import safe_message
 from incanon.serve.chats import ChatRegistry
 from incanon.serve.config import ServeConfig
 from incanon.serve.characters import CharacterServer
@@ -104,7 +105,9 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
 
     @app.exception_handler(IncanonError)
     async def _incanon_error(_: Request, exc: IncanonError) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_code=404 if isinstance(exc, NotFoundError) else 400)
+        # Messages quote what they refuse: only as short escaped excerpts (a 100,000-character
+        # name must not come back whole, a control character never raw).
+        return JSONResponse({"error": safe_message(str(exc))}, status_code=404 if isinstance(exc, NotFoundError) else 400)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -113,7 +116,7 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
         for error in exc.errors()[:5]:
             where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
             problems.append(f"{where or 'body'}: {error.get('msg', 'invalid')}")
-        return JSONResponse({"error": "; ".join(problems) or "invalid request"}, status_code=422)
+        return JSONResponse({"error": safe_message("; ".join(problems) or "invalid request")}, status_code=422)
 
     # -- the page -----------------------------------------------------------------------------
     static = _static()

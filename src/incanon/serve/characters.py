@@ -37,6 +37,7 @@ from incanon.chat import ChatSession
 from incanon.chat.transcript import Evidence
 from incanon.errors import ConfigError, IncanonError, InputError
 from incanon.models.types import Completion, GenerationParams
+from incanon.printable import safe_message
 from incanon.serve.config import ServeConfig
 from incanon.serve.hosting import SessionHost, SharedModel
 from incanon.serve.indexing import IndexJobs
@@ -352,7 +353,7 @@ class CharacterServer:
                 reply = task.result()
             except Exception as exc:  # noqa: BLE001 - the client hears of it in the stream
                 log.warning("a streamed reply failed: %s", exc)
-                message = str(exc) if isinstance(exc, IncanonError) else "the character could not answer"
+                message = safe_message(str(exc)) if isinstance(exc, IncanonError) else "the character could not answer"
                 error = {"error": {"message": message, "type": "server_error", "param": None, "code": None}}
                 yield f"data: {json.dumps(error, ensure_ascii=False)}\n\n"
                 yield "data: [DONE]\n\n"

@@ -22,7 +22,8 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from incanon.errors import IncanonError, NotFoundError
 from incanon.serve.characters import CharacterServer, completion_json
-from incanon.serve.requests import FieldError
+from incanon.printable import excerpt, safe_message
+from incanon.serve.requests import FieldError, read_body
 from incanon.serve.config import ServeConfig
 from incanon.serve.disconnect import ClientGone, unless_gone
 from incanon.serve.limits import ClientLimits, QueueFull
@@ -30,8 +31,10 @@ from incanon.serve.limits import ClientLimits, QueueFull
 
 def openai_error(status: int, message: str, kind: str, code: str | None = None,
                  headers: dict[str, str] | None = None, param: str | None = None) -> JSONResponse:
-    """An error in the OpenAI wire format; ``param`` names the request field at fault."""
-    return JSONResponse({"error": {"message": message, "type": kind, "param": param, "code": code}},
+    """An error in the OpenAI wire format; ``param`` names the request field at fault. The
+    message quotes the request only as short escaped excerpts (:func:`safe_message`)."""
+    return JSONResponse({"error": {"message": safe_message(message), "type": kind,
+                                   "param": None if param is None else safe_message(param, 100), "code": code}},
                         status_code=status, headers=headers)
 
 
@@ -45,12 +48,15 @@ def without_model(message: str, model: object) -> str:
     carry its markup or key-like text into logs and pages."""
     if not isinstance(model, str) or not model:
         return message
+    # Also as messages quote it: repr escapes control characters (``'Wren\\x00'``), once or,
+    # for an escaped excerpt quoted again, twice.
+    escaped = (repr(model)[1:-1], repr(repr(model)[1:-1])[1:-1])
     for piece in (repr(model), repr(model[:200]), model, model[:200]):
         message = message.replace(piece, _NAMED)
 
     def scrub(match: re.Match[str]) -> str:
         inner = match.group(1) if match.group(1) is not None else match.group(2)
-        return _NAMED if inner and inner in model else match.group(0)
+        return _NAMED if inner and any(inner in form for form in (model, *escaped)) else match.group(0)
 
     return _QUOTED.sub(scrub, message)
 
@@ -90,11 +96,10 @@ def character_router(config: ServeConfig, characters: CharacterServer, limits: C
         if (denied := refused(request)) is not None:
             return denied
         try:
-            body = await request.json()
-        except ValueError:
-            return openai_error(400, "the body is not JSON", "invalid_request_error")
-        if not isinstance(body, dict):
-            return openai_error(400, "the body must be a JSON object", "invalid_request_error")
+            body = read_body(await request.body())
+        except IncanonError as exc:
+            return openai_error(400, str(exc), "invalid_request_error",
+                                param=exc.param if isinstance(exc, FieldError) else None)
         client = client_of(request)
         try:
             await limits.acquire(client)  # waits its turn when the client's slots are taken
@@ -160,7 +165,7 @@ def character_router(config: ServeConfig, characters: CharacterServer, limits: C
         if rest.strip("/") in ("models", "chat/completions"):
             return openai_error(405, f"{request.method} is not allowed on /v1/{rest.strip('/')}",
                                 "invalid_request_error", "method_not_allowed")
-        return openai_error(404, f"no route {request.method} /v1/{rest[:100]}: this server offers GET /v1/models, "
+        return openai_error(404, f"no route {request.method} /v1/{excerpt(rest)}: this server offers GET /v1/models, "
                                  "GET /v1/models/{id} and POST /v1/chat/completions",
                             "invalid_request_error", "unknown_url")
 

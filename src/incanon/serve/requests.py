@@ -6,6 +6,9 @@
   or out of OpenAI's range is a :class:`FieldError` naming the field.
 * A conversation that ends with the assistant's message is a *Continue* (SillyTavern): see
   :func:`continue_turn`.
+* The body itself is read by :func:`read_body`: JSON nested too deep to read, or a string holding
+  a lone UTF-16 surrogate (``"\\ud800"``, valid JSON but not text: no model, tokenizer or
+  embedder can encode it) is a 400 naming the field, not a 500 deep inside a method.
 * Open WebUI's background tasks (a chat title, tags, follow-up suggestions, search queries)
   are recognised by their prompt's shape and answered plainly from the conversation the
   client sent (:func:`background_task`), never by the character.
@@ -22,6 +25,7 @@ from typing import Any
 from incanon.agents.base import Turn
 from incanon.errors import InputError
 from incanon.models.types import GenerationParams
+from incanon.printable import excerpt
 
 #: The most choices one request may ask for: each is a whole run of the method.
 MAX_CHOICES = 8
@@ -35,6 +39,53 @@ class FieldError(InputError):
     def __init__(self, param: str, message: str) -> None:
         super().__init__(f"{param}: {message}")
         self.param = param
+
+
+def read_body(raw: bytes) -> dict[str, Any]:
+    """The request body ``raw`` as a JSON object; anything else is an ``InputError`` (a
+    :class:`FieldError` naming the field that holds a lone surrogate)."""
+    try:
+        body = json.loads(raw)
+    except RecursionError:
+        raise InputError("the body is JSON nested too deeply to read") from None
+    except ValueError:  # not UTF-8, or not JSON
+        raise InputError("the body is not JSON") from None
+    if not isinstance(body, dict):
+        raise InputError("the body must be a JSON object")
+    where = lone_surrogate_at(body)
+    if where is not None:
+        raise FieldError(where or "body", "holds a lone UTF-16 surrogate (an escape such as \\ud800 without "
+                                         "its pair), which is not text")
+    return body
+
+
+def lone_surrogate_at(value: Any) -> str | None:
+    """Where in ``value`` (parsed JSON) a string or key holds a lone surrogate, as a field path
+    such as ``messages[0].content``; None when nowhere. Iterative: the depth is the client's."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            if not _encodes(item):
+                return path
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                shown = excerpt(key, 40)  # a client's key may be long or hold controls
+                named = f"{path}.{shown}" if path else shown
+                if not _encodes(key):
+                    return path or "body"  # the key itself cannot be named safely
+                stack.append((named, inner))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{i}]", inner) for i, inner in enumerate(item))
+    return None
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _number(body: dict[str, Any], name: str, low: float, high: float) -> float | None:
