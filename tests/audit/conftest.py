@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+from incanon.canon import CanonStore
+from incanon.sample import sample_world
 from incanon.testing import FakeOpenAIServer
+
+
+@pytest.fixture(scope="module")
+def lanterns(tmp_path_factory: pytest.TempPathFactory):
+    """The sample world in a store of its own, shared by a module's tests."""
+    store = CanonStore.open(tmp_path_factory.mktemp("audit") / "canon")
+    store.import_world(sample_world())
+    yield store
+    store.close()
 
 
 @pytest.fixture

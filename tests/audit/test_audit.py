@@ -48,14 +48,6 @@ def _assert_strict_clean(report, points: int) -> None:
     assert report.strict_leaks() == 0, leaking
 
 
-@pytest.fixture(scope="module")
-def lanterns(tmp_path_factory: pytest.TempPathFactory):
-    store = CanonStore.open(tmp_path_factory.mktemp("audit") / "canon")
-    store.import_world(sample_world())
-    yield store
-    store.close()
-
-
 def test_sample_world_own_surfaces_leak_nothing_at_any_point(lanterns: CanonStore) -> None:
     points = audit_points(lanterns, "lanterns")
     assert len(points) > 40  # every time point of every character, and first/last of the rest

@@ -68,14 +68,6 @@ def test_a_bare_surname_of_a_later_character_is_a_later_name(tmp_path: Path, fak
     assert stored and "vossberg" in stored[0]["items"]["later_names"]
 
 
-@pytest.fixture(scope="module")
-def lanterns(tmp_path_factory: pytest.TempPathFactory):
-    store = CanonStore.open(tmp_path_factory.mktemp("planted") / "canon")
-    store.import_world(sample_world())
-    yield store
-    store.close()
-
-
 def test_canaries_find_nothing_on_incanons_own_surfaces(lanterns: CanonStore) -> None:
     report = asyncio.run(audit_work(lanterns, "lanterns", methods=("in-canon",), embedder=HashEmbedder(),
                                     characters=["Wren", "Dace"], canaries=True))
