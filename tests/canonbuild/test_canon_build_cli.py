@@ -155,3 +155,15 @@ def test_profile_text_cut_to_the_budget_is_reported(tmp_path: Path) -> None:
     report = _run(tmp_path, BOOK, "--profile-tokens", "100", "--no-graph")
     assert report["profile_scenes_cut"] > 0
     assert _run(tmp_path / "wide", BOOK, "--no-graph")["profile_scenes_cut"] == 0
+
+
+def test_embedder_none_reaches_the_graph_stage(tmp_path: Path) -> None:
+    """`--embedder none` embeds nothing at all: no chunk vectors, and no graph vectors either."""
+    import sqlite3
+
+    report = _run(tmp_path)
+    assert report["graph"]["chunks_extracted"] > 0
+    with sqlite3.connect(tmp_path / "canon" / "canon.sqlite") as conn:
+        counts = [conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+                  for table in ("vectors", "graph_vectors", "graph_chunk_vectors")]
+    assert counts == [0, 0, 0]

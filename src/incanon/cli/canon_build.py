@@ -25,12 +25,14 @@ def _say(message: str) -> None:
     err.print(message, style="dim", highlight=False, markup=False)
 
 
-def _graph(canon: Any, work: str, llm: Any, library: Any, concurrency: int) -> dict[str, Any]:
+def _graph(canon: Any, work: str, llm: Any, library: Any, concurrency: int, embedder: str | None) -> dict[str, Any]:
     from incanon.graph import GraphBuilder, GraphConfig, canon_chunks
 
     chunks = canon_chunks(canon, work)
     _say(f"graph: extracting entities and relations from {len(chunks)} chunks (RoleRAG pipeline)")
-    builder = GraphBuilder(canon, work, llm, config=GraphConfig(concurrency=concurrency), prompts=library)
+    # The build's one embedder for the graph too: `--embedder none` embeds nothing here either.
+    builder = GraphBuilder(canon, work, llm, embedder=embedder or "none", config=GraphConfig(concurrency=concurrency),
+                           prompts=library)
     try:
         report = asyncio.run(builder.add(chunks))
     finally:
@@ -130,7 +132,7 @@ def register(app: typer.Typer) -> None:
                 report.stored = store_world(canon, built.world, source=", ".join(book.sources))
                 _say(f"store: work {options.work_id!r} {report.stored}")
                 if options.graph:
-                    report.graph = _graph(canon, options.work_id, llm, library, concurrency)
+                    report.graph = _graph(canon, options.work_id, llm, library, concurrency, options.embedder)
                 if options.embedder:
                     report.vectors = _vectors(canon, options.work_id, options.embedder)
             finally:

@@ -119,6 +119,8 @@ class BuildReport:
 def _embedder(spec: Embedder | str | None) -> Embedder | None:
     if spec is None or not isinstance(spec, str):
         return spec
+    if spec == "none":  # no vectors: aliases merge by name alone, chunks stay unembedded
+        return None
     from incanon.models import load_embedder
 
     return load_embedder(spec)
