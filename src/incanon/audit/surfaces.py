@@ -103,7 +103,8 @@ def models_surface(store: CanonStore, work: str, record: CharacterRecord, label:
     from incanon.serve.model_list import model_entry
 
     entry = model_entry(store, store.work(work), record, label, position, methods=("in-canon",))
-    return Sent(story_text(entry))
+    # The id and the label are what every model picker shows: read as text like the rest.
+    return Sent("\n".join([entry["id"], entry["incanon"]["at"], story_text(entry)]))
 
 
 def card_surface(store: CanonStore, work: str, record: CharacterRecord, position: Position) -> Sent:
