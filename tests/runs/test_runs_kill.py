@@ -88,7 +88,9 @@ def test_ctrl_c_marks_run_interrupted(tmp_path: Path):
     store_path, side = tmp_path / "runs.sqlite", tmp_path / "executed.txt"
     # Slower items than the kill test's: the whole run must still be going when Ctrl-C comes,
     # even when a loaded machine wakes this poller late (at 0.01 s a run of 200 could finish first).
-    proc = _worker(store_path, side, sleep=0.1)
+    # 0.25 s per item at concurrency 4: the run lasts about 12 s, so a poller starved by a
+    # loaded machine for seconds still sends Ctrl-C while it is going.
+    proc = _worker(store_path, side, sleep=0.25)
     deadline = time.monotonic() + 60
     while ok_count(store_path) < 20:
         assert proc.poll() is None, proc.stderr.read().decode()
