@@ -110,34 +110,33 @@ def _later_names(chunk: ChunkRecord, book: NameBook, dated: dict[str, Position],
 
 def _reads_like(ids: list[str], matrix: np.ndarray, chapters: list[tuple[int, ...]],
                 margin: float) -> dict[str, tuple[tuple[int, ...], float, float]]:
-    """Chunk id → (later chapter it reads like, cosine there, cosine to its own chapter)."""
+    """Chunk id → (later chapter it reads like, cosine there, cosine to its own chapter).
+
+    A chapter's centroid is the sum of its chunks' unit vectors; a chunk is compared with its
+    own chapter's centroid less itself, so one product per chunk and chapter does it all."""
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    unit = matrix / np.where(norms == 0, 1, norms)
+    unit = (matrix / np.where(norms == 0, 1, norms)).astype(np.float64)
     order = sorted(set(chapters))
-    index = {ch: i for i, ch in enumerate(order)}
-    sums = np.zeros((len(order), unit.shape[1]), dtype=np.float64)
-    counts = np.zeros(len(order))
-    for row, ch in enumerate(chapters):
-        sums[index[ch]] += unit[row]
-        counts[index[ch]] += 1
+    own = np.array([order.index(ch) for ch in chapters])
+    sums = np.zeros((len(order), unit.shape[1]))
+    np.add.at(sums, own, unit)
+    counts = np.bincount(own, minlength=len(order))
+    rows = np.arange(len(ids))
+    dots = unit @ sums.T                                     # chunk · chapter sum
+    lengths = np.tile(np.linalg.norm(sums, axis=1), (len(ids), 1))
+    self_dot = np.einsum("ij,ij->i", unit, unit)
+    dots[rows, own] -= self_dot                              # its own chapter without it
+    lengths[rows, own] = np.linalg.norm(sums[own] - unit, axis=1)
+    usable = (np.tile(counts, (len(ids), 1)) - np.eye(len(order), dtype=int)[own] > 0) & (lengths > 0)
+    sims = np.where(usable, dots / np.where(lengths == 0, 1, lengths), -np.inf)
     found: dict[str, tuple[tuple[int, ...], float, float]] = {}
-    for row, ch in enumerate(chapters):
-        mine = index[ch]
-        centroids = sums.copy()
-        centroids[mine] -= unit[row]  # its own chapter without it
-        sizes = counts.copy()
-        sizes[mine] -= 1
-        lengths = np.linalg.norm(centroids, axis=1)
-        usable = (sizes > 0) & (lengths > 0)
-        if not usable[mine]:
-            continue  # alone in its chapter: nothing to compare with
-        sims = np.where(usable, centroids @ unit[row] / np.where(lengths == 0, 1, lengths), -np.inf)
-        later = [i for i in range(mine + 1, len(order)) if usable[i]]
-        if not later:
-            continue
-        best = max(later, key=lambda i: sims[i])
-        if sims[best] - sims[mine] >= margin and sims[best] == sims.max():
-            found[ids[row]] = (order[best], float(sims[best]), float(sims[mine]))
+    for row, mine in enumerate(own):
+        later = sims[row, mine + 1:]
+        if not usable[row, mine] or not np.isfinite(later).any():
+            continue  # alone in its chapter, or nothing later to compare with
+        best = mine + 1 + int(np.argmax(later))
+        if sims[row, best] - sims[row, mine] >= margin and sims[row, best] == sims[row].max():
+            found[ids[row]] = (order[best], float(sims[row, best]), float(sims[row, mine]))
     return found
 
 

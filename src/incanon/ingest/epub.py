@@ -259,7 +259,8 @@ def read_epub(path: Path, *, min_words: int = 80, max_bytes: int = MAX_BOOK_BYTE
             opf_path, opf = _package(budget, names)
             docs = _spine(budget, opf, opf_path, names)
         except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-            # A damaged member, or one whose declared size or checksum lies.
+            # A damaged member, one whose declared size or checksum lies, or a compression method
+            # zipfile cannot read (it raises NotImplementedError for those).
             raise InputError(f"a document inside the EPUB cannot be inflated ({exc})", source=source) from None
     title, author = clean_title(opf.findtext(".//dc:title", "", _NS) or "")
     book = EpubBook(title=title, author=(opf.findtext(".//dc:creator", "", _NS) or "").strip() or author)
