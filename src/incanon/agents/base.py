@@ -32,6 +32,9 @@ class CharacterAt(BaseModel):
     """Canonical name."""
     aliases: list[str] = Field(default_factory=list)
     """Other names the character goes by."""
+    secret_names: list[str] = Field(default_factory=list)
+    """The character's own secret names that nobody but those in the know links to it yet
+    (the character knows them; a listing or card for others never shows them)."""
     profile: str = ""
     """Background of the character."""
     personality: str = ""

@@ -32,6 +32,7 @@ def persona_prompt(agent: Agent, who: CharacterAt, template: str | None = None) 
         template or persona_template(agent),
         character=who.character,
         aliases=who.aliases,
+        secret_names=who.secret_names,
         work_title=who.work_title,
         author=who.author,
         profile=who.profile,

@@ -23,6 +23,7 @@ from incanon.audit.surfaces import (
     method_surfaces,
     models_surface,
     persona_surface,
+    timeline_surface,
     timepoint_surface,
 )
 from incanon.canon.horizon import KINDS, Horizon, Leaks
@@ -46,7 +47,12 @@ NEUTRAL_REPLY = "I would rather not say."
 """Every model call of the audit gets this reply (a scripted model)."""
 
 #: Surfaces that do not depend on the method (incanon's own, always audited).
-OWN_SURFACES = ("timepoint", "persona", "models", "card")
+OWN_SURFACES = ("timepoint", "persona", "models", "card", "timeline")
+
+#: Surfaces shown to a person rather than told to the character: read against what a reader at
+#: the point has read (the canary check's visibility is the character's, so they are left to
+#: the word check and to the serve tests' reader canaries).
+READER_SURFACES = ("timeline",)
 
 
 @dataclass
@@ -79,6 +85,8 @@ class AuditReport:
     """The canary check's ``CanaryReport`` (None when it was not run)."""
     misplaced: list[Any] = field(default_factory=list)
     """Chunks whose stored position looks wrong (``incanon.audit.placement``)."""
+    identities: list[Any] = field(default_factory=list)
+    """Identities told too early or grouped undated (``incanon.audit.identities``)."""
 
     def table(self) -> list[dict[str, Any]]:
         """One row per (surface, method): leak counts by kind summed over every character@point."""
@@ -102,6 +110,10 @@ class AuditReport:
         """Chunks both placement signals put in a later chapter than the store does."""
         return sum(1 for m in self.misplaced if m.strict)
 
+    def identity_leaks(self) -> int:
+        """Identity findings (``incanon.audit.identities``): each fails the audit."""
+        return len(self.identities)
+
     def canary_leaks(self) -> int:
         """Planted markers found out of scope by the canary check (0 when it was not run)."""
         return len(self.canaries.found) if self.canaries is not None else 0
@@ -112,6 +124,7 @@ class AuditReport:
                 "strict_leaks": self.strict_leaks(), "table": self.table(),
                 "canaries": self.canaries.to_dict() if self.canaries is not None else None,
                 "misplaced": [m.to_dict() for m in self.misplaced],
+                "identities": [i.to_dict() for i in self.identities],
                 "findings": [f.to_dict() for f in self.findings if f.leaks.total]}
 
 
@@ -136,7 +149,8 @@ def audit_points(store: CanonStore, work: str, characters: Sequence[str] = ()) -
 
 
 def _read(horizon: Horizon, sent: Sent) -> Leaks:
-    return horizon.leaks(sent.text, chunk_ids=sent.chunk_ids, fact_ids=sent.fact_ids, allowed=sent.question)
+    against = sent.horizon if sent.horizon is not None else horizon
+    return against.leaks(sent.text, chunk_ids=sent.chunk_ids, fact_ids=sent.fact_ids, allowed=sent.question)
 
 
 async def point_surfaces(store: CanonStore, work: str, record: CharacterRecord, label: str, position: Position,
@@ -147,7 +161,8 @@ async def point_surfaces(store: CanonStore, work: str, record: CharacterRecord, 
         ("timepoint", "-", [timepoint_surface(record, position)]),
         ("persona", "-", [persona_surface(store, work, record, position)]),
         ("models", "-", [models_surface(store, work, record, label, position)]),
-        ("card", "-", [card_surface(store, work, record, position)])]
+        ("card", "-", [card_surface(store, work, record, position)]),
+        ("timeline", "-", [timeline_surface(store, work, position)])]
     for method, agent in agents.items():
         prompts: list[Sent] = []
         evidence: list[Sent] = []
@@ -197,6 +212,9 @@ async def audit_work(
 
         report.misplaced = placement_check(store, work, embedder)
     points = audit_points(store, work, characters)
+    from incanon.audit.identities import identity_check
+
+    report.identities = identity_check(store, work, points)
     for n, (record, label, position) in enumerate(points, start=1):
         if progress:
             progress(f"[{n}/{len(points)}] {record.name} at {label} ({position})")
@@ -219,7 +237,8 @@ async def audit_work(
                         position: Position) -> dict[tuple[str, str], str]:
             own = made.setdefault(id(copy), _agents(copy, strict, embedder))
             sent = await point_surfaces(copy, work_, record, label, position, own, questions)
-            return {(surface, method): "\n".join(s.text for s in many) for surface, method, many in sent}
+            return {(surface, method): "\n".join(s.text for s in many) for surface, method, many in sent
+                    if surface not in READER_SURFACES}
 
         report.canaries = await canary_audit(store, work, texts, characters=characters, progress=progress)
     return report

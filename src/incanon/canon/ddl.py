@@ -368,3 +368,11 @@ CREATE TABLE persona_segments (
     PRIMARY KEY (character_id, kind, ord)
 ) WITHOUT ROWID;
 """
+
+# Secret identities: an alias that is one person's secret (Edward Hyde of Henry Jekyll). Who knows
+# it is derived per reader (incanon.canon.identities): the character, ``known_by``, witnesses of the
+# scenes that reveal it, and whoever is told a fact naming both names.
+V6_SECRET_NAMES = """
+ALTER TABLE aliases ADD COLUMN secret TEXT;          -- NULL: not secret; JSON {"revealed_in", "known_by"}
+ALTER TABLE aliases ADD COLUMN revealed_key INTEGER; -- the earliest revealing scene's position
+"""

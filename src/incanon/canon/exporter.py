@@ -28,6 +28,7 @@ from incanon.canon.world import (
     Probe,
     Relation,
     Scene,
+    SecretName,
     Segment,
     TimePoint,
     Utterance,
@@ -71,6 +72,8 @@ def export_world(conn: sqlite3.Connection, work_row_id: int) -> World:
                 name=c.name,
                 aliases=list(c.aliases),
                 alias_from={a: str(p) for a, p in zip(c.aliases, c.alias_from) if p is not None},
+                secret_names={g.alias: SecretName(revealed_in=list(g.revealed_in), known_by=list(g.known_by))
+                              for g in c.secret_names},
                 profile=c.profile,
                 personality=c.personality,
                 profile_segments=[Segment(text=g.text, **{"from": _s(g.position)}) for g in c.profile_segments],

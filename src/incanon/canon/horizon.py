@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from incanon.canon.identities import people_as_seen, unknown_secrets
 from incanon.canon.namebook import NameBook, surname_pattern, surnames
 from incanon.canon.names import norm
 from incanon.canon.position import Position
@@ -131,16 +132,21 @@ class Horizon:
         known_texts = [c.text for c in chunks] + [f.text for f in self.facts]
         known_texts += [p for s in self.scenes for p in (s.title, s.location, s.summary)]
         known_texts += [p for m in dialogue for p in (m.speech, m.action, m.thought)]
-        # The work's title and author, and the titles of the books reached, are the reader's
+        # The work's title, author and id, and the titles of the books reached, are the reader's
         # labels of where the character stands, not story the character could not know.
         work_info = scope.work
-        known_texts += [work_info.title, work_info.author]
+        known_texts += [work_info.title, work_info.author, work_info.id.replace("-", " ").replace("_", " ")]
         known_texts += [t for b, t in work_info.books.items()
                         if not b.isdigit() or at_.book is None or int(b) <= at_.book]
 
         others = store.characters(work)
         entities = store.entities(work)
-        self.book = NameBook([(c.name, c.aliases) for c in others] + [(e.name, e.aliases) for e in entities])
+        self.hidden_identities: dict[str, set[str]] = unknown_secrets(me.name, others, self.scenes, self.facts)
+        """Character name → its secret names this character does not know are that character
+        (each is someone of its own to them; see ``incanon.canon.identities``)."""
+        self.people: list[tuple[str, tuple[str, ...]]] = people_as_seen(others, self.hidden_identities)
+        """``(name, aliases)`` per person as this character tells them apart."""
+        self.book = NameBook(self.people + [(e.name, e.aliases) for e in entities])
         self.book.attest(t for t in known_texts if t)
         met = {p for s in self.scenes for p in s.participants} | {f.subject for f in self.facts}
         self.later: set[str] = set()
@@ -157,7 +163,9 @@ class Horizon:
                 continue
             if c.name == me.name:
                 continue
-            if c.name in met:
+            if c.name in met and not self.hidden_identities.get(c.name):
+                # Met in a scene: known by name. Not when the person may have been met under a
+                # secret name the character does not know is theirs (the scene lists the person).
                 attested.add(norm(c.name))
             if norm(c.name) in attested:
                 # Knowing "Tobias Venn" is knowing "Tobias" and "Venn": aliases made of the
@@ -215,7 +223,8 @@ class Horizon:
     def _surnames(self, others: list[CharacterRecord], known_texts: list[str], me: CharacterRecord) -> re.Pattern[str] | None:
         """A matcher of the bare surnames of characters the character does not know ("Carew" of
         a Sir Danvers Carew first seen later), each added to ``later`` or left unseen."""
-        owned = {last: owner for last, owner in surnames([(c.name, c.aliases) for c in others]).items()
+        # People as this character tells them apart: a secret name's surname is its own person's.
+        owned = {last: owner for last, owner in surnames(self.people).items()
                  if norm(last) not in self.book.owners}
         every = surname_pattern(owned)
         if every is None:

@@ -88,6 +88,10 @@ def _write(conn: sqlite3.Connection, plan: Plan) -> int:
         ((work_id, key, cb + c, j, alias, is_name, since) for c, j, alias, key, is_name, since in plan.names),
     )
     conn.executemany(
+        "UPDATE aliases SET secret = ?, revealed_key = ? WHERE work_id = ? AND norm = ? AND character_id = ?",
+        ((payload, revealed, work_id, key, cb + c) for c, key, payload, revealed in plan.secrets),
+    )
+    conn.executemany(
         "INSERT INTO time_points (character_id, norm, ord, label, pos_key, description, profile, personality)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         ((cb + c, *rest) for c, *rest in plan.time_points),

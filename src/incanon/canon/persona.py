@@ -8,7 +8,8 @@ character gets the sentences that name nothing hidden at P (see ``incanon.canon.
 a warning saying what was withheld:
 
 * **names**: the canonical name and the aliases in use at P (an alias has the position from
-  which it is used; a plain alias is in use from the start);
+  which it is used; a plain alias is in use from the start); a secret name (see
+  ``incanon.canon.identities``) is kept apart in ``secret_names`` until it is revealed;
 * **profile** / **personality**: the latest time point at or before P that gives one; else the
   dated segments begun by P; else the whole-story text, cleaned sentence by sentence;
 * **situation**: the label and description of the time point at P, if P is one;
@@ -48,7 +49,8 @@ class Persona:
     name: str
     position: Position
     names: tuple[str, ...]
-    """Aliases in use at the position (the canonical name not repeated)."""
+    """Aliases in use at the position that a reader there knows are this character (the
+    canonical name not repeated; a secret name only once it is revealed by then)."""
     profile: str
     personality: str
     time_label: str
@@ -59,6 +61,10 @@ class Persona:
     """Where ``profile`` and ``personality`` came from: ``time point LABEL``, ``dated
     segments``, ``whole story, cleaned``, ``whole story`` or ``none``."""
     withheld: tuple[Withheld, ...] = ()
+    secret_names: tuple[str, ...] = ()
+    """The character's own secret names in use at the position: the character knows them and
+    that they are a secret (its prompt says so); ``names`` shows one only once a reader at the
+    position knows it, and what others see only once they know it."""
 
     @property
     def warnings(self) -> list[str]:
@@ -162,7 +168,9 @@ def persona_at(store: CanonStore, work: str, character: str | CharacterRecord, a
                for tp in reached]
     return Persona(
         work=info.id, work_title=info.title, author=info.author, name=record.name, position=position,
-        names=record.names_at(position), profile=profile, personality=personality, time_label=label,
+        names=record.shown_names_at(position),
+        secret_names=tuple(a for a in record.names_at(position) if record.secret(a) is not None),
+        profile=profile, personality=personality, time_label=label,
         time_description=description, reached=tuple(reached),
         sources={"profile": p_src, "personality": q_src}, withheld=tuple(p_drop + q_drop))
 

@@ -17,6 +17,7 @@ from typing import Any
 from incanon.canon.position import Axis, Position
 from incanon.canon.records import (
     CharacterRecord,
+    SecretNameRecord,
     ChunkRecord,
     EntityRecord,
     FactRecord,
@@ -74,6 +75,8 @@ SELECT c.id, c.name, c.profile, c.personality, c.first_key,
     AS aliases,
   (SELECT json_group_array(from_key) FROM (SELECT from_key FROM aliases a
      WHERE a.character_id = c.id AND NOT a.is_name ORDER BY a.ord)) AS alias_from,
+  (SELECT json_group_array(json_array(alias, secret, revealed_key)) FROM (SELECT alias, secret, revealed_key
+     FROM aliases a WHERE a.character_id = c.id AND a.secret IS NOT NULL ORDER BY a.ord)) AS secrets,
   (SELECT json_group_array(json_array(label, pos_key, description, profile, personality)) FROM
     (SELECT label, pos_key, description, profile, personality FROM time_points t WHERE t.character_id = c.id
      ORDER BY t.ord)) AS time_points,
@@ -101,6 +104,7 @@ def select_characters(conn: sqlite3.Connection, axis: Axis, where: str, params: 
             alias_from=_starts(axis, json.loads(r["alias_from"])),
             profile_segments=_segments(axis, r["segments"], "profile"),
             personality_segments=_segments(axis, r["segments"], "personality"),
+            secret_names=_secrets(axis, r["secrets"]),
             row_id=r["id"],
         )
         for r in rows
@@ -110,6 +114,15 @@ def select_characters(conn: sqlite3.Connection, axis: Axis, where: str, params: 
 def _starts(axis: Axis, keys: list[int | None]) -> tuple[Position | None, ...]:
     # No dated alias at all: an empty tuple says "every alias from the start" cheaply.
     return tuple(_pos(axis, k) for k in keys) if any(k is not None for k in keys) else ()
+
+
+def _secrets(axis: Axis, raw: str) -> tuple[SecretNameRecord, ...]:
+    out = []
+    for alias, payload, key in json.loads(raw):
+        data = json.loads(payload)
+        out.append(SecretNameRecord(alias, tuple(data.get("revealed_in", ())), _pos(axis, key),
+                                    tuple(data.get("known_by", ()))))
+    return tuple(out)
 
 
 def _segments(axis: Axis, raw: str, kind: str) -> tuple[SegmentRecord, ...]:

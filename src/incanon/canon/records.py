@@ -78,6 +78,19 @@ class SegmentRecord(_Record):
 
 
 @dataclass(frozen=True, slots=True)
+class SecretNameRecord(_Record):
+    """A secret name of a character: who knows it is theirs (see ``incanon.canon.identities``)."""
+
+    alias: str
+    revealed_in: tuple[str, ...]
+    """Scene ids where the identity comes out."""
+    revealed_at: Position | None
+    """The earliest of those scenes' positions: a reader past it knows (None: never revealed)."""
+    known_by: tuple[str, ...]
+    """Characters who know from the start (besides the character itself)."""
+
+
+@dataclass(frozen=True, slots=True)
 class CharacterRecord(_Record):
     """A character with every name it answers to and its named time points.
 
@@ -95,7 +108,19 @@ class CharacterRecord(_Record):
     """Per alias, the position from which it is in use (None: from the start)."""
     profile_segments: tuple[SegmentRecord, ...] = ()
     personality_segments: tuple[SegmentRecord, ...] = ()
+    secret_names: tuple[SecretNameRecord, ...] = ()
+    """Aliases that are a secret identity, with who knows them."""
     row_id: int = field(default=0, repr=False, compare=False)
+
+    def secret(self, alias: str) -> SecretNameRecord | None:
+        """The secret of ``alias`` (None: a name anyone hearing it knows is this character)."""
+        return next((s for s in self.secret_names if s.alias == alias), None)
+
+    def shown_names_at(self, at: Position) -> tuple[str, ...]:
+        """The aliases in use at ``at`` that a reader who has read up to ``at`` knows are this
+        character: secret names only once revealed by then."""
+        return tuple(a for a in self.names_at(at)
+                     if (s := self.secret(a)) is None or (s.revealed_at is not None and s.revealed_at <= at))
 
     def alias_since(self, alias: str) -> Position | None:
         """Where ``alias`` comes into use (None: from the start, or not an alias)."""

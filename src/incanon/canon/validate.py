@@ -12,6 +12,8 @@ an export spells every reference with the canonical name.
 
 from __future__ import annotations
 
+import json
+
 import datetime as _dt
 from dataclasses import dataclass, field
 from typing import NoReturn
@@ -59,6 +61,7 @@ class Plan:
     facts: list[tuple[Ref, int, int | None, int | None]] = field(default_factory=list)
     known_by: list[tuple[int, int, int]] = field(default_factory=list)
     probes: list[tuple[int, int]] = field(default_factory=list)  # (character index, at_key)
+    secrets: list[tuple[int, str, str, int | None]] = field(default_factory=list)  # (char, alias norm, json, revealed_key)
 
 
 class _Checker:
@@ -264,6 +267,26 @@ class _Checker:
                     (i, j, speaker_idx, speaker, msg.speech, msg.action, msg.thought)
                 )
 
+    def secret_names(self) -> None:
+        """Secret identities: each revealing scene and each character in the know exists."""
+        for i, ch in enumerate(self.world.characters):
+            for alias, secret in ch.secret_names.items():
+                j = ch.aliases.index(alias)
+                path = f"characters[{i}].aliases[{j}]"
+                keys = []
+                for k, scene_id in enumerate(secret.revealed_in):
+                    scene = self.scene(f"{path}.revealed_in[{k}]", scene_id)
+                    if scene is not None:
+                        keys.append(self.plan.scenes[scene])
+                known = []
+                for k, name in enumerate(secret.known_by):
+                    who = self.character(f"{path}.known_by[{k}]", name)
+                    if who == i:
+                        self.fail(f"{path}.known_by[{k}]", f"{name!r} is the character itself, who always knows its own names")
+                    known.append(self.world.characters[who].name)
+                payload = json.dumps({"revealed_in": list(secret.revealed_in), "known_by": known}, ensure_ascii=False)
+                self.plan.secrets.append((i, norm(alias), payload, min(keys, default=None)))
+
     def entities(self) -> None:
         for i, en in enumerate(self.world.entities):
             path = f"entities[{i}]"
@@ -347,6 +370,7 @@ def plan_import(world: World, *, source: str | None = None) -> Plan:
     check.scene_ids()  # chunks and facts refer to scenes listed after them
     check.chunks()
     check.scenes()
+    check.secret_names()  # after scenes: a secret is revealed in them
     check.entities()
     check.relations()
     check.facts()

@@ -69,18 +69,42 @@ class Segment(_Record):
     _v = field_validator("from_")(_check_position)
 
 
-def _dated_names(value: Any) -> tuple[list[Any], dict[str, str]]:
-    """Split an ``aliases`` list that mixes plain names and ``{"name", "from"}`` objects."""
+class SecretName(_Record):
+    """A name that is one person's secret: others who hear it take it for someone else until they
+    learn who it is (Edward Hyde of Henry Jekyll). The character itself knows from the start;
+    ``known_by`` from the start too; whoever witnesses a scene of ``revealed_in`` from that scene
+    on; and whoever is told a fact naming both names."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    revealed_in: list[str] = Field(default_factory=list)
+    """Ids of the scenes where the identity comes out (empty: never, within the story)."""
+    known_by: list[str] = Field(default_factory=list)
+    """Other characters who know it from the start."""
+
+
+_ALIAS_KEYS = {"name", "from", "secret", "revealed_in", "known_by"}
+
+
+def _dated_names(value: Any) -> tuple[list[Any], dict[str, str], dict[str, Any]]:
+    """Split an ``aliases`` list that mixes plain names and ``{"name", "from", "secret",
+    "revealed_in", "known_by"}`` objects."""
     names: list[Any] = []
     starts: dict[str, str] = {}
+    secrets: dict[str, Any] = {}
     for item in value:
-        if isinstance(item, dict) and set(item) <= {"name", "from"} and "name" in item:
+        if isinstance(item, dict) and set(item) <= _ALIAS_KEYS and "name" in item:
             names.append(item["name"])
             if item.get("from") is not None:
                 starts[str(item["name"])] = item["from"]
+            if item.get("secret") or "revealed_in" in item or "known_by" in item:
+                if item.get("secret") is False:
+                    # Reveal details on a name said not to be secret: a contradiction to report.
+                    raise ValueError(f"alias {item['name']!r} gives revealed_in/known_by but secret is false")
+                secrets[str(item["name"])] = {k: item[k] for k in ("revealed_in", "known_by") if k in item}
         else:
             names.append(item)
-    return names, starts
+    return names, starts, secrets
 
 
 class Character(_Record):
@@ -91,9 +115,13 @@ class Character(_Record):
     aliases: list[str] = Field(default_factory=list)
     """Other names and forms of address the story uses. In a world file an alias may be
     ``{"name": "Stormwren", "from": "2-3-1"}``: in use from that position on (a plain string is
-    in use from the start)."""
+    in use from the start); ``{"name": "Edward Hyde", "secret": true, "revealed_in": ["s10"],
+    "known_by": ["Poole"]}``: a secret identity (see ``SecretName``)."""
     alias_from: dict[str, str] = Field(default_factory=dict, exclude=True)
     """Alias → the position from which it is in use (filled from the ``aliases`` objects)."""
+    secret_names: dict[str, SecretName] = Field(default_factory=dict, exclude=True)
+    """Alias → who knows it is this character (filled from ``aliases`` objects with
+    ``"secret": true``; see ``SecretName``)."""
     profile: str = ""
     """Who they are (background, role in the story). Often written from the whole work: the
     character at a position then gets only the sentences that name nothing hidden there."""
@@ -118,10 +146,12 @@ class Character(_Record):
             return data
         data = dict(data)
         if isinstance(data.get("aliases"), list):
-            names, starts = _dated_names(data["aliases"])
+            names, starts, secrets = _dated_names(data["aliases"])
             data["aliases"] = names
             if starts:
                 data["alias_from"] = {**starts, **dict(data.get("alias_from") or {})}
+            if secrets:
+                data["secret_names"] = {**secrets, **dict(data.get("secret_names") or {})}
         for key in ("profile", "personality"):
             if isinstance(data.get(key), list):
                 data[f"{key}_segments"] = [*data[key], *(data.get(f"{key}_segments") or [])]
@@ -140,12 +170,31 @@ class Character(_Record):
         unknown = [a for a in self.alias_from if a not in self.aliases]
         if unknown:
             raise ValueError(f"alias_from names {unknown[0]!r}, which is not one of the aliases")
+        unknown = [a for a in self.secret_names if a not in self.aliases]
+        if unknown:
+            raise ValueError(f"secret_names names {unknown[0]!r}, which is not one of the aliases")
         return self
 
     @field_serializer("aliases")
     def _write_aliases(self, aliases: list[str]) -> list[Any]:
-        # Dated aliases go back out in the form a world file gives them.
-        return [{"name": a, "from": self.alias_from[a]} if a in self.alias_from else a for a in aliases]
+        # Dated and secret aliases go back out in the form a world file gives them.
+        out: list[Any] = []
+        for a in aliases:
+            if a not in self.alias_from and a not in self.secret_names:
+                out.append(a)
+                continue
+            item: dict[str, Any] = {"name": a}
+            if a in self.alias_from:
+                item["from"] = self.alias_from[a]
+            if a in self.secret_names:
+                secret = self.secret_names[a]
+                item["secret"] = True
+                if secret.revealed_in:
+                    item["revealed_in"] = list(secret.revealed_in)
+                if secret.known_by:
+                    item["known_by"] = list(secret.known_by)
+            out.append(item)
+        return out
 
 
 class Chunk(_Record):

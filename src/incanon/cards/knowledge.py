@@ -24,6 +24,7 @@ from incanon.canon.records import (
 )
 from incanon.canon.scope import KnowledgeScope
 from incanon.canon.store import CanonStore
+from incanon.canon.identities import people_as_seen, unknown_secrets
 from incanon.cards.names import CARD_SCENE_PREFIX, USER_NAME, NameBook
 
 
@@ -109,7 +110,9 @@ def gather(store: CanonStore, work: str, character: str, at: str) -> Knowledge:
 
     characters = [c for c in store.characters(work) if c.name != me.name]
     all_entities = store.entities(work)
-    names = NameBook([(me.name, me.aliases), *((c.name, c.aliases) for c in characters),
+    # A secret name the character does not know is someone's is a person of its own to it.
+    secrets = unknown_secrets(me.name, characters, scenes, facts)
+    names = NameBook([(me.name, me.aliases), *people_as_seen(characters, secrets),
                       *((e.name, e.aliases) for e in all_entities)])
     dated = _has_story_text(store, work)
     if dated:
@@ -124,11 +127,17 @@ def gather(store: CanonStore, work: str, character: str, at: str) -> Knowledge:
     for c in characters:
         if c.name == USER_NAME or (c.first_position is not None and c.first_position > pos):
             continue
-        named = any(norm(n) in names.attested for n in [c.name, *c.aliases])
+        secret = secrets.get(c.name, set())
+        aliases = tuple(a for a in c.aliases if a not in secret)
+        named = any(norm(n) in names.attested for n in [c.name, *aliases])
         if c.name in met or c.name in subjects or named:
-            people.append(Acquaintance(c.name, "character", "character", _keys(names, c.name, c.aliases, dated)))
+            people.append(Acquaintance(c.name, "character", "character", _keys(names, c.name, aliases, dated)))
         else:
             withheld["characters"] += 1
+        for alias in (a for a in c.aliases if a in secret):
+            # Known by this name only, as someone else: an entry of its own, never its owner's facts.
+            if norm(alias) in names.attested or not dated:
+                people.append(Acquaintance(alias, "character", "character", [alias]))
     in_scope = {e.name for e in scope.entities()}
     things: list[Acquaintance] = []
     for e in all_entities:

@@ -66,12 +66,17 @@ def register(app: typer.Typer) -> None:
         for m in report.misplaced:
             err.print(f"{'error' if m.strict else 'note'}: chunk {m.chunk} at {m.position} looks misplaced: "
                       f"{'; '.join(m.reasons)}", soft_wrap=True, highlight=False, markup=False)
+        for i in report.identities:
+            err.print(f"error: identity {i.kind} ({i.surface}, {i.character} at {i.at}): {i.detail}",
+                      soft_wrap=True, highlight=False, markup=False)
         caught = report.canary_leaks()
         misplaced = report.misplaced_strict()
-        if leaks or caught or misplaced:
+        identities = report.identity_leaks()
+        if leaks or caught or misplaced or identities:
             err.print(f"error: incanon's own surfaces leak {leaks} item(s) by the word check (rows with method "
                       f"in-canon or -) and {caught} planted marker(s) by the canary check; {misplaced} chunk(s) "
-                      "read like a later chapter and name what only a later chapter introduces; --json lists them",
+                      "read like a later chapter and name what only a later chapter introduces; "
+                      f"{identities} identity finding(s); --json lists them",
                       soft_wrap=True, highlight=False)
             raise typer.Exit(1)
         checks = "word and canary checks" if report.canaries is not None else "word check; canaries not run"
