@@ -67,6 +67,15 @@ def tid(name: str) -> str:
 def test_chat_one_turn_and_move_in_story_time(page):
     tab, _ = page
     tab.wait_for_selector(f"{tid('character')} option[value='Wren Callow']", state="attached")
+    # "I have read up to book 2, chapter 4": the points up to there come with their labels, and
+    # nothing later is on the page at all (the server does not send it).
+    tab.select_option(tid("reader"), "2-4")
+    tab.wait_for_selector("button:has-text('end of book 2 (2-4)')")
+    assert tab.locator(tid("time-point")).all_inner_texts() == [
+        "end of book 1 (1-3)", "the night of the flood (2-3-1)", "end of book 2 (2-4)"]
+    page_text = tab.content()
+    assert "the night Ottilie died" not in page_text and "Lamp-Mistress" not in page_text
+    assert tab.evaluate("localStorage.getItem('incanon.reader.lanterns')") == "2-4"
     tab.select_option(tid("character"), "Wren Callow")
     # Put the slider on "end of book 1" with the character's time-point button.
     tab.get_by_role("button", name="end of book 1 (1-3)").click()
@@ -90,15 +99,22 @@ def test_chat_one_turn_and_move_in_story_time(page):
     assert "Wren Callow is now at 2-4" in tab.inner_text(tid("turns"))
     assert tab.inner_text(tid("scope-table")) != hidden_before
     assert tab.locator(tid("turn-character")).count() == 1  # the conversation is kept
+    # One step back (‹) puts the reader at 2-3, behind the chat: it moves back with them, to the
+    # last stop they have read (2-3-2).
+    tab.click(tid("reader-back"))
+    tab.wait_for_function("document.querySelector('[data-testid=chat-header]').innerText.includes('at 2-3-2')")
+    assert tab.locator(tid("time-point")).all_inner_texts()[-1] == "the night of the flood (2-3-1)"
 
 
 def test_the_timeline_starts_at_the_characters_first_time_point(page):
     tab, _ = page
     tab.wait_for_selector(f"{tid('character')} option[value='Wren Callow']", state="attached")
     # Before, the slider started at the end of the story: "Start chat" gave the most spoiled
-    # character. Now it starts at the selected character's first time point.
+    # character. Now it starts at the selected character's first time point, named by its
+    # position while the reader has not said how far they have read.
     tab.wait_for_function("document.querySelector('[data-testid=stop-label]').innerText.includes('1-3')")
-    assert tab.inner_text(tid("stop-label")) == "1-3 · end of book 1"
+    assert tab.inner_text(tid("stop-label")) == "1-3"
+    assert "end of book 1" not in tab.inner_text(tid("marks"))
     tab.select_option(tid("character"), "Ottilie Brand")
     assert tab.inner_text(tid("stop-label")).startswith("1-1-1")
     tab.select_option(tid("character"), "Wren Callow")

@@ -48,16 +48,24 @@ def test_messages_become_the_dialogue_without_system_turns():
 
 
 def test_models_lists_each_character_with_its_time_points(api):
-    ids = [m.id for m in api.models.list().data]
-    assert "lanterns/Wren Callow@end of book 1" in ids
-    entry = next(m for m in api.models.list().data if m.id == "lanterns/Wren Callow@end of book 1")
+    # No reader position: every point by its position; a label tells what happens there.
+    listed = api.models.list().data
+    ids = [m.id for m in listed]
+    assert "lanterns/Wren Callow@1-3" in ids and "lanterns/Wren Callow@2-3-1" in ids
+    info = next(m for m in listed if m.id == "lanterns/Wren Callow@1-3").model_extra["incanon"]
+    assert info["names"] == ["Wren", "Wrennie"] and info["time_points"] == ["1-3"] and "description" not in info
+    shown = json.dumps([[m.id, m.model_extra["incanon"]] for m in listed])
+    assert "end of book 1" not in shown and "the night of the flood" not in shown and "Stormwren" not in shown
+    # A reader at 1-3 gets labels, descriptions and names as of each point, nothing later.
+    read = api.models.list(extra_headers={"X-Incanon-Reader-At": "1-3"}).data
+    entry = next(m for m in read if m.id == "lanterns/Wren Callow@end of book 1")
     info = entry.model_extra["incanon"]
     # Only what stands at that point: names in use then, that point's description, the points
     # reached by then. Before, every alias ("Stormwren") and every later point's description.
     assert info["names"] == ["Wren", "Wrennie"] and "aliases" not in info
     assert info["time_points"] == ["end of book 1"] and "later_time_points" not in info
     assert info["description"].startswith("Has just won the Sea-Wall round")
-    text = json.dumps([m.model_extra["incanon"] for m in api.models.list().data if m.id.startswith("lanterns/Wren")
+    text = json.dumps([m.model_extra["incanon"] for m in read if m.id.startswith("lanterns/Wren")
                        and m.id.endswith("@end of book 1")])
     assert "Stormwren" not in text and "Lamp-Mistress" not in text and "the night of the flood" not in text
 

@@ -6,13 +6,17 @@ from incanon.canon import CanonStore
 from incanon.canon.position import Position
 from incanon.sample import sample_world
 from incanon.serve import timeline
+from incanon.serve.reader import ReaderView
+
+#: ``--spoilers`` without a reader position: the whole timeline (what these tests look at).
+EVERYTHING = ReaderView(spoilers=True)
 
 
 def test_stops_are_scenes_and_time_points_in_story_order(tmp_path):
     world = sample_world()
     with CanonStore.open(tmp_path / "canon") as store:
         store.import_world(world)
-        line = timeline(store, world.work.id)
+        line = timeline(store, world.work.id, EVERYTHING)
     positions = [Position.parse(s["at"]) for s in line["stops"]]
     assert positions == sorted(positions)
     assert len(positions) == len(set(p.key for p in positions))
@@ -34,7 +38,7 @@ def test_scene_stops_carry_title_date_and_who_was_there(tmp_path):
     world = sample_world()
     with CanonStore.open(tmp_path / "canon") as store:
         store.import_world(world)
-        line = timeline(store, world.work.id)
+        line = timeline(store, world.work.id, EVERYTHING)
     first = line["stops"][0]
     scene = world.scenes[0]
     assert (first["at"], first["scenes"][0]["id"], first["scenes"][0]["title"]) == ("1-1-1", scene.id, scene.title)

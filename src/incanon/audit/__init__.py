@@ -21,6 +21,7 @@ from incanon.audit.surfaces import (
     method_surfaces,
     models_surface,
     persona_surface,
+    timeline_surface,
     timepoint_surface,
 )
 
@@ -38,5 +39,6 @@ __all__ = [
     "method_surfaces",
     "models_surface",
     "persona_surface",
+    "timeline_surface",
     "timepoint_surface",
 ]

@@ -3,7 +3,12 @@
 * ``prompt``: every message of every model call a method makes for a question (the persona, the
   passages, the experts' prompts, the hints);
 * ``evidence``: the ``incanon`` evidence field a ``/v1`` client and the web app receive;
-* ``models``: the character@point entry of ``GET /v1/models``;
+* ``models``: the character@point entry of ``GET /v1/models``, as listed without a reader
+  position (the point by its position) and to a reader at that point (by its label);
+* ``timeline``: the web app's timeline as a reader at the point is sent it (every stop, scene
+  title, participant, time-point label, alias and book title up to there), read against what
+  such a reader has read (:class:`~incanon.serve.reader_horizon.ReaderHorizon`), not against the
+  character's horizon: it is shown to a person, who has read the scenes the character missed;
 * ``card``: the Character Card exported at the position;
 * ``timepoint``: the store's own texts of the character as of the position (labels, descriptions,
   profiles and personalities of the time points reached, dated segments begun): the world's
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from incanon.agents.base import Agent, Reply, Turn
@@ -36,6 +42,9 @@ class Sent:
     fact_ids: list[str] = field(default_factory=list)
     question: str = ""
     """The user's words in it (never counted as a leak)."""
+    horizon: Any = None
+    """What to read it against instead of the character's horizon (a reader's, for what is
+    shown to a person); None: the character's."""
 
 
 #: Keys whose values are identifiers and labels of incanon's own, not story text: the ids are
@@ -99,12 +108,47 @@ async def method_surfaces(agent: Agent, store: CanonStore, work: str, record: Ch
 
 
 def models_surface(store: CanonStore, work: str, record: CharacterRecord, label: str, position: Position) -> Sent:
-    """The ``/v1/models`` entry of ``record`` at ``label``, as the server lists it."""
+    """The ``/v1/models`` entry of ``record`` at ``label``, as the server lists it without a
+    reader position (first) and to a reader at ``position``."""
     from incanon.serve.model_list import model_entry
+    from incanon.serve.reader import ReaderView
 
-    entry = model_entry(store, store.work(work), record, label, position, methods=("in-canon",))
-    # The id and the label are what every model picker shows: read as text like the rest.
-    return Sent("\n".join([entry["id"], entry["incanon"]["at"], story_text(entry)]))
+    info = store.work(work)
+    texts = []
+    for view in (ReaderView(), ReaderView(at=position)):
+        entry = model_entry(store, info, record, label, position, methods=("in-canon",), view=view)
+        # The id and the label are what every model picker shows: read as text like the rest.
+        texts += [entry["id"], entry["incanon"]["at"], story_text(entry)]
+    return Sent("\n".join(texts))
+
+
+def every_string(value: Any) -> str:
+    """Every string in a JSON-able value, one per line: ids, positions and labels included (a
+    menu shows them all)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "\n".join(t for v in value.values() if (t := every_string(v)))
+    if isinstance(value, (list, tuple)):
+        return "\n".join(t for v in value if (t := every_string(v)))
+    return ""
+
+
+def timeline_surface(store: CanonStore, work: str, position: Position) -> Sent:
+    """The timeline a reader at ``position`` is sent, every string of it, to be read against
+    that reader's horizon (kept per store and position: every character at a point shares it)."""
+    return _reader_timeline(store, store.data_version(), work, position)
+
+
+@lru_cache(maxsize=64)
+def _reader_timeline(store: CanonStore, generation: tuple[int, int], work: str, position: Position) -> Sent:
+    from incanon.serve.reader import ReaderView
+    from incanon.serve.reader_horizon import ReaderHorizon
+    from incanon.serve.timeline import timeline
+
+    sent = timeline(store, work, ReaderView(at=position))
+    sent.pop("reader")  # the reader's own choices: positions, which tell no event
+    return Sent(every_string(sent), horizon=ReaderHorizon(store, work, position))
 
 
 def card_surface(store: CanonStore, work: str, record: CharacterRecord, position: Position) -> Sent:

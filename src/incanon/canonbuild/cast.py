@@ -60,6 +60,8 @@ class CastMember:
     first_position: str | None = None
     scenes: list[str] = field(default_factory=list)
     """Scene ids the character is present at, in story order."""
+    secret: dict[str, str | None] = field(default_factory=dict)
+    """Secret alias → the scene id that reveals it (None: never); see ``canonbuild.identities``."""
 
     @property
     def names(self) -> list[str]:

@@ -21,7 +21,8 @@ from typing import Callable
 from incanon.bench.timechara.scenes import ExtractedScene
 from incanon.canon.store import CanonStore
 from incanon.canon.world import Character, Scene, TimePoint, WorkInfo, World
-from incanon.canonbuild.cast import Cast, CastMember, build_cast, group_names, main_cast, scene_names
+from incanon.canonbuild.cast import Cast, CastMember, build_cast, group_names, key, main_cast, scene_names
+from incanon.canonbuild.identities import find_secret_identities
 from incanon.canonbuild.profiles import SheetResult, write_sheets
 from incanon.canonbuild.report import BuildReport, StepCount
 from incanon.canonbuild.scenes import SceneStep, find_scenes
@@ -97,7 +98,14 @@ def _character(member: CastMember, points: PointsResult | None, sheets: list[She
         sheet = by_position.get(p.position)
         tps.append(TimePoint(label=p.label, position=p.position, description=sheet.situation if sheet else "",
                              profile=sheet.profile if sheet else "", personality=sheet.personality if sheet else ""))
-    aliases = [{"name": a, "from": member.alias_from[a]} if a in member.alias_from else a for a in member.aliases]
+    aliases: list[object] = []
+    for a in member.aliases:
+        item: dict[str, object] = {"name": a}
+        if a in member.alias_from:
+            item["from"] = member.alias_from[a]
+        if a in member.secret:
+            item.update({"secret": True, "revealed_in": [member.secret[a]] if member.secret[a] else []})
+        aliases.append(item if len(item) > 1 else a)
     return Character.model_validate({"name": member.name, "aliases": aliases, "first_position": member.first_position,
                                      "time_points": tps})
 
@@ -128,6 +136,13 @@ async def build_canon(book: BookText, model: ChatModel, prompts: PromptLibrary, 
     counts = scene_names(step.scenes)
     groups, failed = await group_names(counts, book.title, model, prompts, json_mode=options.json_mode)
     cast = build_cast(counts, groups, step.scenes, failed)
+    identities = await find_secret_identities(cast, step.scenes, book.title, model, prompts,
+                                              json_mode=options.json_mode)
+    for name, secret, revealed in identities.secrets:
+        say(f"characters: {secret!r} is a secret name of {name} "
+            f"({'revealed in scene ' + revealed if revealed else 'never revealed'})")
+    for problem in identities.problems:
+        say(f"warning: identity question: {problem}")
     report.add_step("characters", StepCount(made=len(cast.members), failed=int(bool(failed))), time.monotonic() - t0)
     if not cast.members:
         first = (f"; first: {step.problems[0].step} {step.problems[0].where}: {step.problems[0].error[:160]}"
@@ -140,6 +155,11 @@ async def build_canon(book: BookText, model: ChatModel, prompts: PromptLibrary, 
     if missing:
         raise ConfigError(f"--characters names {', '.join(repr(m) for m in missing)}, who is in no scene; the "
                           f"characters found are: {', '.join(m.name for m in cast.members[:12])}")
+    for wanted in options.characters:
+        owner = cast.owner(wanted)
+        if owner is not None and key(owner.name) != key(wanted):
+            # Asked for by another of its names (an alias, or a secret name): say who it is.
+            say(f"characters: {wanted!r} is a name of {owner.name}")
     say(f"characters: {len(cast.members)} found; main: {', '.join(m.name for m in main)}")
     t0 = time.monotonic()
     points: dict[str, PointsResult] = {}

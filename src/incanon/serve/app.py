@@ -12,6 +12,7 @@ plain functions that FastAPI runs in its thread pool. See :mod:`incanon.serve.ho
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any, AsyncIterator
@@ -27,7 +28,7 @@ from incanon.agents import DEFAULT_METHOD, agent_descriptions
 from incanon.canon.schema import DB_NAME
 from incanon.canon.store import CanonStore
 from incanon.chat import Outcome
-from incanon.errors import IncanonError, NotFoundError
+from incanon.errors import IncanonError, InputError, NotFoundError
 from incanon.models.types import ChatModel
 from incanon.printable import safe_message
 from incanon.serve.chats import ChatRegistry
@@ -38,9 +39,17 @@ from incanon.serve.hosting import SharedModel
 from incanon.serve.indexing import IndexJobs
 from incanon.serve.limits import ClientLimits
 from incanon.serve.openai_routes import character_router
+from incanon.serve.reader import READER_PARAM, ViewOf, parse_reader, visible_characters
+from incanon.serve.reader_chats import chat_target, past_reader, reader_line
 from incanon.serve.runsview import RunsView, overview_json
 from incanon.serve.samples import SampleQuery
 from incanon.serve.timeline import timeline
+
+
+#: ``?reader_at=POS`` on the routes that show or move story: how far the person has read.
+READER_QUERY = Query(None, max_length=64, description="How far the person has read: a story position (1-3, "
+                     "1-3-2, 2024-03-07); nothing after it is shown, no chat goes past it. Default: the "
+                     "server's --reader-at.")
 
 
 class NewChat(BaseModel):
@@ -148,43 +157,70 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
 
     # -- canon --------------------------------------------------------------------------------
     @app.get("/api/works")
-    def works() -> list[dict[str, Any]]:
-        """The works of the canon store, with their characters."""
+    def works(reader_at: str | None = READER_QUERY) -> list[dict[str, Any]]:
+        """The works of the canon store, with the characters a reader at ``reader_at`` (else the
+        server's reader position) is shown: those first seen by then (every one without)."""
         if not (config.canon / DB_NAME).is_file():  # opening a plain folder would create an empty store
             raise NotFoundError(f"no canon store at {config.canon} (create one with `incanon canon import`)")
+        views = ViewOf(config.reader_at, reader_at, spoilers=config.spoilers, field=READER_PARAM)
         with CanonStore.open(config.canon) as store:
-            return [{"id": w.id, "title": w.title, "author": w.author, "axis": w.axis.value,
-                     "characters": [c.name for c in store.characters(w.id)]} for w in store.works()]
+            found = []
+            for w in store.works():
+                view = views.maybe(w)
+                shown = visible_characters(store, w.id, view) if view is not None else []
+                found.append({"id": w.id, "title": w.title, "author": w.author, "axis": w.axis.value,
+                              "characters": [c.name for c in shown]})
+            return found
 
     @app.get("/api/works/{work}/timeline")
-    def work_timeline(work: str) -> dict[str, Any]:
-        """The slider's stops: scenes and characters' time points in story order."""
+    def work_timeline(work: str, reader_at: str | None = READER_QUERY) -> dict[str, Any]:
+        """The slider's stops: scenes and characters' time points in story order, as a reader at
+        ``reader_at`` (at or before the server's ``--reader-at`` unless ``--spoilers``; default
+        the server's) may see them: nothing after that position is sent."""
+        views = ViewOf(config.reader_at, reader_at, spoilers=config.spoilers, field=READER_PARAM)
         with CanonStore.open(config.canon) as store:
-            return timeline(store, work)
+            info = store.work(work)
+            cap = parse_reader(config.reader_at, "--reader-at") if config.reader_at else None
+            return timeline(store, work, views(info), cap=cap if cap is not None and cap.axis is info.axis else None)
 
     # -- chat ---------------------------------------------------------------------------------
     @app.post("/api/chats", status_code=201)
-    async def new_chat(body: NewChat) -> dict[str, Any]:
-        """Start a chat with a character at a point in the story."""
-        chat = await chats.open(character=body.character, at=body.at, method=body.method, work=body.work)
+    async def new_chat(body: NewChat, reader_at: str | None = READER_QUERY) -> dict[str, Any]:
+        """Start a chat with a character at a point in the story (at or before the reader's
+        position, when one applies)."""
+        work, character, at = await asyncio.to_thread(chat_target, config, body.work, body.character, body.at,
+                                                      reader_at)
+        chat = await chats.open(character=character, at=at, method=body.method, work=work)
         return await chats.state(chat.id)
 
+    async def refuse_past(chat_id: str, reader_at: str | None) -> None:
+        session = chats.get(chat_id).session
+        why = await asyncio.to_thread(past_reader, config, session.work, session.who.position, reader_at)
+        if why is not None:
+            raise InputError(why)
+
     @app.get("/api/chats/{chat_id}")
-    async def get_chat(chat_id: str) -> dict[str, Any]:
+    async def get_chat(chat_id: str, reader_at: str | None = READER_QUERY) -> dict[str, Any]:
         """A chat's state: who, when, the scope in force and every turn with its evidence."""
+        await refuse_past(chat_id, reader_at)
         return await chats.state(chat_id)
 
     @app.post("/api/chats/{chat_id}/say")
-    async def say(chat_id: str, body: ChatLine) -> dict[str, Any]:
+    async def say(chat_id: str, body: ChatLine, reader_at: str | None = READER_QUERY) -> dict[str, Any]:
         """Say a line (or run ``/at``, ``/method``, ``/why``, ``/help``); returns what happened
-        and the chat's new state."""
-        outcome = await chats.say(chat_id, body.line)
+        and the chat's new state. With a reader position, ``/at`` moves only up to it and a chat
+        standing past it answers nothing else (an ``error`` outcome says so)."""
+        session = chats.get(chat_id).session
+        line, refused = await asyncio.to_thread(reader_line, config, session.work, session.who.character,
+                                                session.who.position, body.line, reader_at)
+        outcome = Outcome("error", safe_message(refused)) if refused else await chats.say(chat_id, line)
         return {"outcome": _outcome_json(outcome), "chat": await chats.state(chat_id)}
 
     @app.post("/api/chats/{chat_id}/regenerate")
-    async def regenerate(chat_id: str) -> dict[str, Any]:
+    async def regenerate(chat_id: str, reader_at: str | None = READER_QUERY) -> dict[str, Any]:
         """Answer the last line again: the last reply is replaced (the model does not see it);
         returns the new reply and the chat's new state."""
+        await refuse_past(chat_id, reader_at)
         outcome = await chats.regenerate(chat_id)
         return {"outcome": _outcome_json(outcome), "chat": await chats.state(chat_id)}
 

@@ -41,7 +41,8 @@ from incanon.printable import safe_message
 from incanon.serve.config import ServeConfig
 from incanon.serve.hosting import SessionHost, SharedModel
 from incanon.serve.indexing import IndexJobs
-from incanon.serve.model_list import model_entries
+from incanon.serve.model_list import find_entry, model_entries
+from incanon.serve.reader import READER_HEADER, reader_target
 from incanon.serve.requests import BackgroundTask, background_task, choices_wanted, continue_turn, sampling
 from incanon.serve.wire import Trim, chunk_event, completion_json, pieces, stream_events
 
@@ -199,17 +200,24 @@ class CharacterServer:
         self.replies: OrderedDict[str, CharacterReply] = OrderedDict()
         self.keep_replies = keep_replies
 
-    async def list_models(self) -> list[dict[str, Any]]:
-        """``/v1/models`` entries: every character at each named time point (at the end when it
-        has none). Each entry's ``incanon`` field describes the character as it stands at that
-        point only (names in use then, that point's description, the points reached by then),
-        built by the scoped builder; later points' labels are added only with ``spoilers``.
+    async def list_models(self, reader_at: str | None = None) -> list[dict[str, Any]]:
+        """``/v1/models`` entries for a reader at ``reader_at`` (None: the server's reader
+        position, if any): see :mod:`incanon.serve.model_list`. Each entry's ``incanon`` field
+        describes the character as it stands at that point only, built by the scoped builder.
         Read in a worker thread (with its own store connection)."""
-        return await asyncio.to_thread(model_entries, self.config)
+        return await asyncio.to_thread(model_entries, self.config, reader_at)
 
-    async def find_model(self, model_id: str) -> dict[str, Any] | None:
-        """The ``/v1/models`` entry with id ``model_id``, or None."""
-        return next((m for m in await self.list_models() if m["id"] == model_id), None)
+    async def find_model(self, model_id: str, reader_at: str | None = None) -> dict[str, Any] | None:
+        """The ``/v1/models`` entry ``model_id`` names for a reader at ``reader_at`` (by label or
+        by position), or None when that reader is not shown it."""
+        return await asyncio.to_thread(find_entry, self.config, model_id, reader_at)
+
+    def _for_reader(self, who: CharacterModel, reader_at: str | None) -> CharacterModel:
+        """``who`` as a reader at ``reader_at`` (else the server's position) may ask for it, by
+        canonical name and position (:func:`~incanon.serve.reader.reader_target`); in a worker
+        thread (it opens its own store connection)."""
+        work, character, at = reader_target(self.config, who.work, who.character, who.at, reader_at, READER_HEADER)
+        return CharacterModel(work=work, character=character, at=at, method=who.method)
 
     async def _session(self, who: CharacterModel) -> SessionHost:
         found = self._sessions.get(who)
@@ -233,9 +241,11 @@ class CharacterServer:
             oldest.close()  # once its running requests end
         return host
 
-    async def prepare(self, body: dict[str, Any]) -> ChatRequest:
+    async def prepare(self, body: dict[str, Any], reader_at: str | None = None) -> ChatRequest:
         """Validate ``body`` and open its character's session (built by the scoped builder,
-        also for a background task, so an unknown character is refused the same way)."""
+        also for a background task, so an unknown character is refused the same way). With a
+        reader position (``reader_at``, else the server's), a character or point the reader
+        is not shown is refused, and the error names nothing after that position."""
         model = body.get("model")
         if not isinstance(model, str) or not model.strip():
             raise InputError("model: expected a character at a point of the story, [WORK/]CHARACTER@AT[/METHOD]")
@@ -245,6 +255,9 @@ class CharacterServer:
         who = parse_model(model, self.config.methods)
         if who.method not in self.config.methods:
             raise ConfigError(f"method {who.method!r} is not offered here")
+        shown = who.id if who.work else model.strip()  # the reply names the model as the client did
+        if reader_at is not None or self.config.reader_at is not None:
+            who = await asyncio.to_thread(self._for_reader, who, reader_at)
         n = choices_wanted(body)
         task = background_task(messages)
         opened = await self._session(who)
@@ -254,7 +267,7 @@ class CharacterServer:
         continued = continue_turn(dialogue, session.who.character)
         if continued is not None:
             dialogue = continued[0]
-        return ChatRequest(who=who, model=who.id if who.work else model.strip(), opened=opened, dialogue=dialogue,
+        return ChatRequest(who=who, model=shown, opened=opened, dialogue=dialogue,
                            params=params, n=n, continued=continued is not None, task=task,
                            ignored_system=sum(1 for m in messages if m.get("role") in ("system", "developer")))
 

@@ -49,9 +49,16 @@ class ServeConfig:
     """Chat requests one client (bearer token, else address) may have running on ``/v1``."""
     client_queue: int = 256
     """More chat requests of one client that wait their turn; only past these is one refused (429)."""
+    reader_at: str | None = None
+    """How far the person using this server has read (``incanon serve --reader-at``): a story
+    position. Ids, labels, menus, the slider, hints and errors name nothing after it, and chats
+    past it are refused; a request may set its own reader position at or before it (past it only
+    with ``spoilers``). None: no reader position unless a request gives one, and points are then
+    named by position, not by label (see :mod:`incanon.serve.reader`)."""
     spoilers: bool = False
-    """``/v1/models`` also lists, per character@point, the labels of the character's later time
-    points (``incanon serve --spoilers``). Off: each entry names only its own point."""
+    """Show everything (``incanon serve --spoilers``): without a reader position, ids and menus
+    name points by their labels and ``/v1/models`` lists each entry's later points; and a
+    request may set a reader position past ``reader_at``."""
 
     @property
     def model_label(self) -> str:

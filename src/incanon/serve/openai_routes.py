@@ -8,6 +8,9 @@ clients show them, also for an unknown id or route under ``/v1``. With a token c
 may have ``client_concurrency`` chat requests running and ``client_queue`` more waiting their turn
 (:mod:`incanon.serve.limits`); only past the queue does a request get 429 with ``Retry-After``.
 A chat whose client disconnects is stopped, streamed or not (:mod:`incanon.serve.disconnect`).
+The request header ``X-Incanon-Reader-At: POS`` gives the reader's position (at or before the
+server's ``--reader-at`` unless ``--spoilers``): the listing, one model and the chat show and
+accept nothing after it (:mod:`incanon.serve.reader`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from incanon.errors import IncanonError, NotFoundError
 from incanon.serve.characters import CharacterServer, completion_json
 from incanon.printable import excerpt, safe_message
+from incanon.serve.reader import READER_HEADER
 from incanon.serve.requests import FieldError, read_body
 from incanon.serve.config import ServeConfig
 from incanon.serve.disconnect import ClientGone, unless_gone
@@ -70,6 +74,10 @@ def character_router(config: ServeConfig, characters: CharacterServer, limits: C
         auth = request.headers.get("authorization", "")
         return auth or (request.client.host if request.client else "?")
 
+    def reader_of(request: Request) -> str | None:
+        # The header when sent (an empty one is an error of its own, not "none").
+        return request.headers.get(READER_HEADER)
+
     def refused(request: Request) -> JSONResponse | None:
         if config.token is None:
             return None
@@ -85,9 +93,10 @@ def character_router(config: ServeConfig, characters: CharacterServer, limits: C
         if (denied := refused(request)) is not None:
             return denied
         try:
-            return JSONResponse({"object": "list", "data": await characters.list_models()})
+            return JSONResponse({"object": "list", "data": await characters.list_models(reader_of(request))})
         except IncanonError as exc:
-            return openai_error(404 if isinstance(exc, NotFoundError) else 400, str(exc), "invalid_request_error")
+            return openai_error(404 if isinstance(exc, NotFoundError) else 400, str(exc), "invalid_request_error",
+                                param=exc.param if isinstance(exc, FieldError) else None)
 
     @router.post("/chat/completions")
     async def chat_completions(request: Request) -> Any:
@@ -117,7 +126,7 @@ def character_router(config: ServeConfig, characters: CharacterServer, limits: C
 
         streaming = False  # a stream releases its slot when it ends, not when this returns
         try:
-            prepared = await characters.prepare(body)
+            prepared = await characters.prepare(body, reader_of(request))
             if body.get("stream"):
                 async def events() -> AsyncIterator[str]:
                     try:
@@ -151,10 +160,16 @@ def character_router(config: ServeConfig, characters: CharacterServer, limits: C
         """One entry of ``/v1/models`` by its id."""
         if (denied := refused(request)) is not None:
             return denied
-        found = await characters.find_model(model_id)
+        try:
+            found = await characters.find_model(model_id, reader_of(request))
+        except IncanonError as exc:  # the reader position itself is wrong
+            return openai_error(400, str(exc), "invalid_request_error",
+                                param=exc.param if isinstance(exc, FieldError) else None)
         if found is None:
-            return openai_error(404, "The model (the requested model) does not exist; GET /v1/models lists them",
-                                "invalid_request_error", "model_not_found", param="model")
+            # One answer for unknown and not-yet-read: telling them apart would tell what is later.
+            return openai_error(404, "The model (the requested model) does not exist or is past the reader's "
+                                     "position; GET /v1/models lists them", "invalid_request_error",
+                                "model_not_found", param="model")
         return JSONResponse(found)
 
     @router.api_route("/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"], include_in_schema=False)

@@ -6,10 +6,11 @@
 import { h, fill, api, showError, clearError, fmt, snippet, route, hooks, view } from "./util.js";
 import { markdown } from "./markdown.js";
 import { runsView, runView, reportView, sampleView } from "./runs.js";
+import { storedReader, storeReader, withReader, isAfter, readerControl } from "./reader.js";
 
 // -- chat -----------------------------------------------------------------------------------------
 
-const chatState = { works: [], methods: [], timeline: null, chat: null, selected: null, busy: false };
+const chatState = { works: [], methods: [], timeline: null, chat: null, selected: null, busy: false, reader: "" };
 
 async function chatView() {
   const [works, methods] = await Promise.all([api("/api/works"), api("/api/methods")]);
@@ -31,6 +32,8 @@ async function chatView() {
   const stopLabel = h("div", { class: "stop-label", testid: "stop-label" });
   const stopInfo = h("div", { class: "small muted" });
   const marks = h("div", { class: "marks", testid: "marks" });
+  const readerBox = h("div", { testid: "reader-box" });
+  const readerHelp = h("p", { class: "small muted", testid: "reader-help" });
   const start = h("button", { class: "primary", testid: "start", onclick: () => startChat() }, "Start chat");
   const turns = h("div", { class: "turns", testid: "turns" },
     h("p", { class: "muted" }, "Choose a character and a point in the story, then start the chat."));
@@ -45,7 +48,8 @@ async function chatView() {
 
   fill(view, h("div", { class: "chat" },
     h("section", { class: "panel" }, h("h2", {}, "Who and when"),
-      h("label", {}, "Work", workSel), h("label", {}, "Character", charSel), h("label", {}, "Method", methodSel),
+      h("label", {}, "Work", workSel), h("label", {}, "I have read up to"), readerBox, readerHelp,
+      h("label", {}, "Character", charSel), h("label", {}, "Method", methodSel),
       methodHelp,
       h("div", { class: "timeline" }, h("label", {}, "Story time"), slider, stopLabel, stopInfo,
         h("div", { class: "small muted" }, "Time points of the character:"), marks),
@@ -55,7 +59,7 @@ async function chatView() {
     h("section", { class: "panel" }, h("h2", {}, "Knowledge scope"), scope, h("h2", {}, "Evidence"), evidence)));
 
   const ui = { workSel, charSel, methodSel, methodHelp, slider, stopLabel, stopInfo, marks, start, turns, input,
-    sendBtn, saveBtn, header, scope, evidence };
+    sendBtn, saveBtn, header, scope, evidence, readerBox, readerHelp };
   chatState.ui = ui;
   methodSel.value = "in-canon";
   describeMethod();
@@ -68,14 +72,40 @@ function describeMethod() {
   methodHelp.textContent = method ? method.description : "";
 }
 
+// The work's timeline as the reader may see it: the server sends nothing after the reader's
+// position (kept per work in this browser). A kept position the server no longer allows (its
+// --reader-at moved back) is dropped, and the server's own applies.
 async function loadWork(work) {
   const ui = chatState.ui;
-  const timeline = await api(`/api/works/${encodeURIComponent(work)}/timeline`);
+  const path = `/api/works/${encodeURIComponent(work)}/timeline`;
+  let wanted = storedReader(work);
+  let timeline;
+  try {
+    timeline = await api(withReader(path, wanted));
+  } catch (error) {
+    if (!wanted) throw error;
+    storeReader(work, "");
+    wanted = "";
+    timeline = await api(path);
+  }
+  const keep = ui.charSel.value;
   chatState.timeline = timeline;
+  chatState.reader = timeline.reader.at || "";
+  ui.readerBox.replaceChildren(readerControl(timeline.reader, (at) => { storeReader(work, at); loadWork(work); }));
+  ui.readerHelp.textContent = chatState.reader
+    ? "Nothing after this point is shown or sent: characters, time points, scenes, titles. Chats stay at or before it."
+    : "Not set: every point is named by its position only (no titles, labels or who was there).";
   ui.charSel.replaceChildren(...timeline.characters.map((c) => h("option", { value: c.name }, c.name)));
+  if (timeline.characters.some((c) => c.name === keep)) ui.charSel.value = keep;
   ui.slider.max = Math.max(0, timeline.stops.length - 1);
   updateMarks();
-  toStartingStop();
+  const chat = chatState.chat;
+  const here = chat ? timeline.stops.findIndex((s) => s.at === chat.at) : -1;
+  if (here >= 0) { ui.slider.value = String(here); showStop(); }
+  else if (chat && chatState.reader && isAfter(chat.at, chatState.reader)) {
+    // The reader stepped back behind the chat: it moves to the last point they have read.
+    ui.slider.value = ui.slider.max; showStop(); moveTo();
+  } else toStartingStop();
 }
 
 // A new character starts at its first time point (else where it first appears, else the
@@ -120,9 +150,9 @@ function updateMarks() {
   if (!character) return;
   for (const tp of character.time_points) {
     const index = chatState.timeline.stops.findIndex((s) => s.at === tp.at);
-    ui.marks.append(h("button", { title: tp.description || tp.at, onclick: () => {
+    ui.marks.append(h("button", { testid: "time-point", title: tp.description || tp.at, onclick: () => {
       ui.slider.value = String(index); showStop(); if (chatState.chat) moveTo();
-    } }, `${tp.label} (${tp.at})`));
+    } }, tp.label === tp.at ? tp.at : `${tp.label} (${tp.at})`));
   }
   if (character.first) ui.marks.append(h("span", { class: "small muted" }, `first appears at ${character.first}`));
 }
@@ -133,7 +163,7 @@ async function startChat() {
   try {
     if (chatState.chat) await api(`/api/chats/${chatState.chat.id}`, { method: "DELETE" });
     chatState.chat = null;
-    const chat = await api("/api/chats", { body: { work: ui.workSel.value, character: ui.charSel.value,
+    const chat = await api(withReader("/api/chats", chatState.reader), { body: { work: ui.workSel.value, character: ui.charSel.value,
       at: currentStop().at, method: ui.methodSel.value } });
     chatState.selected = null;
     const notes = [{ kind: "system", text: `${chat.character} at ${chat.at}${chat.time_label ? ` (${chat.time_label})` : ""}` }];
@@ -266,7 +296,7 @@ async function say(line) {
     if (chatState.chat.preparing) watchPreparing(pending, chatState.chat.work);
   }
   try {
-    const result = await api(`/api/chats/${chatState.chat.id}/say`, { body: { line } });
+    const result = await api(withReader(`/api/chats/${chatState.chat.id}/say`, chatState.reader), { body: { line } });
     const outcome = result.outcome;
     const notes = [];
     if (outcome.kind === "error") notes.push({ kind: "error", text: outcome.message });
@@ -302,7 +332,7 @@ async function regenerate() {
   const old = ui.turns.querySelector("[data-testid=regenerate]");
   if (old) old.replaceWith(h("div", { class: "system", testid: "pending" }, `${chatState.chat.character} is answering again…`));
   try {
-    const result = await api(`/api/chats/${chatState.chat.id}/regenerate`, { body: {} });
+    const result = await api(withReader(`/api/chats/${chatState.chat.id}/regenerate`, chatState.reader), { body: {} });
     chatState.selected = result.outcome.turn.index;
     renderChat(result.chat);
   } catch (error) {
