@@ -86,7 +86,8 @@ class Persona:
                 # "tells of later or missed events (betray, elect)": the part in brackets spoils.
                 reasons = "; ".join(sorted({w.reason if spoilers else w.reason.split(" (", 1)[0] for w in dropped}))
                 text = self.time_description if name == "situation" else getattr(self, name)
-                kept = "nothing kept" if not text else "the rest kept"
+                kept = ("nothing kept; `incanon canon profiles` writes one from the scenes witnessed"
+                        if not text else "the rest kept")
                 where = self.sources.get(name, "time point")
                 lines.append(f"{self.name} at {self.position}: {len(dropped)} sentence(s) of the {name} "
                              f"({where}) withheld ({kept}): {reasons}")

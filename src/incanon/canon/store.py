@@ -35,6 +35,7 @@ from incanon.canon.records import (
     ProbeRecord,
     RelationRecord,
     SceneRecord,
+    TimePointRecord,
     WorkRecord,
 )
 from incanon.canon.schema import DB_NAME, connect, connect_read_only, migrate, transaction, user_version
@@ -164,6 +165,26 @@ class CanonStore:
         self._cache.clear()
 
     # -- characters and positions ------------------------------------------------------------
+    def set_time_points(self, work: str, character: str, points: list[TimePointRecord]) -> None:
+        """Replace the time points of ``character`` (name or alias) with ``points``, in one
+        transaction (the ``canon profiles`` command writes sheets built from witnessed scenes).
+        Labels must be unique per character and the points in story order."""
+        record = self.character(work, character)
+        ordered = sorted(points, key=lambda tp: tp.position.key)
+        labels = [norm(tp.label) for tp in ordered]
+        if len(set(labels)) != len(labels):
+            raise InputError(f"time points of {record.name!r}: duplicate label")
+        axis = self.work(work).axis
+        if any(tp.position.axis is not axis for tp in ordered):
+            raise InputError(f"time points of {record.name!r}: a position not on the work's {axis} axis")
+        with transaction(self._conn):
+            self._conn.execute("DELETE FROM time_points WHERE character_id = ?", (record.row_id,))
+            self._conn.executemany(
+                "INSERT INTO time_points (character_id, norm, ord, label, pos_key, description, profile, personality)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                ((record.row_id, key, i, tp.label, tp.position.key, tp.description, tp.profile, tp.personality)
+                 for i, (key, tp) in enumerate(zip(labels, ordered))))
+
     def characters(self, work: str) -> list[CharacterRecord]:
         """The work's characters, in import order."""
         wid, w = self._work(work)

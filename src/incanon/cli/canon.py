@@ -227,9 +227,11 @@ def scope_report(canon: Any, work: str, character: str | None, at: str, *, witne
 
 from incanon.cli.audit import register as _register_audit  # noqa: E402
 from incanon.cli.canon_build import register as _register_build  # noqa: E402
+from incanon.cli.canon_profiles import register as _register_profiles  # noqa: E402
 from incanon.cli.card import app as card_app  # noqa: E402  (the sub-app mounts after this group's commands)
 
 _register_audit(app)
 _register_build(app)
+_register_profiles(app)
 
 app.add_typer(card_app, name="card")
