@@ -146,3 +146,17 @@ def test_a_label_that_tells_more_than_its_point_is_shown_as_the_position(tmp_pat
     assert str(store.resolve_position("lanterns", "before she is called Stormwren", record)) == "1-3"
     entry = models_surface(store, "lanterns", record, first.label, Position.parse("1-3"))
     assert entry.text.startswith("lanterns/Wren Callow@1-3\n") and "Stormwren" not in entry.text
+
+
+def test_a_paraphrase_that_points_to_a_later_book_is_reported(tmp_path: Path, fake_embedder: str) -> None:
+    world = sample_world()
+    wren, first = _first_point(world, "Wren Callow")
+    # Every word of it is known to Wren at the end of book 1; "book three" is not.
+    first.profile = "Wren trims wicks. Her teacher Ottilie dies in book three."
+    code, data = _audit_cli(world, tmp_path, fake_embedder)
+    assert code == 1
+    stored = [f for f in data["findings"] if f["surface"] == "timepoint" and f["at"] == "1-3"]
+    assert stored and stored[0]["items"]["hidden_terms"] == ["book three"]
+    # The scoped builder withholds it (the sentence names a later part), so the persona reads 0.
+    persona = [f for f in data["findings"] if f["surface"] == "persona" and f["at"] == "1-3"]
+    assert not persona

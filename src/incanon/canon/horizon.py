@@ -30,6 +30,7 @@ from functools import lru_cache
 from incanon.canon.identities import people_as_seen, unknown_secrets
 from incanon.canon.namebook import NameBook, surname_pattern, surnames
 from incanon.canon.names import norm
+from incanon.canon.parts import later_parts
 from incanon.canon.position import Position
 from incanon.canon.records import CharacterRecord, FactRecord, RelationRecord
 from incanon.canon.scope import KnowledgeScope
@@ -195,6 +196,10 @@ class Horizon:
         self.known_names: set[str] = known - self.not_in_use
         """Normalized names the character can use at the position."""
         self._hidden_surnames = self._surnames(others, known_texts, me)
+        self._books = len(work_info.books)
+        # "a second book from the shelf" in what the character witnessed is story, not a pointer.
+        self._known_parts = {p.casefold() for t in known_texts if t
+                             for p in later_parts(t, at_, books=self._books)}
 
         hidden_texts = [p for s in scope.future_scenes() for p in (s.title, s.summary)]
         hidden_texts += [p for s in scope.missed_scenes() for p in (s.title, s.summary)]
@@ -266,6 +271,9 @@ class Horizon:
                 found.unseen_names.append(name)
         own = stems(allowed) if allowed else set()
         found.hidden_terms.extend(sorted((stems(text) & self.hidden_stems) - own))
+        # "dies in book three": a pointer to a later part tells of it without sharing its words.
+        found.hidden_terms.extend(p for p in later_parts(text, self.at, books=self._books)
+                                  if p.casefold() not in self._known_parts and p not in allowed)
         found.hidden_chunks.extend(c for c in chunk_ids if c in self.hidden_chunk_ids)
         known = {f.id for f in self.facts}
         found.unknown_facts.extend(f for f in fact_ids if f not in known)
@@ -301,7 +309,10 @@ class Horizon:
         only hidden names count."""
         leaks = self.leaks(sentence)
         if names_only:
-            leaks = Leaks(leaks.names_not_in_use, leaks.later_names, leaks.unseen_names)
+            # Text the world dates itself keeps its words, but never a pointer to a later part.
+            parts = [p for p in later_parts(sentence, self.at, books=self._books)
+                     if p.casefold() not in self._known_parts]
+            leaks = Leaks(leaks.names_not_in_use, leaks.later_names, leaks.unseen_names, parts)
         if leaks.names_not_in_use:
             return f"uses a name not yet in use ({', '.join(leaks.names_not_in_use)})"
         if leaks.later_names:
