@@ -31,7 +31,7 @@ from incanon.canon.identities import people_as_seen, unknown_secrets
 from incanon.canon.namebook import NameBook, surname_pattern, surnames
 from incanon.canon.names import norm
 from incanon.canon.parts import later_parts
-from incanon.canon.position import Position
+from incanon.canon.position import Position, end_of_story
 from incanon.canon.records import CharacterRecord, FactRecord, RelationRecord
 from incanon.canon.scope import KnowledgeScope
 from incanon.canon.store import CanonStore
@@ -374,8 +374,5 @@ class Horizon:
 
 
 def _end(at: Position) -> Position:
-    # The omniscient reader's position; retrieval owns the definition (imported late: it
-    # depends on the canon package).
-    from incanon.retrieval.chunks import end_of_story
-
+    # The omniscient reader's position.
     return end_of_story(at.axis)

@@ -160,3 +160,14 @@ class Position:
 
     def __repr__(self) -> str:
         return f"Position({str(self)!r})"
+
+
+#: The highest book number a position can hold: the end of the story sorts after every book.
+_LAST_BOOK = (1 << 11) - 1
+
+
+def end_of_story(axis: Axis) -> Position:
+    """A position at or after everything on ``axis``: the omniscient reader stands there."""
+    if axis is Axis.DATE:
+        return Position.from_date(_dt.date.max)
+    return Position.chapter_pos(_LAST_BOOK)

@@ -8,11 +8,10 @@ baseline, which can hand the agent the future; that is what it exists to show.
 
 from __future__ import annotations
 
-import datetime as _dt
 from dataclasses import dataclass
 from typing import Any
 
-from incanon.canon.position import Axis, Position
+from incanon.canon.position import Axis, Position, end_of_story  # noqa: F401  (re-exported)
 from incanon.canon.scope import KnowledgeScope
 from incanon.canon.store import CanonStore
 from incanon.models.types import Embedder
@@ -20,9 +19,6 @@ from incanon.retrieval.index import DEFAULT_BATCH, IndexReport, index_chunks
 
 DEFAULT_K = 6
 """TimeChara retrieves up to six paragraphs."""
-
-_LAST_BOOK = (1 << 11) - 1
-
 
 @dataclass(frozen=True)
 class RetrievedChunk:
@@ -53,13 +49,6 @@ def within(scope: KnowledgeScope, chunks: list[RetrievedChunk]) -> list[Retrieve
             continue
         kept.append(c)
     return kept
-
-
-def end_of_story(axis: Axis) -> Position:
-    """A position at or after everything on ``axis``: the omniscient reader stands there."""
-    if axis is Axis.DATE:
-        return Position.from_date(_dt.date.max)
-    return Position.chapter_pos(_LAST_BOOK)
 
 
 class ChunkRetriever:
