@@ -110,3 +110,25 @@ def test_no_marker_at_all_reaches_the_timeline_or_listing_without_a_reader(plant
         line = timeline(store, "lanterns")
     listing = model_entries(ServeConfig(canon=root, runs=Path(root).parent / "runs.sqlite"))
     assert found_in(json.dumps(line)) == [] and found_in(json.dumps(listing)) == []
+
+
+def test_a_person_with_an_unrevealed_secret_name_is_not_a_listed_participant(tmp_path) -> None:
+    from incanon.canon import CanonStore
+    from incanon.canon.position import Position
+    from incanon.serve.reader import ReaderView
+    from incanon.serve.timeline import timeline
+
+    from tests.canon.secret_world import secret_world
+
+    store = CanonStore.open(tmp_path / "canon")
+    world = secret_world()
+    # Crane himself knocks the child down in scene s1: the scene lists his person, Aurel Vane.
+    world.scenes[0].participants.append("Aurel Vane")
+    store.import_world(world)
+
+    def present(at: str) -> set[str]:
+        data = timeline(store, "vane", ReaderView(at=Position.parse(at)))
+        return {p for stop in data["stops"] for p in stop["participants"]}
+
+    assert "Aurel Vane" not in present("1-2-1")
+    assert "Aurel Vane" in present("1-3-1")  # the reader has read the reveal

@@ -52,6 +52,16 @@ def timeline(store: CanonStore, work: str, view: ReaderView | None = None, *,
                                    "participants": [], "marks": []}
         return stops[position.key]
 
+    # A person with a secret name the reader has not seen revealed may be in a scene under that
+    # name: listing them by their own name there would tell the secret. Such a person is left
+    # out of the participants until the reveal.
+    veiled: set[str] = set()
+    if not view.everything:
+        from incanon.canon.identities import reader_knows
+
+        at = view.at
+        veiled = {c.name for c in store.characters(work)
+                  if any(at is None or not reader_knows(s, at) for s in c.secret_names)}
     for scene in store.scenes(work):
         every.add(scene.position.key)
         if not view.shows(scene.position):
@@ -60,9 +70,9 @@ def timeline(store: CanonStore, work: str, view: ReaderView | None = None, *,
         stop["date"] = stop["date"] or scene.date
         if not named:
             continue
-        stop["scenes"].append({"id": scene.id, "title": scene.title, "date": scene.date,
-                               "participants": list(scene.participants)})
-        stop["participants"] = list(dict.fromkeys([*stop["participants"], *scene.participants]))
+        present = [p for p in scene.participants if p not in veiled]
+        stop["scenes"].append({"id": scene.id, "title": scene.title, "date": scene.date, "participants": present})
+        stop["participants"] = list(dict.fromkeys([*stop["participants"], *present]))
         titles = [s["title"] for s in stop["scenes"] if s["title"]]
         stop["label"] = " · ".join([str(scene.position), *titles[:1]]) + (f" (+{len(titles) - 1})" if len(titles) > 1 else "")
     characters = []
