@@ -58,6 +58,9 @@ class GGUFTokenizer:
     """The vocabulary of a GGUF file through llama-cpp-python (no weights are loaded)."""
 
     def __init__(self, path: str):
+        from incanon.threads import share_cores
+
+        share_cores()
         import llama_cpp
 
         self.path = path

