@@ -369,8 +369,13 @@ class Horizon:
         return False
 
     def relations(self) -> list[RelationRecord]:
-        """The current relations the character can know (see ``knows_relation``)."""
-        return [r for r in self.scope.relations() if self.knows_relation(r)]
+        """The current relations the character can know (see ``knows_relation``). Computed once
+        per horizon: it depends only on the character and the position, and a server asks for
+        it on every in-canon request (the horizon itself is cached per character@position)."""
+        cached = getattr(self, "_relations", None)
+        if cached is None:
+            cached = self._relations = [r for r in self.scope.relations() if self.knows_relation(r)]
+        return list(cached)
 
 
 def _end(at: Position) -> Position:
