@@ -29,6 +29,7 @@ from incanon.agents.support import call_fitting, final_messages, question_of, re
 from incanon.canon.horizon import Horizon, stems
 from incanon.canon.persona import horizon_at
 from incanon.canon.records import FactRecord, RelationRecord
+from incanon.cards.lorebook import triggered_facts
 from incanon.errors import ConfigError
 from incanon.retrieval import RetrievedChunk
 
@@ -48,9 +49,12 @@ def relevant_facts(horizon: Horizon, question: str, limit: int) -> list[FactReco
     own facts and the latest come first among equals."""
     asked = stems(question)
     me = horizon.character.name
+    # Facts from an imported card's lorebook come first when their entry fires, as a front end
+    # would insert them (regular-expression and selective keys honoured).
+    fired = triggered_facts(horizon.character.card, question)
 
-    def rank(f: FactRecord) -> tuple[int, int, int]:
-        return (-len(stems(f.text) & asked), f.subject != me, -f.position.key)
+    def rank(f: FactRecord) -> tuple[bool, int, int, int]:
+        return (f.id not in fired, -len(stems(f.text) & asked), f.subject != me, -f.position.key)
 
     return sorted(horizon.facts, key=rank)[:limit]
 

@@ -376,3 +376,9 @@ V6_SECRET_NAMES = """
 ALTER TABLE aliases ADD COLUMN secret TEXT;          -- NULL: not secret; JSON {"revealed_in", "known_by"}
 ALTER TABLE aliases ADD COLUMN revealed_key INTEGER; -- the earliest revealing scene's position
 """
+
+# A character imported from a character card keeps the card as it was read (JSON), so an export
+# gives back every field of it (incanon.cards).
+V7_SOURCE_CARDS = """
+ALTER TABLE characters ADD COLUMN card TEXT;         -- NULL: not from a card
+"""

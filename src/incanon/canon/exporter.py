@@ -80,6 +80,7 @@ def export_world(conn: sqlite3.Connection, work_row_id: int) -> World:
                 personality_segments=[Segment(text=g.text, **{"from": _s(g.position)})
                                       for g in c.personality_segments],
                 first_position=_s(c.first_position),
+                card=json.loads(c.card) if c.card else None,
                 time_points=[
                     TimePoint(label=t.label, position=str(t.position), description=t.description,
                               profile=t.profile, personality=t.personality)

@@ -75,10 +75,11 @@ def _write(conn: sqlite3.Connection, plan: Plan) -> int:
     )
 
     conn.executemany(
-        "INSERT INTO characters (id, work_id, ord, name, profile, personality, first_key)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO characters (id, work_id, ord, name, profile, personality, first_key, card)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (
-            (cb + i, work_id, i, ch.name, ch.profile, ch.personality, first)
+            (cb + i, work_id, i, ch.name, ch.profile, ch.personality, first,
+             None if ch.card is None else json.dumps(ch.card, ensure_ascii=False))
             for i, (ch, first) in enumerate(zip(w.characters, plan.characters))
         ),
     )

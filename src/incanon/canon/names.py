@@ -7,6 +7,9 @@ from collections.abc import Iterable
 
 #: Narration speakers: a message by one of these is nobody's speech (CoSER's environment role).
 NARRATORS = ("Environment", "impersonal")
+#: Speakers of a scene's lines who are no character: the narrators, and the front end's user in
+#: the example dialogue of an imported character card.
+OUTSIDE_SPEAKERS = (*NARRATORS, "{{user}}")
 
 
 def norm(name: str) -> str:

@@ -70,7 +70,7 @@ def work_from_row(row: sqlite3.Row) -> WorkRecord:
 
 
 _CHARACTERS = f"""
-SELECT c.id, c.name, c.profile, c.personality, c.first_key,
+SELECT c.id, c.name, c.profile, c.personality, c.first_key, c.card,
   {_names("alias AS name FROM aliases a WHERE a.character_id = c.id AND NOT a.is_name ORDER BY a.ord")}
     AS aliases,
   (SELECT json_group_array(from_key) FROM (SELECT from_key FROM aliases a
@@ -105,6 +105,7 @@ def select_characters(conn: sqlite3.Connection, axis: Axis, where: str, params: 
             profile_segments=_segments(axis, r["segments"], "profile"),
             personality_segments=_segments(axis, r["segments"], "personality"),
             secret_names=_secrets(axis, r["secrets"]),
+            card=r["card"] or "",
             row_id=r["id"],
         )
         for r in rows

@@ -110,6 +110,8 @@ class CharacterRecord(_Record):
     personality_segments: tuple[SegmentRecord, ...] = ()
     secret_names: tuple[SecretNameRecord, ...] = ()
     """Aliases that are a secret identity, with who knows them."""
+    card: str = field(default="", repr=False)
+    """The character card it was imported from, as JSON (``World`` ``Character.card``); ""."""
     row_id: int = field(default=0, repr=False, compare=False)
 
     def secret(self, alias: str) -> SecretNameRecord | None:

@@ -18,7 +18,7 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-from incanon.canon.names import NARRATORS, did_you_mean, listing, norm
+from incanon.canon.names import OUTSIDE_SPEAKERS, did_you_mean, listing, norm
 from incanon.canon.position import Axis, Position
 from incanon.canon.world import SCHEMA_VERSION as WORLD_SCHEMA_VERSION
 from incanon.canon.world import World
@@ -253,7 +253,7 @@ class _Checker:
                     self.fail(f"{path}.speakers[{j}]", f"{name!r} is listed twice")
                 rows[c][3], rows[c][5] = 1, j
             self.plan.participants.extend(tuple(r) for r in rows.values())  # type: ignore[misc]
-            narrators = {norm(n): n for n in NARRATORS}
+            narrators = {norm(n): n for n in OUTSIDE_SPEAKERS}
             for j, msg in enumerate(sc.messages):
                 mpath = f"{path}.messages[{j}].speaker"
                 if norm(msg.speaker) in narrators:

@@ -134,6 +134,10 @@ class Character(_Record):
     """Dated personality text, as ``profile_segments``."""
     first_position: str | None = None
     """Where the character first appears."""
+    card: dict[str, Any] | None = None
+    """For a character imported from a character card: ``{"document": the card as it was read,
+    "facts": {fact id: index of the lorebook entry it came from}}``. An export of the character
+    starts from the document, so a third-party card survives a round trip whole."""
     time_points: list[TimePoint] = Field(default_factory=list)
     """Named moments a user can put the character at."""
 

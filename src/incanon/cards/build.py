@@ -234,4 +234,38 @@ def build_card(store: CanonStore, work: str, character: str, at: str,
         character_version=f"{k.scope.work.id}@{k.scope.at}",
         extensions={EXTENSION: record},
     )
-    return CardV2(data=data)
+    card = CardV2(data=data)
+    if k.character.card:
+        return _from_source(k.character.card, card, book)
+    return card
+
+
+def _from_source(stored: str, built: CardV2, book: CharacterBook) -> CardV2:
+    """The card a character was imported from, every field as it was read, with incanon's record
+    in ``extensions.incanon`` and the lorebook entries the store knows beyond the card appended
+    (a third-party card survives import and export whole)."""
+    import copy
+    import json
+
+    source = json.loads(stored)
+    doc = source.get("document") or {}
+    from_card = set((source.get("facts") or {}))
+    data = copy.deepcopy(doc["data"] if isinstance(doc.get("data"), dict) else doc)
+    extensions = data.get("extensions") if isinstance(data.get("extensions"), dict) else {}
+    data["extensions"] = {**extensions, EXTENSION: built.data.extensions[EXTENSION]}
+    beyond = [e for e in book.entries if not set(e.extensions[EXTENSION]["facts"]) & from_card]
+    if beyond:
+        lore = data.get("character_book") if isinstance(data.get("character_book"), dict) else None
+        if lore is None:
+            lore = data["character_book"] = {"entries": [], "extensions": {}}
+        entries = lore.setdefault("entries", [])
+        taken = {e.get("id") for e in entries if isinstance(e, dict)}
+        next_id = max((i for i in taken if isinstance(i, int)), default=-1) + 1
+        for entry in beyond:
+            added = entry.model_dump(mode="json", exclude_none=True)
+            added["id"], next_id = next_id, next_id + 1
+            added["insertion_order"] = added["id"]
+            entries.append(added)
+    card = CardV2(data=CardData.model_validate(data))
+    card._exact = data
+    return card

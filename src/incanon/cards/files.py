@@ -86,7 +86,7 @@ def write_card(card: CardV2, path: str | os.PathLike[str], image: str | os.PathL
     if fmt == "json":
         if image is not None:
             raise InputError("--image applies to a .png card only", source=str(target))
-        doc = v3 if v3 is not None else card.model_dump(mode="json", exclude_none=True)
+        doc = v3 if v3 is not None else json.loads(card.to_json())
         write_text_atomic(target, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
         return target
     if image is not None:

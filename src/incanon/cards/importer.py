@@ -1,16 +1,21 @@
-"""Add a character from a V2 (or V1) card to a work of the canon store.
+"""Add a character from a V3, V2 or V1 card to a work of the canon store.
 
 What goes where:
 
-* ``name`` → the character; ``description`` → its profile, and the description of a time point
-  ``card`` at the import position; ``personality`` → its personality;
-* ``mes_example`` → one scene per ``<START>`` block, the front end's user speaking as the
-  character ``{{user}}``; ``alternate_greetings`` then ``first_mes`` → one scene each, the last
+* the card itself, as it was read, onto the character: exported again, it comes back whole
+  (every field, unknown extension keys, lorebook settings, entry ids and order);
+* ``name`` → the character, V3's ``nickname`` → one of its names; ``description`` → its profile,
+  and the description of a time point ``card`` at the import position; ``personality`` → its
+  personality;
+* ``mes_example`` → one scene per ``<START>`` block, the front end's user speaking as
+  ``{{user}}``, a speaker who is no character; ``alternate_greetings`` then ``first_mes`` → one scene each, the last
   (``first_mes``) carrying its ``*setting*`` narration, else ``scenario``, as its summary (a
   ``scenario`` unlike that setting is one more scene after it);
 * each enabled lorebook entry → an entity named by its ``name`` (else its first key) with the
-  other keys as aliases, and one fact holding its content, known to the character. An entry
-  named like the character itself gives a fact about the character.
+  other keys as aliases, and one fact holding its content without V3 ``@@`` decorators, known to
+  the character; keys that are regular expressions are triggers, never names (the ``in-canon``
+  method puts the facts of the entries a question fires first: ``incanon.cards.lorebook``). An
+  entry named like the character itself gives a fact about the character.
 
 Everything is placed at one story position: ``--at``, else where an incanon card was exported
 (``extensions.incanon.at``), else the start of the axis (other cards have no story time). ``{{char}}`` / ``<BOT>`` in texts become the character's name. The work is written
@@ -29,6 +34,7 @@ from incanon.canon.position import Axis, Position
 from incanon.canon.store import CanonStore
 from incanon.canon.world import Character, Entity, EntityType, Fact, Scene, TimePoint, Utterance, WorkInfo, World
 from incanon.cards.build import EXTENSION, split_greeting
+from incanon.cards.lorebook import is_regex_entry, strip_decorators
 from incanon.cards.model import CardV2
 from incanon.cards.names import CARD_SCENE_PREFIX, USER_NAME
 from incanon.errors import InputError
@@ -124,7 +130,9 @@ def _base_world(store: CanonStore, card: CardV2, work: str, merge: bool) -> tupl
         return store.export_world(work), False
     meta = card.data.extensions.get(EXTENSION)
     title = meta.get("work_title") if isinstance(meta, dict) else None
-    info = WorkInfo(id=work, title=title if isinstance(title, str) and title.strip() else card.data.name)
+    # A card that does not say which story it is from: the work is what the user named it, not
+    # the character.
+    info = WorkInfo(id=work, title=title if isinstance(title, str) and title.strip() else work)
     return World(work=info), True
 
 
@@ -162,9 +170,20 @@ def import_card(store: CanonStore, card: CardV2, *, work: str, at: str | None = 
     fill = lambda text: _CHAR.sub(name, text)  # noqa: E731
     summary = ImportSummary(work=work, character=name, at=where, created_work=created)
 
+    nickname = d.model_extra.get("nickname") if d.model_extra else None
+    aliases = []
+    if isinstance(nickname, str) and nickname.strip() and norm(nickname) != norm(name):
+        # V3: {{char}} stands for the nickname; the character answers to it.
+        if names.take(nickname.strip(), "character", name):
+            aliases.append(nickname.strip())
+        else:
+            summary.notes.append(f"nickname {nickname.strip()!r} already names something else; not an alias")
+    source_card = {"document": card.document or card.model_dump(mode="json", exclude_none=True), "facts": {}}
     world.characters.append(Character(
-        name=name, profile=fill(d.description), personality=fill(d.personality), first_position=where,
+        name=name, aliases=aliases, profile=fill(d.description), personality=fill(d.personality),
+        first_position=where,
         time_points=[TimePoint(label=CARD_POINT, position=where, description=fill(d.description))],
+        card=source_card,
     ))
     tag = _slug(name)
     scene_ids = {s.id for s in world.scenes}
@@ -174,20 +193,14 @@ def import_card(store: CanonStore, card: CardV2, *, work: str, at: str | None = 
         while sid in scene_ids:
             sid, n = f"{CARD_SCENE_PREFIX}{tag}-{suffix}-{n}", n + 1
         scene_ids.add(sid)
-        people = list(dict.fromkeys(who for who, _ in lines)) or [name]
+        # The front end's user speaks in example dialogue but is no character of the work.
+        people = list(dict.fromkeys(who for who, _ in lines if who != USER_NAME)) or [name]
         world.scenes.append(Scene(id=sid, position=where, title=f"{name}: {suffix}", summary=summary_text,
                                   participants=people, speakers=[w for w in people if any(w == x for x, _ in lines)],
                                   messages=[Utterance(speaker=who, speech=fill(said)) for who, said in lines]))
         summary.scenes += 1
 
     examples = parse_examples(d.mes_example, name)
-    if any(who == USER_NAME for block in examples for who, _ in block) and not any(
-            c.name == USER_NAME for c in world.characters):
-        if norm(USER_NAME) in names.owner:
-            raise InputError(f"work {work!r} has an entity named {USER_NAME!r}", source=source)
-        names.take(USER_NAME, "character", USER_NAME)
-        world.characters.append(Character(name=USER_NAME, first_position=where,
-                                          profile="The front end's user, in example dialogue of imported cards."))
     for i, block in enumerate(examples, 1):
         add_scene(f"example-{i}", block)
     for i, greeting in enumerate(d.alternate_greetings, 1):
@@ -208,7 +221,7 @@ def import_card(store: CanonStore, card: CardV2, *, work: str, at: str | None = 
     big = _big_book(card)
     if big:
         log.log(NOTICE, "%s: %s lorebook entries: building their entities and facts", source or name, f"{big:,}")
-    _add_book(world, card, names, name, where, tag, fill, summary, source)
+    _add_book(world, card, names, name, where, tag, fill, summary, source, source_card["facts"])
     if big:
         log.log(NOTICE, "%s: writing %s entities and %s facts to the canon store", source or name,
                 f"{summary.entities:,}", f"{summary.facts:,}")
@@ -231,7 +244,7 @@ def _uncapitalized(text: str) -> str:
 
 
 def _add_book(world: World, card: CardV2, names: _Names, name: str, where: str, tag: str, fill: Any,
-              summary: ImportSummary, source: str | None) -> None:
+              summary: ImportSummary, source: str | None, origin: dict[str, int]) -> None:
     book = card.data.character_book
     if book is None:
         return
@@ -241,6 +254,9 @@ def _add_book(world: World, card: CardV2, names: _Names, name: str, where: str, 
     for i, entry in enumerate(book.entries):
         keys = [k.strip() for k in entry.keys if k.strip()]
         label = (entry.name or "").strip() or (keys[0] if keys else "")
+        if is_regex_entry(entry) and not (entry.name or "").strip():
+            # A pattern names nothing: the entry's comment, else its place in the book.
+            label = (entry.comment or "").strip() or f"lorebook entry {i + 1}"
         if not entry.enabled:
             skipped["disabled"] += 1
             continue
@@ -257,7 +273,8 @@ def _add_book(world: World, card: CardV2, names: _Names, name: str, where: str, 
             entities[label] = entity
             subject, kind = label, "entity"
             summary.entities += 1
-        if kind == "entity" and subject in entities:
+        if kind == "entity" and subject in entities and not is_regex_entry(entry):
+            # A regular expression is a trigger, not a name: never an alias.
             for key in keys:
                 if norm(key) == norm(subject):
                     continue
@@ -269,8 +286,9 @@ def _add_book(world: World, card: CardV2, names: _Names, name: str, where: str, 
         while fid in fact_ids:
             fid, n = f"card-{tag}-{i}-{n}", n + 1
         fact_ids.add(fid)
-        world.facts.append(Fact(id=fid, subject=subject, text=fill(entry.content.strip()), position=where,
-                                known_by=[name]))
+        world.facts.append(Fact(id=fid, subject=subject, text=fill(strip_decorators(entry.content)),
+                                position=where, known_by=[name]))
+        origin[fid] = i
         summary.facts += 1
     if skipped["disabled"]:
         summary.notes.append(f"skipped {skipped['disabled']} disabled lorebook entries")

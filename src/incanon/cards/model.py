@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from incanon.errors import InputError
 
@@ -115,9 +115,36 @@ class CardV2(_Open):
     spec: Literal["chara_card_v2"] = SPEC
     spec_version: Literal["2.0"] = SPEC_VERSION
     data: CardData
+    _document: dict[str, Any] | None = PrivateAttr(default=None)
+    _exact: dict[str, Any] | None = PrivateAttr(default=None)
+
+    def __eq__(self, other: object) -> bool:
+        # Two cards are equal by their content; where one was read from is not part of it.
+        return isinstance(other, CardV2) and self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]  (mutable, like every pydantic model)
+
+    def data_dict(self) -> dict[str, Any]:
+        """``data`` as JSON: for a card exported from an imported one, its fields exactly as
+        they were read (nulls and unknown keys included) with incanon's additions; else the
+        model's fields."""
+        if self._exact is not None:
+            return self._exact
+        return self.data.model_dump(mode="json", exclude_none=True)
+
+    @property
+    def document(self) -> dict[str, Any] | None:
+        """The JSON document the card was read from (V1, V2 or V3, every field as it was); None
+        for a card incanon built."""
+        return self._document
 
     def to_json(self) -> str:
         """The card as compact JSON (as front ends store it), unknown keys kept."""
+        if self._exact is not None:
+            import json
+
+            return json.dumps({"spec": SPEC, "spec_version": SPEC_VERSION, "data": self._exact},
+                              ensure_ascii=False, separators=(",", ":"))
         return self.model_dump_json(exclude_none=True)
 
 
@@ -147,7 +174,7 @@ def parse_card(doc: Any, source: str) -> tuple[CardV2, int]:
         if "name" not in doc:
             raise InputError("not a character card: no 'spec' (V2) and no 'name' (V1) field", source=source)
         fields = {k: doc[k] for k in V1_FIELDS if k in doc}
-        return CardV2(data=_validate(CardData, fields, source)), 1
+        return _read(CardV2(data=_validate(CardData, fields, source)), doc), 1
     spec, version = doc.get("spec"), doc.get("spec_version", SPEC_VERSION)
     if spec == SPEC_V3:
         if not str(version).startswith("3"):
@@ -157,7 +184,7 @@ def parse_card(doc: Any, source: str) -> tuple[CardV2, int]:
             raise InputError("a V3 card needs a 'data' object", source=source, where="data")
         # V3 keeps V2's fields and adds its own (assets, nickname, group-only greetings,
         # dates...): they are kept as extras and written back by ``v3_document``.
-        return CardV2(data=_validate(CardData, doc["data"], source, ("data",))), 3
+        return _read(CardV2(data=_validate(CardData, doc["data"], source, ("data",))), doc), 3
     if spec != SPEC:
         raise InputError(f"unknown card spec {str(spec)[:60]!r}; expected {SPEC!r}", source=source, where="spec")
     if version != SPEC_VERSION:
@@ -167,7 +194,12 @@ def parse_card(doc: Any, source: str) -> tuple[CardV2, int]:
         raise InputError("a V2 card needs a 'data' object", source=source, where="data")
     # The top level may repeat the V1 fields (SillyTavern writes both); ``data`` is the card.
     data = _validate(CardData, doc["data"], source, ("data",))
-    return CardV2(data=data), 2
+    return _read(CardV2(data=data), doc), 2
+
+
+def _read(card: CardV2, doc: dict[str, Any]) -> CardV2:
+    card._document = doc
+    return card
 
 
 def v3_document(card: CardV2, *, now: int | None = None) -> dict[str, Any]:
@@ -176,7 +208,7 @@ def v3_document(card: CardV2, *, now: int | None = None) -> dict[str, Any]:
     ``use_regex`` on every lorebook entry. Fields a V3 card brought in are kept as they were."""
     import time
 
-    data = card.data.model_dump(mode="json", exclude_none=True)
+    data = dict(card.data_dict())
     stamp = int(time.time()) if now is None else now
     data.setdefault("group_only_greetings", [])
     data.setdefault("creation_date", stamp)

@@ -12,8 +12,8 @@ from incanon.errors import ConfigError
 from incanon.cli.canonrefs import CANON_HELP, open_canon
 from incanon.cli.output import JSON_HELP, clip, emit_json, err, out
 
-app = typer.Typer(help="Character cards (Character Card V2, as SillyTavern reads them): export what a "
-                       "character knows at a point of the story; import a V2 or V1 card.", no_args_is_help=True)
+app = typer.Typer(help="Character cards (Character Card V2 and V3, as SillyTavern reads them): export what a "
+                       "character knows at a point of the story; import a V3, V2 or V1 card.", no_args_is_help=True)
 
 
 
@@ -25,7 +25,7 @@ def _store_dir(store: Optional[Path]) -> Path:
 
 @app.command("export")
 def export_cmd(
-    work: str = typer.Option(..., "--work", help="Work id."),
+    work: Optional[str] = typer.Option(None, "--work", help="Work id (needed only when the store holds several works with that character)."),
     character: str = typer.Option(..., "--character", help="Character name or alias."),
     at: str = typer.Option(..., "--at", help="Story position (e.g. 1-3) or one of the character's time-point labels."),
     out_file: Path = typer.Option(..., "--out", help="Card file to write: NAME.json or NAME.png."),
@@ -35,12 +35,13 @@ def export_cmd(
     store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Write a Character Card V2 holding only what the character knows at that point.
+    """Write a Character Card (V2, or V3 with --spec v3) holding only what the character knows at that point.
 
     Description, personality, scenario, greeting, example dialogue and lorebook come from the
     character's knowledge scope: nothing from later in the story, nothing from scenes they
     missed, and lorebook keys only under names they have heard by then. A .png card carries
     the card in its 'chara' text chunk, as SillyTavern writes it (and a V3 card in 'ccv3' too).
+    A character imported from a card comes back as that card, every field kept.
 
     Example: incanon canon card export --work lanterns --character Wren --at "end of book 1" --out wren.png
     """
@@ -50,8 +51,10 @@ def export_cmd(
     card_format(out_file)  # a bad --out fails before any work is done
     if spec not in ("v2", "v3"):
         raise ConfigError(f"--spec must be v2 or v3, not {spec!r}")
+    from incanon.chat.session import resolve_work
+
     with open_canon(_store_dir(store)) as canon:
-        card = build_card(canon, work, character, at, CardOptions(examples=examples))
+        card = build_card(canon, resolve_work(canon, work, character), character, at, CardOptions(examples=examples))
     path = write_card(card, out_file, image, version=int(spec[1]))
     record = card.data.extensions["incanon"]
     if json_:
@@ -70,7 +73,7 @@ def export_cmd(
 
 @app.command("import")
 def import_cmd(
-    card_file: Path = typer.Argument(..., help="Card file: a V2 or V1 card as .json, or a .png with a 'chara' chunk."),
+    card_file: Path = typer.Argument(..., help="Card file: a V3, V2 or V1 card as .json, or a .png with a 'ccv3' or 'chara' chunk."),
     work: str = typer.Option(..., "--work", help="Work to add the character to (created if missing)."),
     at: Optional[str] = typer.Option(None, "--at", help="Story position for the card's facts and scenes "
                                      "(default: the start of the axis, before anything in the story)."),
@@ -79,7 +82,7 @@ def import_cmd(
     store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Add a character from a Character Card V2 (or V1) to a work.
+    """Add a character from a Character Card V3, V2 or V1 to a work.
 
     The name becomes the character, the description its profile, the personality its
     personality, the example dialogue scenes with the user; each lorebook entry becomes an
