@@ -191,3 +191,22 @@ def test_charts_show_values_on_hover_zoom_and_download_their_table(browser, serv
         text = Path(download.value.path()).read_text()
         assert text.splitlines()[0] == "category,zero-shot,zero-shot SEM"
         assert "Future,0,\n" in text and "Past-absence,100," in text and "Past-only,100,0\n" in text
+
+
+def test_a_chat_survives_a_server_restart(browser, serve_config, tmp_path):  # noqa: F811
+    from dataclasses import replace
+
+    config = replace(serve_config, chats=tmp_path / "chats.sqlite")
+    with app_tab(browser, config) as (tab, _):
+        start_chat(tab, method="zero-shot")
+        say(tab, "Did you hear the flood bell?")
+        tab.wait_for_function("document.querySelector('[data-testid=saved-chats]').options.length === 2")
+    with app_tab(browser, config) as (tab, _):  # a new server process state, a new browser profile
+        kept = tab.locator(f"{tid('saved-chats')} option")
+        tab.wait_for_function("document.querySelector('[data-testid=saved-chats]')?.options.length === 2")
+        assert "Wren Callow · at" in kept.nth(1).inner_text()
+        tab.select_option(tid("saved-chats"), index=1)
+        tab.wait_for_selector(tid("turn-character"))
+        assert tab.locator(tid("turn-user")).inner_text().endswith("Did you hear the flood bell?")
+        say(tab, "And then?")
+        assert tab.locator(tid("turn-character")).count() == 2

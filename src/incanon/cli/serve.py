@@ -62,6 +62,8 @@ def register(app: typer.Typer) -> None:
         port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port (0: a free one)."),
         cache: Optional[Path] = typer.Option(None, "--cache", help="Response cache file (default: INCANON_HOME/cache.sqlite)."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+        chats: Optional[Path] = typer.Option(None, "--chats", help="Where the web app keeps its chats across restarts (SQLite file; default: INCANON_HOME/chats.sqlite)."),
+        no_chats: bool = typer.Option(False, "--no-chats", help="Keep the web app's chats in memory only (a restart loses them)."),
         allow_host: list[str] = typer.Option([], "--allow-host", metavar="NAME", help="Another host name the app answers to (besides 127.0.0.1, localhost, [::1] and --host); repeatable."),
         token_env: Optional[str] = typer.Option(None, "--token-env", metavar="NAME", help="Require 'Authorization: Bearer <token>' on the OpenAI-compatible /v1 endpoints, the token read from this environment variable."),
         client_concurrency: int = typer.Option(64, "--client-concurrency", min=1, help="Chat requests one client may have running on /v1 (more wait their turn)."),
@@ -97,6 +99,7 @@ def register(app: typer.Typer) -> None:
         config = ServeConfig(canon=canon, runs=runs_path, model=model, embedder=embedder,
                              options=parse_method_options(option),
                              cache=False if no_cache else (cache or True), host=host,
+                             chats=False if no_chats else (chats.expanduser() if chats else True),
                              allow_hosts=tuple(allow_host), token=_token(token_env),
                              client_concurrency=client_concurrency, client_queue=client_queue,
                              reader_at=reader_at, spoilers=spoilers)

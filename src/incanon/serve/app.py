@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import asynccontextmanager
 from importlib import resources
+from pathlib import Path
 from typing import Any, AsyncIterator
 
 from fastapi import FastAPI, Query, Request
@@ -25,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from incanon import __version__
 from incanon.agents import DEFAULT_METHOD, agent_descriptions
+from incanon.canon.position import Position
 from incanon.canon.schema import DB_NAME
 from incanon.canon.store import CanonStore
 from incanon.chat import Outcome
@@ -84,12 +86,25 @@ def _static() -> Any:
     return resources.files("incanon.serve") / "static"
 
 
+def _chat_store(config: ServeConfig) -> Any:
+    """The chat store ``config.chats`` names (None: chats in memory only)."""
+    from incanon.serve.chat_store import ChatStore
+
+    if config.chats is False:
+        return None
+    if config.chats is True:
+        from incanon.paths import home
+
+        return ChatStore(home() / "chats.sqlite")
+    return ChatStore(Path(config.chats))
+
+
 def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAPI:
     """The web app over ``config``'s canon store and run store. ``model``: a ready chat model
     (tests pass a scripted one); by default ``config.model`` is loaded on the first chat."""
     shared = SharedModel(config, model)
     jobs = IndexJobs(config)
-    chats = ChatRegistry(config, shared, jobs)
+    chats = ChatRegistry(config, shared, jobs, _chat_store(config))
     runs = RunsView(config.runs)
     characters = CharacterServer(config, shared, jobs)
 
@@ -98,6 +113,8 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
         yield
         jobs.close()
         chats.close_all()
+        if chats.store is not None:
+            chats.store.close()
         characters.close()
         shared.close()
         runs.close()
@@ -193,8 +210,23 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
         chat = await chats.open(character=character, at=at, method=body.method, work=work)
         return await chats.state(chat.id)
 
+    @app.get("/api/chats")
+    async def list_chats(reader_at: str | None = READER_QUERY) -> dict[str, Any]:
+        """The kept chats, most recently used first (those standing at or before the reader's
+        position, when one applies): each reopens where it was."""
+        kept = chats.saved()
+        shown = []
+        for c in kept:
+            try:
+                past = await asyncio.to_thread(past_reader, config, c["work"], Position.parse(c["at"]), reader_at)
+            except IncanonError:
+                continue  # its work is gone from the store: nothing to reopen
+            if past is None:
+                shown.append(c)
+        return {"chats": shown, "hidden": len(kept) - len(shown)}
+
     async def refuse_past(chat_id: str, reader_at: str | None) -> None:
-        session = chats.get(chat_id).session
+        session = (await chats.ensure(chat_id)).session
         why = await asyncio.to_thread(past_reader, config, session.work, session.who.position, reader_at)
         if why is not None:
             raise InputError(why)
@@ -210,7 +242,7 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
         """Say a line (or run ``/at``, ``/method``, ``/why``, ``/help``); returns what happened
         and the chat's new state. With a reader position, ``/at`` moves only up to it and a chat
         standing past it answers nothing else (an ``error`` outcome says so)."""
-        session = chats.get(chat_id).session
+        session = (await chats.ensure(chat_id)).session
         line, refused = await asyncio.to_thread(reader_line, config, session.work, session.who.character,
                                                 session.who.position, body.line, reader_at)
         outcome = Outcome("error", safe_message(refused)) if refused else await chats.say(chat_id, line)
@@ -227,14 +259,14 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
     @app.get("/api/chats/{chat_id}/transcript")
     async def transcript(chat_id: str) -> Response:
         """The conversation and each reply's evidence (``incanon-chat/1`` JSON), as a download."""
-        session = chats.get(chat_id).session
+        session = (await chats.ensure(chat_id)).session
         name = "".join(ch if ch.isalnum() else "-" for ch in session.who.character.lower()).strip("-")
         return Response(session.transcript.model_dump_json(indent=2), media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="incanon-chat-{name}.json"'})
 
     @app.delete("/api/chats/{chat_id}", status_code=204)
     async def close_chat(chat_id: str) -> Response:
-        """Close a chat."""
+        """Close a chat and forget it."""
         chats.close(chat_id)
         return Response(status_code=204)
 

@@ -4,7 +4,9 @@ The chat model is loaded once, on the first chat (browsing runs never loads it),
 every session. Each session lives on a thread of its own (:mod:`incanon.serve.hosting`), so its
 canon store reads never hold up the server; each has its own lock, so two requests to one chat
 are answered in turn while different chats run side by side. Sessions beyond ``max_chats`` are
-closed least recently used first.
+closed least recently used first. Every chat is also kept in the chat store
+(:mod:`incanon.serve.chat_store`): one that is not open (closed as least recently used, or
+after a restart) is reopened from it where it was.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from incanon.chat import ChatSession, Outcome, handle
 from incanon.errors import ConfigError, NotFoundError
 from incanon.models.types import ChatModel
+from incanon.serve.chat_store import ChatStore, SavedChat
 from incanon.serve.config import ServeConfig
 from incanon.serve.hosting import SessionHost, SharedModel
 from incanon.serve.indexing import IndexJobs, retrieves
@@ -55,11 +58,15 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
 class ChatRegistry:
     """Creates, finds and closes the app's chats (see the module docstring)."""
 
-    def __init__(self, config: ServeConfig, model: SharedModel, jobs: IndexJobs) -> None:
+    def __init__(self, config: ServeConfig, model: SharedModel, jobs: IndexJobs,
+                 store: ChatStore | None = None) -> None:
         self.config = config
         self._model = model
         self.jobs = jobs
+        self.store = store
+        """Where chats are kept (None: in memory only)."""
         self._chats: OrderedDict[str, OpenChat] = OrderedDict()
+        self._reopening: dict[str, asyncio.Future[OpenChat]] = {}
 
     def model(self) -> ChatModel:
         """The shared chat model (loaded on first use)."""
@@ -75,30 +82,77 @@ class ChatRegistry:
         host = await SessionHost.open(self.config, model, self.jobs, character=character, at=at, method=method,
                                       work=work)
         chat = OpenChat(id=secrets.token_urlsafe(12), host=host)
+        self._keep(chat)
+        await self._save(chat)
+        return chat
+
+    def _keep(self, chat: OpenChat) -> None:
         self._chats[chat.id] = chat
         while len(self._chats) > self.config.max_chats:
             _, oldest = self._chats.popitem(last=False)
-            oldest.host.close()
-        return chat
+            oldest.host.close()  # kept in the chat store: reopened on its next request
+
+    async def _save(self, chat: OpenChat) -> None:
+        if self.store is None:
+            return
+        session = chat.session
+        await asyncio.to_thread(self.store.save, chat.id, work=session.work, character=session.who.character,
+                                at=str(session.who.position), method=session.method,
+                                transcript=session.transcript.model_copy(deep=True))
 
     def get(self, chat_id: str) -> OpenChat:
-        """The open chat ``chat_id``; ``NotFoundError`` when it was closed or never existed."""
+        """The open chat ``chat_id``; ``NotFoundError`` when it is not open (see ``ensure``)."""
         chat = self._chats.get(chat_id)
         if chat is None:
             raise NotFoundError(f"no open chat {chat_id!r} (it was closed; start a new one)")
         self._chats.move_to_end(chat_id)  # least recently used first: the order is the LRU list
         return chat
 
+    async def ensure(self, chat_id: str) -> OpenChat:
+        """The chat ``chat_id``, reopened from the chat store where it was when it is not open;
+        ``NotFoundError`` when it was closed or never existed."""
+        if chat_id in self._chats:
+            return self.get(chat_id)
+        saved = None if self.store is None else await asyncio.to_thread(self.store.load, chat_id)
+        if saved is None:
+            raise NotFoundError(f"no chat {chat_id!r} (it was closed; start a new one)")
+        pending = self._reopening.get(chat_id)
+        if pending is None:
+            # Two requests for one closed chat reopen it once.
+            pending = self._reopening[chat_id] = asyncio.ensure_future(self._reopen(*saved))
+            pending.add_done_callback(lambda _: self._reopening.pop(chat_id, None))
+        return await asyncio.shield(pending)
+
+    async def _reopen(self, saved: SavedChat, transcript: Any) -> OpenChat:
+        model = await self._model.get()
+        method = saved.method if saved.method in self.config.methods else self.config.methods[0]
+        host = await SessionHost.open(self.config, model, self.jobs, character=saved.character, at=saved.at,
+                                      method=method, work=saved.work)
+
+        def restore(session: Any) -> None:
+            session.transcript = transcript
+
+        await host.call(restore)
+        chat = OpenChat(id=saved.id, host=host)
+        self._keep(chat)
+        return chat
+
+    def saved(self) -> list[dict[str, Any]]:
+        """The kept chats, most recently used first (what ``GET /api/chats`` lists)."""
+        return [] if self.store is None else [c.to_dict() for c in self.store.list()]
+
     async def state(self, chat_id: str) -> dict[str, Any]:
         """:func:`chat_state` of ``chat_id``, read on the chat's thread."""
-        chat = self.get(chat_id)
+        chat = await self.ensure(chat_id)
         return await chat.host.call(lambda _: chat_state(chat))
 
     def close(self, chat_id: str) -> None:
-        """Close one chat (its canon store connection too, once its requests end)."""
+        """Close one chat and forget it (its canon store connection closes once its requests end)."""
         chat = self._chats.pop(chat_id, None)
         if chat is not None:
             chat.host.close()
+        if self.store is not None:
+            self.store.delete(chat_id)
 
     def close_all(self) -> None:
         """Close every chat (on shutdown)."""
@@ -110,7 +164,7 @@ class ChatRegistry:
         """Run one chat line (text or a slash command) in turn with the chat's other requests.
         ``/save`` writes nothing on the server: the app downloads the transcript instead. A
         line the method answers waits, first, for the work's embedding when it retrieves."""
-        chat = self.get(chat_id)
+        chat = await self.ensure(chat_id)
         if line.strip().lower().startswith("/save"):
             return Outcome("saved", "download the conversation with the Save button (the server writes no files)")
         command, _, arg = line.strip().partition(" ")
@@ -123,12 +177,16 @@ class ChatRegistry:
             elif command.lower() == "/method" and arg.strip():
                 if retrieves(arg.strip(), self.config.options):
                     self.jobs.job(chat.session.work)  # start embedding now: the next line needs it
-            return await chat.host.run(lambda session: handle(session, line))
+            outcome = await chat.host.run(lambda session: handle(session, line))
+            await self._save(chat)
+            return outcome
 
     async def regenerate(self, chat_id: str) -> Outcome:
         """A new reply to the chat's last line, in place of the last reply (which the method
         does not see): ``ChatSession.regenerate``, in turn with the chat's other requests."""
-        chat = self.get(chat_id)
+        chat = await self.ensure(chat_id)
         async with chat.lock:
             await chat.host.ready()
-            return Outcome("reply", turn=await chat.host.run(lambda session: session.regenerate()))
+            outcome = Outcome("reply", turn=await chat.host.run(lambda session: session.regenerate()))
+            await self._save(chat)
+            return outcome

@@ -35,7 +35,11 @@ class ServeConfig:
     options: dict[str, Any] = field(default_factory=dict)
     """Options every chat method receives (``k=8``...), as ``incanon serve --option`` gives them."""
     max_chats: int = 32
-    """Chats kept open at once; the least recently used one is closed beyond this."""
+    """Chats kept open at once; the least recently used one is closed beyond this (and reopened
+    from the chat store on its next request)."""
+    chats: Path | bool = True
+    """Chat store (SQLite file) keeping the web app's chats across restarts: True for
+    INCANON_HOME/chats.sqlite, a path, or False to keep them in memory only."""
     host: str = "127.0.0.1"
     """The interface the app listens on; its name is one the app answers to (Host header)."""
     allow_hosts: tuple[str, ...] = ()

@@ -7,6 +7,7 @@ import { h, fill, api, showError, clearError, fmt, snippet, route, hooks, view }
 import { markdown } from "./markdown.js";
 import { runsView, runView, reportView, sampleView } from "./runs.js";
 import { storedReader, storeReader, withReader, isAfter, readerControl } from "./reader.js";
+import { savedChats, rememberChat, lastChat } from "./saved.js";
 
 // -- chat -----------------------------------------------------------------------------------------
 
@@ -45,6 +46,7 @@ async function chatView() {
   const scope = h("div", { class: "scope", testid: "scope" }, h("p", { class: "muted small" }, "No chat yet."));
   const evidence = h("div", { class: "evidence", testid: "evidence" },
     h("p", { class: "muted small" }, "Click a reply to see the evidence behind it."));
+  const kept = savedChats(() => chatState.reader, (chat) => reopened(chat), showError);
 
   fill(view, h("div", { class: "chat" },
     h("section", { class: "panel" }, h("h2", {}, "Who and when"),
@@ -53,17 +55,31 @@ async function chatView() {
       methodHelp,
       h("div", { class: "timeline" }, h("label", {}, "Story time"), slider, stopLabel, stopInfo,
         h("div", { class: "small muted" }, "Time points of the character:"), marks),
-      h("p", {}, start)),
+      h("p", {}, start), h("label", {}, "Kept chats", kept.select)),
     h("section", { class: "panel" }, h("h2", {}, "Conversation"), header, turns,
       h("div", { class: "composer" }, input, sendBtn, saveBtn)),
     h("section", { class: "panel" }, h("h2", {}, "Knowledge scope"), scope, h("h2", {}, "Evidence"), evidence)));
 
   const ui = { workSel, charSel, methodSel, methodHelp, slider, stopLabel, stopInfo, marks, start, turns, input,
-    sendBtn, saveBtn, header, scope, evidence, readerBox, readerHelp };
+    sendBtn, saveBtn, header, scope, evidence, readerBox, readerHelp, kept };
   chatState.ui = ui;
   methodSel.value = "in-canon";
   describeMethod();
   await loadWork(workSel.value);
+  const last = lastChat();
+  if (last) {
+    try { reopened(await api(withReader(`/api/chats/${last}`, chatState.reader))); } catch { rememberChat(""); }
+  }
+  kept.refresh(chatState.chat && chatState.chat.id);
+}
+
+// A kept chat, reopened where it was.
+function reopened(chat) {
+  const ui = chatState.ui;
+  chatState.selected = null;
+  renderChat(chat, [{ kind: "system", text: `Reopened: ${chat.character} at ${chat.at}` }]);
+  for (const el of [ui.input, ui.sendBtn, ui.saveBtn]) el.disabled = false;
+  ui.start.textContent = "Restart chat";
 }
 
 function describeMethod() {
@@ -179,7 +195,11 @@ function renderChat(chat, notes = []) {
   const ui = chatState.ui;
   const previous = chatState.chat;
   chatState.chat = chat;
+  rememberChat(chat.id);
+  if (!previous || previous.id !== chat.id || previous.turns.length !== chat.turns.length) ui.kept.refresh(chat.id);
   chatState.log = previous && previous.id === chat.id ? chatState.log : [];
+  // "Preparing: embedding ..." says what the first reply waits for; gone once it is ready.
+  if (!chat.preparing) chatState.log = chatState.log.filter((n) => n.kind !== "preparing");
   chatState.log.push(...notes.map((n) => ({ ...n, after: chat.turns.length })));
   ui.header.textContent = `${chat.character} · ${chat.work_title} · at ${chat.at}${chat.time_label ? ` (${chat.time_label})` : ""} · method ${chat.method} · model ${chat.model}`;
   ui.turns.replaceChildren();

@@ -1,0 +1,120 @@
+"""The web app's chats, kept in SQLite so a server restart loses none.
+
+Each chat is one row: its id, work, character, where the character stands now, the method
+answering now, and its whole transcript (``incanon-chat/1``, the format ``/save`` writes). A row
+is written after every change (a new chat, a line, a regenerated reply, a move, a method switch),
+in one statement, so a crash loses at most the turn being answered. A chat that is not open
+(after a restart, or closed as least recently used) is reopened from its row where it was:
+same position, same method, every turn. Closing a chat in the app deletes its row.
+
+The file is ``INCANON_HOME/chats.sqlite`` unless ``incanon serve --chats`` names another.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from incanon.chat.transcript import ChatTranscript
+from incanon.sqlitedb import connect, use_wal
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS chats (
+    id         TEXT PRIMARY KEY,
+    work       TEXT NOT NULL,
+    character  TEXT NOT NULL,
+    at         TEXT NOT NULL,          -- where the character stands now (a position)
+    method     TEXT NOT NULL,          -- the method answering now
+    turns      INTEGER NOT NULL,
+    created    TEXT NOT NULL,
+    updated    TEXT NOT NULL,
+    transcript TEXT NOT NULL           -- incanon-chat/1 JSON
+);
+CREATE INDEX IF NOT EXISTS chats_updated ON chats(updated);
+"""
+
+
+@dataclass(frozen=True)
+class SavedChat:
+    """One kept chat, as the list shows it and a reopen needs it."""
+
+    id: str
+    work: str
+    character: str
+    at: str
+    method: str
+    turns: int
+    created: str
+    updated: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form (what ``GET /api/chats`` lists)."""
+        return dict(self.__dict__)
+
+
+class ChatStore:
+    """The chats SQLite file (see the module docstring). Safe to use from several threads."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._conn = connect(self.path, "chat store", check_same_thread=False, isolation_level=None, timeout=30)
+        use_wal(self._conn, 30)
+        self._conn.executescript(_SCHEMA)
+
+    def save(self, chat_id: str, *, work: str, character: str, at: str, method: str,
+             transcript: ChatTranscript) -> None:
+        """Write the chat's current state (one statement: all of it or none)."""
+        text = transcript.model_dump_json()
+        now = _now()
+        with self._lock:
+            self._conn.execute(
+                "INSERT INTO chats (id, work, character, at, method, turns, created, updated, transcript)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at,"
+                " method = excluded.method, turns = excluded.turns, updated = excluded.updated,"
+                " transcript = excluded.transcript",
+                (chat_id, work, character, at, method, len(transcript.turns), now, now, text))
+
+    def load(self, chat_id: str) -> tuple[SavedChat, ChatTranscript] | None:
+        """The kept chat ``chat_id`` and its transcript (None: no such chat)."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT id, work, character, at, method, turns, created, updated, transcript FROM chats WHERE id = ?",
+                (chat_id,)).fetchone()
+        if row is None:
+            return None
+        return SavedChat(*row[:8]), ChatTranscript.model_validate_json(row[8])
+
+    def list(self, limit: int = 200) -> list[SavedChat]:
+        """The kept chats, most recently used first."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT id, work, character, at, method, turns, created, updated FROM chats"
+                " ORDER BY updated DESC, id LIMIT ?", (limit,)).fetchall()
+        return [SavedChat(*r) for r in rows]
+
+    def delete(self, chat_id: str) -> None:
+        """Forget the chat."""
+        with self._lock:
+            self._conn.execute("DELETE FROM chats WHERE id = ?", (chat_id,))
+
+    def close(self) -> None:
+        """Close the file."""
+        with self._lock:
+            try:
+                self._conn.close()
+            except sqlite3.Error:
+                pass
+
+
+def _now() -> str:
+    import datetime as dt
+
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds")
+
+
+__all__ = ["ChatStore", "SavedChat"]
