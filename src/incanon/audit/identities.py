@@ -9,8 +9,8 @@ Two findings, both of which fail the audit:
   states, not the horizon code the served surfaces are built with. A reader at a point knows once
   a revealing scene lies at or before it.
 * **undated**: a character's alias looks like a second identity (a full name sharing no word with
-  the person's other names) that the story names beside another of its names in a chunk later
-  than the store says the alias is in use, but the store neither marks it secret nor dates it.
+  the person's other names) that the story first uses on its own and later names beside another
+  of the person's names, but the store neither marks it secret nor dates it to that point.
   That is the shape of a helper grouping "Edward Hyde" with "Henry Jekyll" as if everyone knew:
   mark the alias ``"secret": true`` with where it is revealed, or date it with ``"from"``.
 """
@@ -145,18 +145,26 @@ def undated_identities(world: World) -> list[IdentityFinding]:
             if any(_words(alias) & _words(n) for n in names if n != alias):
                 continue
             since = Position.parse(person.alias_from[alias]) if alias in person.alias_from else None
+            alone = False  # the story has used the name on its own, as someone of its own
             for chunk in chunks:
                 pos = Position.parse(chunk.position)
-                if since is not None and pos <= since:
+                says_alias = _says(chunk.text, alias)
+                together = says_alias and any(_says(chunk.text, n) for n in names if n != alias)
+                if not together:
+                    alone = alone or says_alias
                     continue
-                if _says(chunk.text, alias) and any(_says(chunk.text, n) for n in names if n != alias):
-                    when = f"from {since}" if since is not None else "from the start"
-                    findings.append(IdentityFinding(
-                        "undated", "store", person.name, str(pos), (person.name, alias),
-                        f"{alias!r} is one of {person.name}'s names {when}, but chunk {chunk.id!r} at {pos} names "
-                        f"both; if the story reveals they are one person, mark the alias "
-                        f'{{"name": {alias!r}, "secret": true, "revealed_in": [...]}}, else date it with "from"'))
+                # A name introduced beside the person's own ("they called Mara the Harbour
+                # Keeper") is a name given; one used alone first and named beside the person
+                # later is a second identity. Dated by the world to that point or later: known.
+                if not alone or (since is not None and pos <= since):
                     break
+                when = f"from {since}" if since is not None else "from the start"
+                findings.append(IdentityFinding(
+                    "undated", "store", person.name, str(pos), (person.name, alias),
+                    f"{alias!r} is one of {person.name}'s names {when}, but the story uses it alone before chunk "
+                    f"{chunk.id!r} at {pos} names both; if the story reveals they are one person, mark the alias "
+                    f'{{"name": {alias!r}, "secret": true, "revealed_in": [...]}}, else date it with "from"'))
+                break
     return findings
 
 
