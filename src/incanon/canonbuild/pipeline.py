@@ -8,7 +8,10 @@ Every helper call goes through the one helper model given (with the response cac
 after a kill or after adding a chapter answers the unchanged calls from the cache). The world
 is written to the store in one transaction once the canon stages are done, and only when it
 differs from what the store holds, so the graph and vectors of an unchanged work are kept and
-extended, never redone. Each stage reports what it made and what failed.
+extended, never redone. Each stage reports what it made and what failed, and a stage that runs
+longer than a few seconds says how far it is (:mod:`incanon.canonbuild.progress`). A full disk
+under the response cache stops the build at the next call instead of passing as the helper's
+failures (:mod:`incanon.canonbuild.guard`).
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from incanon.bench.timechara.scenes import ExtractedScene
 from incanon.canon.store import CanonStore
 from incanon.canon.world import Character, Scene, TimePoint, WorkInfo, World
 from incanon.canonbuild.cast import Cast, CastMember, build_cast, group_names, key, main_cast, scene_names
+from incanon.canonbuild.guard import BuildHelper
 from incanon.canonbuild.identities import find_secret_identities
 from incanon.canonbuild.profiles import SheetResult, write_sheets
+from incanon.canonbuild.progress import Progress
 from incanon.canonbuild.report import BuildReport, StepCount
 from incanon.canonbuild.scenes import SceneStep, find_scenes
 from incanon.canonbuild.timepoints import PointsResult, plan_points
@@ -121,23 +126,41 @@ def assemble(book: BookText, options: BuildOptions, step: SceneStep, cast: Cast,
     return World(work=info, characters=characters, scenes=scenes, chunks=chunks)
 
 
+def _stage(helper: BuildHelper, say: Say, stage: str, what: str = "", total: int | None = None) -> Progress:
+    """The progress of the next stage, counting the helper's answered calls."""
+    progress = Progress(say, stage)
+    if what:
+        progress.update(0, total, what)
+    helper.progress = progress
+    return progress
+
+
 async def build_canon(book: BookText, model: ChatModel, prompts: PromptLibrary, options: BuildOptions, *,
                       say: Say = lambda _: None, report: BuildReport | None = None) -> Built:
-    """Run the canon stages on ``book`` (no store is touched)."""
+    """Run the canon stages on ``book`` (no store is touched). Pass the model as a
+    :class:`BuildHelper` to share it with later stages; any other is wrapped in one here."""
     report = report or BuildReport(work=options.work_id, title=book.title)
+    helper = model if isinstance(model, BuildHelper) else BuildHelper(model)
+    model = helper
     t0 = time.monotonic()
     say(f"scenes: splitting {len(book.chapters)} chapters and listing who is present")
-    step = await find_scenes(book, model, prompts, per_chapter=options.scenes_per_chapter,
-                             known_characters=options.characters, concurrency=options.concurrency,
-                             json_mode=options.json_mode)
+    progress = _stage(helper, say, "scenes")
+    async with progress.ticking():
+        step = await find_scenes(book, model, prompts, per_chapter=options.scenes_per_chapter,
+                                 known_characters=options.characters, concurrency=options.concurrency,
+                                 json_mode=options.json_mode,
+                                 on_phase=lambda what, calls: progress.update(0, calls, what))
+    helper.check()
     report.add_step("scenes", StepCount(made=len(step.scenes), failed=len(step.whole_chapters)), time.monotonic() - t0)
     say(f"scenes: {len(step.scenes)} scenes ({len(step.whole_chapters)} chapters kept whole)")
     t0 = time.monotonic()
     counts = scene_names(step.scenes)
-    groups, failed = await group_names(counts, book.title, model, prompts, json_mode=options.json_mode)
-    cast = build_cast(counts, groups, step.scenes, failed)
-    identities = await find_secret_identities(cast, step.scenes, book.title, model, prompts,
-                                              json_mode=options.json_mode)
+    async with _stage(helper, say, "characters", "helper calls naming characters", None).ticking():
+        groups, failed = await group_names(counts, book.title, model, prompts, json_mode=options.json_mode)
+        cast = build_cast(counts, groups, step.scenes, failed)
+        identities = await find_secret_identities(cast, step.scenes, book.title, model, prompts,
+                                                  json_mode=options.json_mode)
+    helper.check()
     for name, secret, revealed in identities.secrets:
         say(f"characters: {secret!r} is a secret name of {name} "
             f"({'revealed in scene ' + revealed if revealed else 'never revealed'})")
@@ -163,17 +186,24 @@ async def build_canon(book: BookText, model: ChatModel, prompts: PromptLibrary, 
     say(f"characters: {len(cast.members)} found; main: {', '.join(m.name for m in main)}")
     t0 = time.monotonic()
     points: dict[str, PointsResult] = {}
-    for member in main:
-        points[member.name] = await plan_points(member, step.scenes, book.title, model, prompts,
-                                                count=options.time_points, json_mode=options.json_mode)
+    async with _stage(helper, say, "time points", "calls choosing time points", len(main)).ticking():
+        for member in main:
+            points[member.name] = await plan_points(member, step.scenes, book.title, model, prompts,
+                                                    count=options.time_points, json_mode=options.json_mode)
+    helper.check()
     report.add_step("time points", StepCount(made=sum(len(p.points) for p in points.values()),
                                              failed=sum(bool(p.failed) for p in points.values())), time.monotonic() - t0)
     say(f"time points: {sum(len(p.points) for p in points.values())} for {len(main)} characters")
     t0 = time.monotonic()
     sheets: dict[str, list[SheetResult]] = {}
-    for member in main:
-        sheets[member.name] = await write_sheets(member, points[member.name].points, step.scenes, book.title, model,
-                                                 prompts, budget=options.profile_tokens, json_mode=options.json_mode)
+    planned = sum(len(p.points) for p in points.values())
+    async with _stage(helper, say, "profiles", "profile calls", planned).ticking():
+        for member in main:
+            sheets[member.name] = await write_sheets(member, points[member.name].points, step.scenes, book.title,
+                                                     model, prompts, budget=options.profile_tokens,
+                                                     json_mode=options.json_mode)
+    helper.check()
+    helper.progress = None
     written = [r for rs in sheets.values() for r in rs]
     report.add_step("profiles", StepCount(made=sum(r.sheet is not None for r in written),
                                           failed=sum(r.sheet is None for r in written)), time.monotonic() - t0)

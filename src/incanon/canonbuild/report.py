@@ -121,7 +121,9 @@ class BuildReport:
                        f"({self.graph.get('chunks_failed', 0)} chunks failed, {self.graph.get('chunks_empty', 0)} empty)")
         if self.vectors:
             out.append(f"  vectors: {self.vectors.get('embedded', 0)} chunks embedded with {self.vectors.get('embedder')}"
-                       f" ({self.vectors.get('already', 0)} already)")
+                       f" ({self.vectors.get('already', 0)} already); the embedder computed "
+                       f"{self.vectors.get('computed', 0)} texts for the whole build, "
+                       f"{self.vectors.get('reused', 0)} reused from the cache or an earlier stage")
         h = self.helper
         if h:
             out.append(f"  helper: {h.get('calls', 0)} calls made, {h.get('cached_calls', 0)} from the cache, "

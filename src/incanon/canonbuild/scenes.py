@@ -16,6 +16,7 @@ is hidden from every character's witnessed view, never shown to the wrong one).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from incanon.bench.timechara.scenes import (
@@ -104,11 +105,16 @@ def _authored(chapter: ReadChapter) -> list[ExtractedScene]:
 
 async def find_scenes(book: BookText, model: ChatModel, prompts: PromptLibrary, *, per_chapter: int = 8,
                       known_characters: list[str] | None = None, concurrency: int = 4,
-                      json_mode: bool = True, max_chapter_chars: int = MAX_SPLIT_CHARS) -> SceneStep:
-    """Split, cover and people every chapter of ``book`` (see the module docstring)."""
+                      json_mode: bool = True, max_chapter_chars: int = MAX_SPLIT_CHARS,
+                      on_phase: Callable[[str, int], None] | None = None) -> SceneStep:
+    """Split, cover and people every chapter of ``book`` (see the module docstring).
+    ``on_phase(what, calls)``: told before the splits and before the participant lists, with
+    the number of helper calls each takes (without repair turns), for progress lines."""
     step = SceneStep()
     result = ExtractionResult()
     to_split = [c for c in book.chapters if not c.scenes]
+    if on_phase is not None:
+        on_phase("chapter split calls", sum(len(split_pieces(c.text, max_chapter_chars)) for c in to_split))
     by_chapter: dict[tuple[int, int], list[ExtractedScene]] = {}
     for b in sorted({c.book for c in to_split}):
         calls: list[tuple[ReadChapter, int, BookChapter]] = []
@@ -133,6 +139,8 @@ async def find_scenes(book: BookText, model: ChatModel, prompts: PromptLibrary, 
         if not placed:
             step.whole_chapters.append(f"{chapter.book}-{chapter.number}")
         step.scenes += cover(chapter, placed)
+    if on_phase is not None:
+        on_phase("participant calls", len(step.scenes))
     await find_participants(step.scenes, book.title, model, prompts, result=result,
                             known_characters=known_characters, concurrency=concurrency, json_mode=json_mode)
     step.problems = result.problems

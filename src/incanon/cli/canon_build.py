@@ -25,29 +25,25 @@ def _say(message: str) -> None:
     err.print(message, style="dim", highlight=False, markup=False)
 
 
-def _graph(canon: Any, work: str, llm: Any, library: Any, concurrency: int, embedder: str | None) -> dict[str, Any]:
-    from incanon.graph import GraphBuilder, GraphConfig, canon_chunks
-
-    chunks = canon_chunks(canon, work)
-    _say(f"graph: extracting entities and relations from {len(chunks)} chunks (RoleRAG pipeline)")
-    # The build's one embedder for the graph too: `--embedder none` embeds nothing here either.
-    builder = GraphBuilder(canon, work, llm, embedder=embedder or "none", config=GraphConfig(concurrency=concurrency),
-                           prompts=library)
-    try:
-        report = asyncio.run(builder.add(chunks))
-    finally:
-        builder.close()
-    return {**report.graph, "chunks_extracted": report.chunks_extracted, "chunks_failed": len(report.failed),
-            "chunks_empty": len(report.empty)}
+def _resume(cache: Path | None) -> str:
+    """What a rerun of the same command keeps, for the lines that ask for one."""
+    if cache is None:
+        return "--no-cache: it calls the helper again for the canon stages; what was stored is kept"
+    return f"the helper's answers so far are in the response cache {cache}, and what was stored is kept"
 
 
-def _vectors(canon: Any, work: str, embedder: str) -> dict[str, Any]:
-    from incanon.models import load_embedder
-    from incanon.retrieval.index import index_chunks
+def _stopped(exc: BaseException, cache: Path | None) -> BaseException:
+    """A full disk or a file size limit, said with what a rerun resumes from."""
+    import sqlite3
 
-    _say(f"vectors: embedding the chunks with {embedder}")
-    done = index_chunks(canon, work, load_embedder(embedder))
-    return {"embedder": done.embedder, "embedded": done.embedded, "already": done.already}
+    from incanon.errors import NoSpaceError
+    from incanon.oserrors import user_error
+
+    mapped = user_error(exc) if isinstance(exc, (OSError, sqlite3.Error)) else exc
+    if not isinstance(mapped, NoSpaceError):
+        return exc
+    head = str(mapped).split("; free some space", 1)[0]
+    return NoSpaceError(f"{head}; free some space and run the same command again: {_resume(cache)}")
 
 
 def register(app: typer.Typer) -> None:
@@ -81,7 +77,7 @@ def register(app: typer.Typer) -> None:
 
         Example: incanon canon build examples/book/harbour.txt --store canon --helper scripted:examples/book/helper.json
         """
-        from incanon.canonbuild import BuildOptions, BuildReport, build_canon, store_world
+        from incanon.canonbuild import BuildOptions, BuildReport
         from incanon.ingest.reader import read_book
         from incanon.templates import PromptLibrary
 
@@ -118,25 +114,33 @@ def register(app: typer.Typer) -> None:
         if no_cache:
             err.print("--no-cache: a rerun after an interruption will call the helper again for every step",
                       style="yellow")
-        _check_work(store_dir, options.work_id, fresh)
-        from incanon.models import load_chat_model
+        from incanon.canonbuild.interrupt import sigint_stops_at_once
+        from incanon.canonbuild.lock import build_lock
         from incanon.models.usage import metered
+        from incanon.paths import default_cache_path
 
-        llm = load_chat_model(helper, cache=False if no_cache else (cache or True))
+        cache_file = None if no_cache else (cache.expanduser() if cache else default_cache_path())
         report = BuildReport(work=options.work_id, title=book.title)
-        with metered() as meter:
-            built = asyncio.run(build_canon(book, llm, library, options, say=_say, report=report))
-            canon = open_canon(store_dir, create=True)
+        # The lock before anything is read or made: a second build must not even open the store.
+        with sigint_stops_at_once(), build_lock(store_dir), metered() as meter:
+            from incanon import created
+
             try:
-                report.store = str(canon.path)
-                report.stored = store_world(canon, built.world, source=", ".join(book.sources))
-                _say(f"store: work {options.work_id!r} {report.stored}")
-                if options.graph:
-                    report.graph = _graph(canon, options.work_id, llm, library, concurrency, options.embedder)
-                if options.embedder:
-                    report.vectors = _vectors(canon, options.work_id, options.embedder)
-            finally:
-                canon.close()
+                _check_work(store_dir, options.work_id, fresh)
+                _build(book, options, report, store_dir, helper, cache_file, library)
+            except KeyboardInterrupt:
+                created.discard_new()  # a store folder made for nothing yet goes; the cache stays
+                err.print(f"interrupted: run the same command again to resume ({_resume(cache_file)})",
+                          highlight=False, markup=False, soft_wrap=True)
+                raise typer.Exit(130) from None
+            except Exception as exc:
+                # What this build made and left empty goes while it still holds the lock, so the
+                # next build cannot have begun in a folder that is about to be removed.
+                created.discard_new()
+                stopped = _stopped(exc, cache_file)
+                if stopped is exc:
+                    raise
+                raise stopped from None
         total = meter.total
         report.helper = {"model": helper, "calls": total.calls, "cached_calls": total.cached_calls,
                          "tokens": total.prompt_tokens + total.completion_tokens, "cost": total.cost}
@@ -148,6 +152,33 @@ def register(app: typer.Typer) -> None:
         else:
             for line in report.lines():
                 out.print(line, highlight=False, markup=False)
+
+
+def _build(book: Any, options: Any, report: Any, store_dir: Path, helper: str, cache: Path | None,
+           library: Any) -> None:
+    """The stages, with the build lock held: canon stages, store, graph, vectors."""
+    from incanon.canonbuild import build_canon, store_world
+    from incanon.canonbuild.embedding import build_embedder
+    from incanon.canonbuild.guard import BuildHelper
+    from incanon.canonbuild.stages import graph_stage, vector_stage
+    from incanon.models import load_chat_model
+
+    llm = BuildHelper(load_chat_model(helper, cache=cache if cache is not None else False))
+    built = asyncio.run(build_canon(book, llm, library, options, say=_say, report=report))
+    # One embedder for the graph and the vectors: each chunk embedded once, kept in the cache.
+    embedder = build_embedder(options.embedder, cache) if options.embedder else None
+    canon = open_canon(store_dir, create=True)
+    try:
+        report.store = str(canon.path)
+        report.stored = store_world(canon, built.world, source=", ".join(book.sources))
+        _say(f"store: work {options.work_id!r} {report.stored}")
+        if options.graph:
+            report.graph = graph_stage(canon, options.work_id, llm, library, concurrency=options.concurrency,
+                                       embedder=embedder, say=_say)
+        if embedder is not None:
+            report.vectors = vector_stage(canon, options.work_id, embedder, say=_say)
+    finally:
+        canon.close()
 
 
 def _parts(book: Any) -> list[dict[str, Any]]:

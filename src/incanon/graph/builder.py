@@ -11,7 +11,7 @@ through the model given, so a model loaded with a response cache makes re-runs f
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -24,6 +24,10 @@ from incanon.graph.integrate import IntegrationReport, Integrator
 from incanon.models.types import ChatModel, Completion, Embedder, GenerationParams, Message
 from incanon.templates import PromptLibrary, default_library
 
+
+GraphProgress = Callable[[str, int, "int | None"], None]
+"""``progress(what, done, total)``: ``what`` names the phase (``"chunks extracted"``), ``total``
+is None where the phase's size is not known in advance (the integration's helper calls)."""
 
 #: Notes that make an extracted chunk worth a line in the build report.
 _WARNINGS = ("reply cut", "reply was cut off", "not one of", "unreadable")
@@ -38,6 +42,8 @@ class CountingModel:
         self.calls = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
+        self.on_call: Callable[[], None] | None = None
+        """Called after each answered call (progress of a phase whose calls are not known ahead)."""
 
     @property
     def name(self) -> str:
@@ -53,6 +59,8 @@ class CountingModel:
         self.calls += 1
         self.prompt_tokens += completion.prompt_tokens
         self.completion_tokens += completion.completion_tokens
+        if self.on_call is not None:
+            self.on_call()
         return completion
 
 
@@ -131,8 +139,11 @@ class GraphBuilder:
 
     def __init__(self, canon: CanonStore, work: str, model: ChatModel, *,
                  embedder: Embedder | str | None = None, config: GraphConfig | None = None,
-                 prompts: PromptLibrary | None = None):
+                 prompts: PromptLibrary | None = None, progress: GraphProgress | None = None):
         self.config = config or GraphConfig()
+        self.progress = progress
+        """Told of each extracted chunk, integration call and embedded batch (a long build on a
+        real book is silent for minutes otherwise)."""
         self.db = GraphDB(canon, work)
         self.model = CountingModel(model)
         self.embedder = _embedder(self.config.embedder if embedder is None else embedder)
@@ -153,18 +164,26 @@ class GraphBuilder:
             await self._rebuild_derived()
         await self._extract(report, retry_empty)
         self.model.reset()
-        report.integration = await Integrator(self.db, self.model, self.embedder, self.config, self.prompts).run()
+        report.integration = await self._integrator().run()
         report.integration_cost = PhaseCost(*self.model.reset())
         report.graph = self.db.counts()
         self._remember(report)
         return report
+
+    def _integrator(self) -> Integrator:
+        progress = self.progress
+        if progress is not None:
+            progress("helper calls merging and describing entities", 0, None)
+            self.model.on_call = lambda: progress("helper calls merging and describing entities", self.model.calls,
+                                                  None)
+        return Integrator(self.db, self.model, self.embedder, self.config, self.prompts, progress=progress)
 
     async def integrate(self) -> BuildReport:
         """Integrate what is extracted but not yet in the graph (after a deletion), calling no
         extraction."""
         report = BuildReport(work=self.db.work.id)
         self.model.reset()
-        report.integration = await Integrator(self.db, self.model, self.embedder, self.config, self.prompts).run()
+        report.integration = await self._integrator().run()
         report.integration_cost = PhaseCost(*self.model.reset())
         report.graph = self.db.counts()
         return report
@@ -175,6 +194,8 @@ class GraphBuilder:
         extractor = ChunkExtractor(self.model, self.config, self.prompts, axis=str(self.db.work.axis))
         gate = asyncio.Semaphore(self.config.concurrency)
         self.model.reset()
+        if self.progress is not None:
+            self.progress("chunks extracted", 0, len(todo))
 
         async def one(row_id: int) -> None:
             async with gate:
@@ -183,6 +204,8 @@ class GraphBuilder:
             self.db.save_extraction(row_id, result.status, result.extraction, result.calls, result.notes)
             report.corpus_tokens += chunk.tokens
             report.chunks_extracted += 1
+            if self.progress is not None:
+                self.progress("chunks extracted", report.chunks_extracted, len(todo))
             if result.status != "extracted":
                 report.issues.append(ChunkIssue(chunk.id, result.status, chunk.tokens, "; ".join(result.notes)))
             elif any(_WARN in n for n in result.notes for _WARN in _WARNINGS):

@@ -3,6 +3,7 @@ built from (a store built from corpus files has no canon chunks), through the sa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,8 +12,11 @@ from incanon.graph.db import GraphDB
 from incanon.models.types import Embedder
 
 
-def embed_missing_chunks(db: GraphDB, embedder: Embedder, batch: int = 32) -> int:
-    """Embed (as passages) every chunk of the graph that has no vector from ``embedder``."""
+def embed_missing_chunks(db: GraphDB, embedder: Embedder, batch: int = 32,
+                         progress: Callable[[int, int], None] | None = None) -> int:
+    """Embed (as passages) every chunk of the graph that has no vector from ``embedder``, each
+    batch committed when done (a kill loses one batch, not the stage; an embedder behind the
+    response cache keeps even that); ``progress(done, todo)`` after each."""
     rows = db.conn.execute(
         "SELECT c.id, c.text FROM graph_chunks c WHERE c.work_id = ? AND NOT EXISTS"
         " (SELECT 1 FROM graph_chunk_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?) ORDER BY c.id",
@@ -23,6 +27,8 @@ def embed_missing_chunks(db: GraphDB, embedder: Embedder, batch: int = 32) -> in
         with db.tx():
             db.conn.executemany("INSERT OR REPLACE INTO graph_chunk_vectors VALUES (?, ?, ?)",
                                 ((r[0], embedder.name, mat[i].tobytes()) for i, r in enumerate(part)))
+        if progress is not None:
+            progress(start + len(part), len(rows))
     return len(rows)
 
 

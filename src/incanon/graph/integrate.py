@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -76,8 +77,10 @@ class Integrator:
     """Integrates the ``extracted`` chunks of one graph."""
 
     def __init__(self, db: GraphDB, model: ChatModel, embedder: Embedder | None, config: GraphConfig,
-                 prompts: PromptLibrary):
+                 prompts: PromptLibrary, progress: Callable[[str, int, int | None], None] | None = None):
         self.db, self.model, self.embedder, self.config, self.prompts = db, model, embedder, config, prompts
+        self.progress = progress
+        """``progress(what, done, total)`` of the embedding phases (see ``GraphBuilder``)."""
 
     async def run(self) -> IntegrationReport:
         report = IntegrationReport()
@@ -179,7 +182,11 @@ class Integrator:
             return 0
         from incanon.graph.chunkvec import embed_missing_chunks
 
-        return embed_missing_chunks(self.db, self.embedder)
+        return embed_missing_chunks(self.db, self.embedder, progress=self._phase("chunk vectors"))
+
+    def _phase(self, what: str) -> Callable[[int, int], None] | None:
+        progress = self.progress
+        return None if progress is None else (lambda done, total: progress(what, done, total))
 
     async def _merged_text(self, subject: str, descs: list[str], new: list[str], previous: str,
                            was_summarized: bool) -> tuple[str, bool, int]:
@@ -228,12 +235,15 @@ class Integrator:
             return 0
         have = self.db.vector_digests(self.embedder.name)
         todo = [n for n in self.db.nodes() if have.get(n.row_id) != n.digest]
+        tell = self._phase("entity vectors")
         for start in range(0, len(todo), 64):
             part = todo[start:start + 64]
             vecs = np.asarray(self.embedder.embed([f"{n.name}: {n.description}" for n in part], kind="passage"))
             with self.db.tx():
                 self.db.put_vectors(self.embedder.name, [(n.row_id, n.digest) for n in part], vecs)
                 self.db.bump()
+            if tell is not None:
+                tell(start + len(part), len(todo))
         return len(todo)
 
 

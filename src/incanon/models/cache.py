@@ -128,9 +128,11 @@ class ResponseCache:
                 require_database(self.path, "response cache", wait_s=2.0)
             from incanon.created import track_new
 
-            # A cache this command creates goes again if the command fails: a failed command
-            # leaves nothing new (its finished samples are in the run store, not here).
-            track_new(self.path)
+            # A cache this command creates goes again if the command fails while it is still
+            # empty, and only then: once it holds an answer it is what makes the rerun free (a
+            # build that failed on a full disk after 30 minutes of helper calls had deleted them
+            # all), and another process may be writing into it.
+            track_new(self.path, keep=lambda: _worth_keeping(self.path))
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = connect(self.path, "response cache", timeout=self.busy_timeout_s, isolation_level=None,
                            check_same_thread=False)
@@ -287,6 +289,34 @@ class ResponseCache:
                 db.execute("ROLLBACK")
                 raise
         return removed
+
+
+def _worth_keeping(path: Path) -> bool:
+    """Whether a cache file a failed command created must stay: it holds an answer or a vector,
+    or it cannot be read to tell (unlike a store, an unreadable cache is kept: deleting a
+    cache full of paid answers costs far more than leaving an empty file)."""
+    from urllib.parse import quote
+
+    if not path.is_file():
+        return False
+    wal = Path(f"{path}-wal")
+    wal_empty = not wal.exists() or wal.stat().st_size == 0
+    if path.stat().st_size == 0 and wal_empty:
+        return False
+    # With nothing in the WAL the file alone says it all, and reading it as immutable takes no
+    # lock and writes no shared memory (a plain read-only open fails under the same full disk
+    # or file size limit that made the command fail).
+    flags = "?mode=ro&immutable=1" if wal_empty else "?mode=ro"
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(path))}{flags}", uri=True, timeout=2.0)
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            return any(conn.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() is not None
+                       for t in ("responses", "embeddings") if t in tables)
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return True
 
 
 def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
