@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from incanon.bench.sizing import template_tokens, text_tokens
+from incanon.sizing import template_tokens, text_tokens
 from incanon.canonbuild.pipeline import BuildOptions
 from incanon.canonbuild.scenes import MAX_SPLIT_CHARS, split_pieces
 from incanon.graph.chunking import SourceChunk, text_chunks

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from incanon.bench.timechara.llm_json import ask_structured
-from incanon.bench.timechara.scenes import ExtractedScene
+from incanon.llmout.structured import ask_structured
+from incanon.canonbuild.scene_extract import ExtractedScene
 from incanon.canon.namebook import name_pattern
 from incanon.canonbuild.cast import Cast, CastMember, key
 from incanon.errors import IncanonError

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from incanon.bench.timechara.scenes import ExtractedScene
+from incanon.canonbuild.scene_extract import ExtractedScene
 from incanon.canon.store import CanonStore
 from incanon.canon.world import Character, Scene, TimePoint, WorkInfo, World
 from incanon.canonbuild.cast import Cast, CastMember, build_cast, group_names, key, main_cast, scene_names

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from incanon.bench.timechara.scenes import ExtractedScene
+from incanon.canonbuild.scene_extract import ExtractedScene
 from incanon.canon.persona import persona_at
 from incanon.canon.position import Axis, Position
 from incanon.canon.records import CharacterRecord, TimePointRecord

@@ -1,7 +1,7 @@
 """Scenes of a built book: the project's one scene splitter and participant step, covering every word.
 
 Chapters whose author marked scenes (markdown ``<!-- scene -->``) keep them. Every other chapter
-goes through the scene splitter (:func:`incanon.bench.timechara.scenes.split_scenes` with the
+goes through the scene splitter (:func:`incanon.canonbuild.scene_extract.split_scenes` with the
 ``canon_scene_split`` prompt: each scene's opening and closing words, summary, location and
 speakers), and the scenes found are widened to cover the chapter: text between two scenes joins
 the scene after it, text after the last joins the last. A chapter the helper could not split is
@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from incanon.bench.timechara.scenes import (
+from incanon.canonbuild.scene_extract import (
     ExtractedScene,
     ExtractionResult,
     SceneProblem,

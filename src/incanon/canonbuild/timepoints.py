@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from incanon.bench.timechara.llm_json import ask_structured
-from incanon.bench.timechara.scenes import ExtractedScene
+from incanon.llmout.structured import ask_structured
+from incanon.canonbuild.scene_extract import ExtractedScene
 from incanon.canon.position import Position
 from incanon.canonbuild.cast import CastMember
 from incanon.errors import IncanonError

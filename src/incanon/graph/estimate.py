@@ -28,7 +28,7 @@ INTEGRATION_COMPLETION_TOKENS = 60
 def build_estimate(chunks: Sequence[SourceChunk], config: GraphConfig, model: str,
                    prompts: PromptLibrary | None = None) -> RunEstimate:
     """The predicted model use of extracting and integrating ``chunks``."""
-    from incanon.bench.sizing import template_tokens
+    from incanon.sizing import template_tokens
 
     base = template_tokens("graph_extract", prompts)
     glean = template_tokens("graph_glean", prompts)
