@@ -267,3 +267,14 @@ def test_a_cached_reply_reports_what_it_cost_and_says_so(served, tmp_path):
     assert again.usage.model_extra["incanon_cached"] is True and again.model_extra["incanon"]["cached"] is True
     assert streamed[-1].usage.total_tokens == fresh.usage.total_tokens
     assert streamed[-1].model_extra["incanon"]["cached"] is True
+
+
+def test_follow_ups_ask_about_people_the_character_knows(served_api):
+    response = served_api.post({"model": "lanterns/Wren Callow@1-3/in-canon", "stream": False,
+                                "messages": [{"role": "user", "content": OPEN_WEBUI_TASKS["follow_ups"]}]})
+    questions = json.loads(response.json()["choices"][0]["message"]["content"])["follow_ups"]
+    assert len(questions) == 3 and all(q.endswith("?") for q in questions)
+    # Someone Wren knows at the end of book 1, not a word of the reply taken as a topic.
+    assert questions[0].startswith("What do you make of ")
+    assert not any(q.startswith("Tell me more about") for q in questions)
+    assert not any(later in json.dumps(questions) for later in LATER)

@@ -29,7 +29,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from incanon.agents.base import Turn
@@ -43,6 +43,7 @@ from incanon.serve.hosting import SessionHost, SharedModel
 from incanon.serve.indexing import IndexJobs
 from incanon.serve.model_list import find_entry, model_entries
 from incanon.serve.reader import READER_HEADER, reader_target
+from incanon.serve.follow_ups import follow_ups
 from incanon.serve.requests import BackgroundTask, background_task, choices_wanted, continue_turn, sampling
 from incanon.serve.wire import Trim, chunk_event, completion_json, pieces, stream_events
 
@@ -261,6 +262,10 @@ class CharacterServer:
         n = choices_wanted(body)
         task = background_task(messages)
         opened = await self._session(who)
+        if task is not None and task.kind == "follow_ups":
+            # What a reader would ask this character at this point, from what it may know.
+            questions = await opened.call(lambda s: follow_ups(s, list(task.history)))
+            task = replace(task, text=json.dumps({"follow_ups": questions}, ensure_ascii=False))
         session = opened.session
         params = sampling(body, session.params)
         dialogue = dialogue_from_messages(messages, session.who.character, allow_continue=True)

@@ -201,6 +201,8 @@ class BackgroundTask:
     """``title``, ``tags``, ``follow_ups`` or ``queries`` (the JSON key Open WebUI asks for)."""
     text: str
     """The answer: the JSON object the task's template asks for."""
+    history: tuple[tuple[str, str], ...] = ()
+    """The conversation the task quotes, ``(speaker, text)`` per line."""
 
 
 def _history(prompt: str) -> list[tuple[str, str]]:
@@ -274,4 +276,4 @@ def background_task(messages: list[dict[str, Any]]) -> BackgroundTask | None:
     else:
         about = topic[0] if topic else "that"
         value = ["What happened next?", f"Tell me more about {about}.", "How did you feel about it?"]
-    return BackgroundTask(kind=kind, text=json.dumps({kind: value}, ensure_ascii=False))
+    return BackgroundTask(kind=kind, text=json.dumps({kind: value}, ensure_ascii=False), history=tuple(lines))
