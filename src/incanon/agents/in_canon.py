@@ -67,8 +67,9 @@ def relation_line(r: RelationRecord) -> str:
 
 @register_agent("in-canon")
 class InCanonAgent(Agent):
-    """Scoped persona, witnessed-only retrieval, known facts and relations, narrative experts
-    on witnessed text (see the module docstring)."""
+    """incanon's strict method: the scoped persona, retrieval of witnessed text only, the facts
+    and relations the character knows, and the narrative experts on witnessed text; it never
+    reads anything later or from a scene the character missed."""
 
     requires = ("store",)
 

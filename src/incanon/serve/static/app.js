@@ -21,8 +21,10 @@ async function chatView() {
     fill(view, h("p", {}, "The canon store holds no work: import one with `incanon canon import`."));
     return;
   }
+  // The title alone fits the panel; the id only tells apart works of one title.
+  const titled = (w) => works.filter((o) => o.title === w.title).length > 1 ? `${w.title} (${w.id})` : w.title;
   const workSel = h("select", { testid: "work", onchange: () => loadWork(workSel.value) },
-    works.map((w) => h("option", { value: w.id }, `${w.title} (${w.id})`)));
+    works.map((w) => h("option", { value: w.id, title: w.id }, titled(w))));
   const charSel = h("select", { testid: "character", onchange: () => { updateMarks(); toStartingStop(); } });
   const methodSel = h("select", { testid: "method", onchange: () => changeMethod(methodSel.value) },
     methods.map((m) => h("option", { value: m.name, title: m.description }, m.name)));
@@ -114,6 +116,9 @@ async function loadWork(work) {
   ui.charSel.replaceChildren(...timeline.characters.map((c) => h("option", { value: c.name }, c.name)));
   if (timeline.characters.some((c) => c.name === keep)) ui.charSel.value = keep;
   ui.slider.max = Math.max(0, timeline.stops.length - 1);
+  // The /at example is a position of this work (a one-book work has no "2-4").
+  const example = timeline.stops[Math.min(1, timeline.stops.length - 1)];
+  ui.input.placeholder = `Say something, or /why${example ? `, /at ${example.at}` : ""}, /method rag-cutoff`;
   updateMarks();
   const chat = chatState.chat;
   const here = chat ? timeline.stops.findIndex((s) => s.at === chat.at) : -1;
@@ -132,10 +137,12 @@ function toStartingStop() {
   const character = characters.find((c) => c.name === ui.charSel.value);
   let index = 0;
   if (character) {
+    // The character's first time point; but one whose first point is the end of the story
+    // opens where a reader first meets it, not at the most spoiled point.
+    const at = (wanted) => (wanted ? stops.findIndex((s) => s.at === wanted) : -1);
     const firstPoint = character.time_points[0];
-    const wanted = firstPoint ? firstPoint.at : character.first;
-    const found = wanted ? stops.findIndex((s) => s.at === wanted) : -1;
-    if (found >= 0) index = found;
+    const point = at(firstPoint && firstPoint.at), met = at(character.first);
+    index = point >= 0 && !(point === stops.length - 1 && met >= 0) ? point : Math.max(0, met);
   }
   ui.slider.value = String(index);
   showStop();

@@ -51,8 +51,10 @@ function draw(chart, table, win, svg, tip) {
   const cats = table.categories.slice(win.start, win.end);
   const shown = table.series.map((s) => s.values.slice(win.start, win.end).map((v, i) => ({ v, e: s.errors ? s.errors[win.start + i] : null })));
   const tops = shown.flat().filter((p) => p.v !== null).map((p) => p.v + (p.e || 0));
-  const step = niceStep(Math.max(1e-9, ...tops) / 4);
-  const [y0, y1] = chart.y_range && chart.kind !== "histogram" ? chart.y_range : [0, Math.ceil(Math.max(1e-9, ...tops) / step) * step];
+  // All zeros: a 0-to-1 axis, so the zeros are drawn on it instead of an empty box.
+  const top = Math.max(0, ...tops) || 1;
+  const step = niceStep(top / 4);
+  const [y0, y1] = chart.y_range && chart.kind !== "histogram" ? chart.y_range : [0, Math.ceil(top / step) * step];
   const plotW = W - M.left - M.right, plotH = H - M.top - M.bottom;
   const y = (v) => M.top + plotH - ((Math.min(Math.max(v, y0), y1) - y0) / (y1 - y0 || 1)) * plotH;
   const band = plotW / Math.max(1, cats.length), barW = (band * 0.8) / Math.max(1, shown.length);
@@ -69,7 +71,9 @@ function draw(chart, table, win, svg, tip) {
       if (v === null || v === undefined) return;
       const label = `${cat} · ${table.series[k].name}: ${fmt(v)}${e ? ` ± ${fmt(e)}` : ""}`;
       const x = x0 + barW * k;
-      parts.push(h("rect", { x, y: y(Math.max(v, y0)), width: Math.max(1, barW - 1), height: Math.max(0, y(y0) - y(Math.max(v, y0))),
+      // A zero is a visible 2 px bar on the axis (with its value on hover), not nothing.
+      const tall = Math.max(v === y0 ? 2 : 0, y(y0) - y(Math.max(v, y0)));
+      parts.push(h("rect", { x, y: y(y0) - tall, width: Math.max(1, barW - 1), height: tall,
         fill: COLORS[k % COLORS.length], "data-value": v, testid: "chart-bar",
         onmouseenter: (ev) => { tip.textContent = label; tip.hidden = false; moveTip(ev, tip); },
         onmousemove: (ev) => moveTip(ev, tip), onmouseleave: () => { tip.hidden = true; } }, h("title", {}, label)));
