@@ -65,3 +65,27 @@ def test_a_listing_that_names_the_secret_before_the_reveal_is_caught(tmp_path: P
     found = [f for f in identity_check(store, "vane", points) if f.surface == "models"]
     # Only before the reveal (1-3-1), where a reader does not know it yet.
     assert [(f.character, f.at) for f in found] == [("Aurel Vane", "1-2-1")]
+
+
+def _audit_json(tmp_path: Path, world, embedder: str, character: str = "Matthias Ord") -> tuple[int, dict]:
+    path = write_world_file(world, tmp_path / "planted.json")
+    runner = CliRunner()
+    assert runner.invoke(app, ["canon", "import", str(path), "--store", str(tmp_path / "canon")]).exit_code == 0
+    result = runner.invoke(app, ["canon", "audit", "--store", str(tmp_path / "canon"), "--method", "in-canon",
+                                 "--character", character, "--embedder", embedder, "--json"])
+    return result.exit_code, json.loads(result.stdout)
+
+
+def test_the_jekyll_like_world_reads_zero_and_each_planted_leak_exits_1(tmp_path: Path, fake_embedder: str) -> None:
+    code, data = _audit_json(tmp_path / "clean", secret_world(), fake_embedder)
+    assert code == 0 and data["strict_leaks"] == 0 and data["canaries"]["leaks"] == 0
+    # A sentence of the confession written into Ord's early profile: the reveal, in so many words.
+    told = secret_world()
+    told.characters[0].time_points[0].profile = "Ord keeps wills. Vane drinks the salts and becomes Crane."
+    code, data = _audit_json(tmp_path / "told", told, fake_embedder)
+    assert code == 1 and any(f["surface"] == "timepoint" and f["at"] == "1-2-1" for f in data["findings"])
+    # A pointer to a later part, every word known: "in chapter four" of a one-book story.
+    pointer = secret_world()
+    pointer.characters[0].time_points[0].profile = "Ord keeps wills. In chapter four he learns who Crane is."
+    code, data = _audit_json(tmp_path / "pointer", pointer, fake_embedder)
+    assert code == 1
