@@ -127,7 +127,7 @@ async def test_unreadable_entity_replies_are_asked_again(graph_store, embedder):
                               graph_store, embedder).respond(who, QUESTION)
     assert [c.step for c in reply.calls] == ["entities"] * 3 + ["answer"] and reply.details["nodes"] == ["Dace Morrow"]
     never = await paper_agent(paper_model(bad_replies=99), graph_store, embedder).respond(who, QUESTION)
-    assert [c.step for c in never.calls] == ["entities"] * 6 + ["answer"] and never.details["nodes"] == []
+    assert [c.step for c in never.calls] == ["entities"] * 6 and never.details["nodes"] == [] and never.text == ""
 
 
 async def test_cutoff_holds_under_the_paper_protocol(graph_store, embedder):

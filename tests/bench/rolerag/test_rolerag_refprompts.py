@@ -102,7 +102,9 @@ def test_cli_prompts_from(graph_store, tmp_path: Path):
     qfile.write_text(json.dumps({"character": "Wren Callow", "question": "Who is Dace?", "scope": "in",
                                  "kind": "specific", "work": "lanterns"}) + "\n")
     agent = tmp_path / "agent.json"
-    agent.write_text(json.dumps({"rules": [], "default": "I keep the lamps."}))
+    agent.write_text(json.dumps({"rules": [{"match": "ZEBRA-ENTITIES", "response": "(character<|>Wren Callow<|>self<|>Yes"
+                                            "<|>specific)##(character<|>Dace Morrow<|>rival<|>Yes<|>specific)"}],
+                                 "default": "I keep the lamps."}))
     judge = tmp_path / "judge.json"
     judge.write_text(json.dumps({"rules": [{"match": "keeps to the limits", "response": "Rating: 1"}],
                                  "default": "Rating: 6"}))

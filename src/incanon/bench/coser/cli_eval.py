@@ -226,7 +226,7 @@ def rescore(
     file: Path = typer.Argument(..., help="Evaluation file (CoSER's {\"scores\", \"cases\"} or `incanon coser judge --out`) or CoSER simulation file (exp/simulation/*.json)."),
     test: Optional[Path] = typer.Option(None, "--test", help="Test set, to recompute BLEU / ROUGE-L and read domains."),
     continue_from: Optional[int] = typer.Option(None, "--continue-from", min=0, help="Messages copied from the original (default: the file's own setting, else 0)."),
-    no_length_penalty: bool = typer.Option(False, "--no-length-penalty", help="Score without the length correction (the released *_no_length_penalty files)."),
+    length_penalty: Optional[bool] = typer.Option(None, "--length-penalty/--no-length-penalty", help="Score with or without the length correction (default: as the file's name says: without for CoSER's *-no_length_penalty files, said on stderr; with for any other)."),
     md: Optional[Path] = typer.Option(None, "--md", help="Also write the report as markdown to this file."),
     json_: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
@@ -236,7 +236,7 @@ def rescore(
     """
     from incanon.bench.coser.rescore import rescore_file
 
-    result = rescore_file(file, test=test, continue_from=continue_from, length_penalty=not no_length_penalty)
+    result = rescore_file(file, test=test, continue_from=continue_from, length_penalty=length_penalty)
     if not json_:
         err.print(f"{len(result.cases)} cases rescored from {file} ({result.layout} layout); "
                   f"{result.disagreeing_cases} disagree with the stored scores", highlight=False)

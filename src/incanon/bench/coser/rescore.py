@@ -22,6 +22,8 @@ stored values (fractions in CoSER's files) are carried over as percentages.
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -277,16 +279,38 @@ def rescore_data(data: Any, *, source: str, test: str | Path | None = None, cont
     return result
 
 
+NO_PENALTY_NAME = re.compile(r"[-_]no[-_]length[-_]penalty$", re.IGNORECASE)
+"""The name CoSER gives the evaluation files it scored without the length correction
+(``<setting>-no_length_penalty.json``, also written ``_no_length_penalty``)."""
+
+
+def named_without_penalty(path: str | Path) -> bool:
+    """Does the file's name say it was scored without the length correction?"""
+    return bool(NO_PENALTY_NAME.search(Path(path).stem))
+
+
 def rescore_file(path: str | Path, *, test: str | Path | None = None, continue_from: int | None = None,
-                 length_penalty: bool = True) -> RescoreResult:
-    """Rescore an evaluation or simulation file."""
+                 length_penalty: bool | None = None) -> RescoreResult:
+    """Rescore an evaluation or simulation file. ``length_penalty`` None: as the file's name says
+    (a ``*-no_length_penalty`` file without the correction, any other with it), noted in the
+    report; True / False: as asked (a note says so when the name says otherwise)."""
+    named = named_without_penalty(path)
+    penalty = (not named) if length_penalty is None else length_penalty
     try:
-        return rescore_data(read_json(path), source=str(path), test=test, continue_from=continue_from,
-                            length_penalty=length_penalty)
+        result = rescore_data(read_json(path), source=str(path), test=test, continue_from=continue_from,
+                              length_penalty=penalty)
     except InputError as exc:
         if exc.source is None:
             raise InputError(str(exc), source=str(path)) from None
         raise
+    if named and length_penalty is None:
+        result.report.notes = [n for n in result.report.notes if "--no-length-penalty" not in n]
+        result.report.notes.append("the file's name says no_length_penalty: scored without the length "
+                                   "correction, as CoSER scored it (--length-penalty scores with it)")
+    elif named and penalty:
+        result.report.notes.append("the file's name says no_length_penalty, but it was scored with the length "
+                                   "correction as asked (--length-penalty): the stored scores will disagree")
+    return result
 
 
 def evaluation_file(store: RunStore, judged_run: str, epoch: int = 0) -> dict[str, Any]:

@@ -58,8 +58,12 @@ def reference_question(asker: str, question: str, options: Sequence[str], answer
     return text
 
 
-def reference_history(texts: Sequence[str]) -> str:
-    """Remembered texts as the reference puts them in the prompt."""
+def reference_history(texts: Sequence[str], *, joined: bool = False) -> str:
+    """Remembered texts as the reference puts them in the prompt: each followed by a line break
+    (``retrieve_history``), or for the oracle (``joined``) one after the other as
+    ``extract_gt_sessions_bm25_date`` joins its sessions."""
+    if joined:
+        return "".join(texts) if texts else "No Relevant History\n"
     return "".join(f"{t}\n" for t in texts) if texts else "No history.\n"
 
 
@@ -99,10 +103,11 @@ class ReferencePrompts:
             self.text(JUDGE_USER_FILE, JUDGE_MARKERS)
 
     def answer(self, *, answer_format: str, retrieval: bool, date: str, history: Sequence[str], asker: str,
-               question: str, options: Sequence[str], chatbot: str) -> str:
-        """The answer prompt, filled in the reference's order."""
+               question: str, options: Sequence[str], chatbot: str, joined: bool = False) -> str:
+        """The answer prompt, filled in the reference's order (``joined``: the oracle's history)."""
         template = self.text(answer_file(answer_format, retrieval), ANSWER_MARKERS)
-        return (template.replace("<<<Date>>>", date).replace("<<<Dialog_History>>>", reference_history(history))
+        return (template.replace("<<<Date>>>", date)
+                .replace("<<<Dialog_History>>>", reference_history(history, joined=joined))
                 .replace("<<<Question>>>", reference_question(asker, question, options, answer_format))
                 .replace("<<<Chatbot>>>", chatbot))
 

@@ -167,7 +167,9 @@ class _GraphAgent(_RoleRAGBase):
         found = await self._retriever().retrieve(who, question_of(dialogue), cutoff=self.cutoff)
         for step, messages, output in found.calls:
             calls.append(CallRecord(step=step, messages=messages, output=output))
-        text = await self._answer(who, dialogue, calls, timed=self.cutoff, **found.prompt_vars())
+        # The reference answers "" when no entity could be read (``local_query``: no answer call).
+        text = "" if found.gave_up else await self._answer(who, dialogue, calls, timed=self.cutoff,
+                                                            **found.prompt_vars())
         context = [n.name for n in found.nodes] + [f"{e.source} - {e.target}" for e in found.relations]
         return Reply(text=text, method=self.name, calls=calls, context=context,
                      details={**found.details(), "cutoff": self.cutoff})
@@ -175,7 +177,8 @@ class _GraphAgent(_RoleRAGBase):
 
 PAPER_CALLS = CallPattern(calls=2, min_calls=2, max_calls=7, prompt_tokens=900, completion_tokens=200)
 """The graph methods under the paper protocol: one entity call (asked again up to 5 times when
-unreadable) and the answer, whose context holds up to 1,000 tokens of source text."""
+unreadable; then no answer call) and the answer, whose context holds up to 1,000 tokens of
+source text."""
 
 
 @register_agent("rolerag")

@@ -4,8 +4,9 @@ A store built from corpus files has no canon chunks and no canon profile, so the
 baselines must read the graph's chunks: ``rag-chunks`` searches their vectors (written at build
 time), ``profile`` summarizes the chunks that name the character. Through a knowledge scope a
 chunk counts when its text is at or before the character's position (background text always
-counts): the baselines cut by text position, as TimeChara's RAG-cutoff does; only the graph
-methods know when each fact becomes true. A work without graph chunks falls back to its canon
+counts), as TimeChara's RAG-cutoff cuts; on a date axis its text is then cut to the sentences
+true at the position (``cutoff.cut_text``: a biography's background chunk tells the whole life).
+Only the graph methods know when each extracted fact becomes true. A work without graph chunks falls back to its canon
 chunks (``incanon.retrieval``).
 
 ``timed_names`` gives the names a character goes by at a position, from the graph's view
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from incanon.agents.base import CharacterAt
+from incanon.bench.rolerag.cutoff import PromptCut
 from incanon.canon.store import CanonStore
 from incanon.graph.db import GraphDB
 from incanon.graph.names import fold
@@ -77,8 +79,10 @@ class GraphCorpus:
             return None
         rows = view.db.conn.execute("SELECT id, ext_id, text, pos_key FROM graph_chunks WHERE work_id = ?"
                                     " ORDER BY COALESCE(pos_key, -1), id", (view.db.wid,)).fetchall()
-        return [CorpusChunk(r[1], r[2], self._label(view, r[3])) for r in rows if r[0] in view.visible_chunks
-                or (not cutoff and r[0] in view.readable_chunks)]
+        cut = PromptCut(view)
+        found = [CorpusChunk(r[1], cut.text(r[2], r[3]), self._label(view, r[3])) for r in rows
+                 if r[0] in view.visible_chunks or (not cutoff and r[0] in view.readable_chunks)]
+        return [c for c in found if c.text.strip()]
 
     def search(self, who: CharacterAt, embedder: Embedder, query: str, k: int, cutoff: bool = True
                ) -> list[CorpusChunk] | None:
@@ -90,8 +94,17 @@ class GraphCorpus:
         if view is None:
             return None
         allowed = view.visible_chunks if cutoff else view.readable_chunks
-        hits = search_chunks(view.db, embedder, query, k, allowed)
-        return [CorpusChunk(h.id, h.text, self._label(view, h.pos_key), h.score) for h in hits]
+        cut = PromptCut(view)
+        # At a cutoff a chunk with nothing true yet is no hit: rank them all, cut from the best.
+        hits = search_chunks(view.db, embedder, query, len(allowed) if cut.active else k, allowed)
+        found: list[CorpusChunk] = []
+        for h in hits:
+            text = cut.text(h.text, h.pos_key)
+            if text.strip():
+                found.append(CorpusChunk(h.id, text, self._label(view, h.pos_key), h.score))
+            if len(found) >= k:
+                break
+        return found
 
     def timed_names(self, who: CharacterAt) -> tuple[str, list[str]] | None:
         """(name, other names) of the character as the story has named them by ``who.position``,

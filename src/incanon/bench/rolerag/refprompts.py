@@ -6,7 +6,8 @@ The clone's ``rolerag/prompt.py`` (or a ``prompt.py`` at the top of DIR) is read
 incanon's templates:
 
 * ``keyword_extractionv2`` → ``rolerag_paper_entities`` (the paper protocol's one entity call),
-  filled as the reference fills it: the delimiters, ``entity_types`` comma-joined, ``source`` the
+  filled as the reference fills it: the delimiters, ``entity_types`` comma-joined in the
+  reference's order (``paper.PAPER_ENTITY_TYPES``), ``source`` the
   work's title, ``question`` as ``"{character}: \\t {question}"``;
 * ``single_response_en`` → ``rolerag_answer``, with ``context_data`` laid out as the reference's
   ``format_content`` lays it out (chunks, entities and relationships as CSV sections; things
@@ -23,6 +24,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+from incanon.bench.rolerag.paper import paper_order
 from incanon.errors import InputError, NotFoundError
 from incanon.templates import ExactPrompt, PromptLibrary
 
@@ -85,7 +87,7 @@ def context_data(variables: dict[str, Any]) -> str:
 
 
 def _entities(text: str, v: dict[str, Any]) -> str:
-    return text.format(**DELIMITERS, entity_types=",".join(v["entity_types"]), character=v["character"],
+    return text.format(**DELIMITERS, entity_types=",".join(paper_order(v["entity_types"])), character=v["character"],
                        source=v["work_title"], question=f"{v['character']}: \t {v['question']}")
 
 
@@ -99,7 +101,7 @@ BUILD = {"entiti_relation_extraction": "graph_extract", "entiti_continue_extract
 
 
 def _extract(text: str, v: dict[str, Any]) -> str:
-    return text.format(**DELIMITERS, entity_types=",".join(v["entity_types"]), input_text=v["text"])
+    return text.format(**DELIMITERS, entity_types=",".join(paper_order(v["entity_types"])), input_text=v["text"])
 
 
 def use_reference_build_prompts(library: PromptLibrary, folder: str | Path) -> Path:

@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from incanon.agents.base import CharacterAt
+from incanon.bench.rolerag.cutoff import PromptCut
 from incanon.canon.store import CanonStore
 from incanon.errors import ConfigError, NotFoundError
 from incanon.graph.config import ENTITY_TYPES, GraphConfig
@@ -131,6 +132,9 @@ class Retrieval:
     threshold: float | None = None
     passages: list[dict[str, Any]] = field(default_factory=list)
     """Source chunks put in the context (paper protocol)."""
+    gave_up: bool = False
+    """No entity could be read after every re-ask (paper protocol): the reference then answers
+    "" without an answer call."""
     calls: list[tuple[str, list[Message], str]] = field(default_factory=list)
 
     def prompt_vars(self) -> dict[str, Any]:
@@ -156,6 +160,7 @@ class Retrieval:
             "threshold": self.threshold,
             "scores": {k: round(v, 4) for k, v in self.scores.items()},
             "passages": [p["id"] for p in self.passages],
+            **({"gave_up": True} if self.gave_up else {}),
         }
 
 
@@ -259,12 +264,13 @@ class GraphRetriever:
             await self._two_calls(who, question, when, out)
         me = self.me(view, who)
         out.character_node = view.node(me) if me is not None else None
+        cut = PromptCut(view, me)  # what reaches the prompt: nothing true only after the position
         if self.config.flow == "paper":
             from incanon.bench.rolerag.paper import paper_strategies
 
-            paper_strategies(self, view, me, out)
+            paper_strategies(self, view, me, out, cut)
         else:
-            self._strategies(view, me, out, who)
+            self._strategies(view, me, out, who, cut)
         return out
 
     async def _two_calls(self, who: CharacterAt, question: str, when: str, out: Retrieval) -> None:
@@ -280,14 +286,19 @@ class GraphRetriever:
 
     async def _one_call(self, who: CharacterAt, question: str, when: str, out: Retrieval) -> None:
         """The reference's single call (entities of the question and its possible answers), asked
-        again while no entity can be read, up to ``entity_retries`` times."""
+        again while no entity can be read, up to ``entity_retries`` times; then it gives up
+        (``gave_up``: the reference returns "" and makes no answer call; it makes one more entity
+        call first, whose reply it never reads, which incanon does not)."""
+        from incanon.bench.rolerag.paper import PAPER_ENTITY_TYPES
+
         prompt = self.prompts.render("rolerag_paper_entities", character=who.character, work_title=who.work_title,
-                                     when=when, question=question, entity_types=list(ENTITY_TYPES))
+                                     when=when, question=question, entity_types=list(PAPER_ENTITY_TYPES))
         params = GenerationParams(max_tokens=self.config.entities_tokens)
         for _ in range(self.config.entity_retries + 1):
             out.entities = parse_entities(await self._ask("entities", prompt, params, out), self.config.max_entities)
             if out.entities:
                 return
+        out.gave_up = True
 
     @staticmethod
     def me(view: GraphView, who: CharacterAt) -> int | None:
@@ -303,7 +314,7 @@ class GraphRetriever:
             self._threshold = threshold_for(self.embedder)[0]
         return self._threshold
 
-    def _strategies(self, view: GraphView, me: int | None, out: Retrieval, who: CharacterAt) -> None:
+    def _strategies(self, view: GraphView, me: int | None, out: Retrieval, who: CharacterAt, cut: PromptCut) -> None:
         nodes: dict[int, GraphNode] = {}
         edges: dict[int, GraphEdge] = {}
         own = {fold(n) for n in (who.character, *who.aliases)}
@@ -318,38 +329,38 @@ class GraphRetriever:
         out.threshold = self.threshold()
         missing = []
         for entity in specific:  # exact name or alias first, as the reference looks names up
-            found = view.find(entity.name)
+            found = cut.find(entity.name)
             if found is None:
                 missing.append(entity)
                 continue
             out.exact.append(entity.name)
-            self._add(view, me, view.node(found), 1.0, nodes, edges, out)
+            self._add(cut, me, found, 1.0, nodes, edges, out)
         vectors = self.embedder.embed([e.name for e in missing], kind="query") if missing else []
         for entity, vec in zip(missing, vectors):
-            hits = view.search(vec, self.embedder.name, self.config.k, out.threshold,
-                               entity.type if self.config.type_filter else None)
+            hits = cut.search(vec, self.embedder.name, self.config.k, out.threshold,
+                              entity.type if self.config.type_filter else None)
             if not hits:
                 out.unknown.append(entity.name)
                 continue
             for node, score in hits:
-                self._add(view, me, node, score, nodes, edges, out)
+                self._add(cut, me, node, score, nodes, edges, out)
         for entity in out.entities:
             if not entity.relevant:
                 out.outside.append(entity)
             elif entity.specificity == "general" and me is not None:
-                for node, edge in view.neighbours(me, entity.type, self.config.general_k):
+                for node, edge in cut.neighbours(me, entity.type, self.config.general_k):
                     nodes.setdefault(node.id, node)
                     edges.setdefault(edge.id, edge)
         out.nodes = list(nodes.values())
         out.relations = list(edges.values())
 
     @staticmethod
-    def _add(view: GraphView, me: int | None, node: GraphNode, score: float, nodes: dict[int, GraphNode],
+    def _add(cut: PromptCut, me: int | None, node: GraphNode, score: float, nodes: dict[int, GraphNode],
              edges: dict[int, GraphEdge], out: Retrieval) -> None:
         out.scores[node.name] = max(score, out.scores.get(node.name, -1.0))
         if node.id == me:
             return
         nodes.setdefault(node.id, node)
-        edge = view.edge_between(me, node.id) if me is not None else None
+        edge = cut.edge_between(me, node.id) if me is not None else None
         if edge is not None:
             edges.setdefault(edge.id, edge)

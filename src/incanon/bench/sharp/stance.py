@@ -57,8 +57,15 @@ _ZH_SYNONYMS: tuple[tuple[str, Stance | None], ...] = (
     ("支持", Stance.FAVOR), ("赞同", Stance.FAVOR), ("贊同", Stance.FAVOR), ("赞成", Stance.FAVOR),
     ("贊成", Stance.FAVOR), ("同意", Stance.FAVOR),
 )
-# "立场：反对", "立場: 中立", "态度 = 支持": a Chinese key with a Chinese value (full-width colon too).
-_ZH_KEYED = re.compile(r"(?:立场|立場|态度|態度)\s*[:：=]\s*[\"'“「]?\s*([\u4e00-\u9fff]{1,6})")
+# "立场：反对", "立場: 中立", "态度 = 支持", "立场是反对", "立場為支持": a Chinese key with a Chinese
+# value (full-width colon too, or the copula).
+_ZH_KEYED = re.compile(r"(?:立场|立場|态度|態度)\s*(?:[:：=]|是|为|為)\s*[:：]?\s*[\"'“「]?\s*([\u4e00-\u9fff]{1,6})")
+# "既不支持也不反对": neither side, in Chinese (read as 中立 before anything else).
+_ZH_SIDE = r"(?:支持|赞同|贊同|同意|赞成|贊成|反对|反對)"
+_ZH_NEITHER_NOR = re.compile(rf"既?不{_ZH_SIDE}[，,、\s]*(?:也|又)不{_ZH_SIDE}")
+# The keys a detector may give its JSON, in English or Chinese.
+_STANCE_KEYS = ("stance", "立场", "立場", "态度", "態度")
+_REASON_KEYS = ("reason", "理由", "原因")
 # "neither favor nor against" names the middle, not the two sides it mentions: without this the
 # negation check sees "nor against" denied but "Neither favor" asserted, and reads FAVOR.
 _NEITHER_NOR = re.compile(
@@ -68,9 +75,15 @@ _NEITHER_NOR = re.compile(
 
 
 def _neither_nor(text: str) -> str:
-    """``text`` with every "neither <stance> nor <stance>" replaced by the word NEUTRAL."""
-    return _NEITHER_NOR.sub("NEUTRAL", text)
-_KEYED = re.compile(r"""["']?\bstance\b["']?\s*[:=]\s*\**\s*["']?\[?\s*([A-Za-z][A-Za-z ]{0,20})""", re.IGNORECASE)
+    """``text`` with every "neither <stance> nor <stance>" replaced by the word NEUTRAL (中立 for
+    the Chinese "既不支持也不反对")."""
+    return _ZH_NEITHER_NOR.sub("中立", _NEITHER_NOR.sub("NEUTRAL", text))
+
+
+# "Stance: AGAINST", "stance = favor because ...", "Stance: 中立": the value runs to the end of
+# its clause, so "FAVOR/AGAINST" is read whole (two stances: none), not as its first word.
+_KEYED = re.compile(r"""["']?\bstance\b["']?\s*[:=]\s*\**\s*["']?\[?\s*([^\s"'\[\]{},.;:()（）。，；][^\n"'\[\]{},.;:()（）。，；]{0,30})""",
+                    re.IGNORECASE)
 _LABEL_WORD = re.compile(r"\b(FAVOU?R|AGAINST|NEUTRAL)\b", re.IGNORECASE)
 LABELS = frozenset(s.value for s in Stance)
 
@@ -122,9 +135,9 @@ def _objects(text: str) -> list[dict[str, Any]]:
     return json_objects(text, lenient=True, nested=True)
 
 
-def _field(obj: dict[str, Any], name: str) -> Any:
+def _field(obj: dict[str, Any], names: tuple[str, ...]) -> Any:
     for key, value in obj.items():
-        if isinstance(key, str) and key.strip().strip("'\"").lower() == name:
+        if isinstance(key, str) and key.strip().strip("'\"").lower() in names:
             return value
     return None
 
@@ -141,12 +154,12 @@ def parse_stance(text: str) -> StanceReading:
     text = _neither_nor(original)  # parsed; the reason keeps the detector's own words
     problem = "no JSON object with a 'stance' field"
     for obj in _objects(text):
-        raw = _field(obj, "stance")
+        raw = _field(obj, _STANCE_KEYS)
         if raw is None:
             problem = "the JSON object has no 'stance' field"
             continue
         stance = to_stance(raw)
-        reason = _field(obj, "reason")
+        reason = _field(obj, _REASON_KEYS)
         if stance is not None:
             return StanceReading(stance=stance, reason=str(reason or "").strip())
         problem = f"the stance {raw!r} is not one of FAVOR, AGAINST, NEUTRAL"
@@ -170,6 +183,12 @@ def parse_stance(text: str) -> StanceReading:
             problem = "the reply names several stances and no JSON says which one is meant"
         elif denied:
             problem = "the reply only says which stance the utterance does not take"
+        else:  # Chinese prose: "他不同意。", "回答表示贊同。" (a negated 不支持 names no stance)
+            named = _zh_stances(text)
+            if len(named) == 1 and None not in named:
+                return StanceReading(stance=named.pop(), reason=original.strip())
+            if len(named - {None}) > 1:
+                problem = "the reply names several stances and no JSON says which one is meant"
     return StanceReading(stance=None, problem=problem)
 
 

@@ -53,6 +53,9 @@ class Language:
     """How words are joined; '' for languages written without spaces."""
     segment: Callable[[str], list[str]] | None = None
     """Splits a phrase into words when spaces do not (Chinese); None: by ``word_sep``."""
+    swappable: Callable[[list[str], int], bool] = lambda words, i: True
+    """May word ``i`` of a phrase be swapped for its antonym alone? (Chinese: not a character
+    that is the second half of a word the segmenter does not know, "爬高" → "爬矮".)"""
     end_mark: str = "."
 
     def __post_init__(self) -> None:
@@ -123,7 +126,7 @@ class Language:
         if len(words) < 2:
             return
         for i, word in enumerate(words):
-            if i > 0 and words[i - 1].casefold() in self.determiners:
+            if i > 0 and words[i - 1].casefold() in self.determiners or not self.swappable(words, i):
                 continue
             for new in opposites(word, i):
                 changed = words[:i] + [new] + words[i + 1 :]

@@ -21,16 +21,23 @@ def _name_of(stem: str) -> str:
     return stem.replace("_", " ").strip()
 
 
+def _universal(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def load_personalities(path: str | Path) -> dict[str, str]:
     """Character → personality text, from a JSON object file or a folder of ``NAME.txt`` files
     (the authors' ``data/personality/`` layout, ``hermione_granger_personality.txt``, works as
-    is; names are matched case-insensitively). An empty text file is an error."""
+    is; names are matched case-insensitively). A file's text is used as it is, surrounding blank
+    lines and spaces included, as the authors' ``evaluate.py`` reads it. An empty text file is
+    an error."""
     path = Path(path).expanduser()
     if path.is_dir():
         files = sorted(p for p in path.glob("*.txt") if not p.name.startswith("."))
         if not files:
             raise InputError("the folder holds no NAME.txt personality files", source=str(path))
-        return {_name_of(p.stem): read_text(p, "personality file").strip() for p in files}
+        # As the authors read them (``open(...).read()``): the text as it is, newlines translated.
+        return {_name_of(p.stem): _universal(read_text(p, "personality file")) for p in files}
     if not path.exists():
         raise NotFoundError(f"no personality file or folder at {path}")
     data = read_json(path, "personality file")

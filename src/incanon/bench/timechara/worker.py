@@ -35,7 +35,8 @@ class WorkerSpec:
     examples: str | None = None
     """The authors' few-shot JSON file or folder."""
     filter_after: bool = True
-    """rag-cutoff as the authors do it (the paper protocol)."""
+    """The paper protocol: rag-cutoff as the authors do it, and the judges' and self-refine's
+    feedback calls as the authors make them."""
     score_reading: str = "authors"
     """How the judges' scores are read (the paper protocol: the authors' way)."""
 
@@ -63,7 +64,9 @@ def build_task(spec: WorkerSpec, method: str) -> tuple[Task, Mapping[str, str]]:
 
     agent = create_agents([method], models[spec.model], prompts, canon, spec.embedder,
                           params=GenerationParams(**spec.agent_params) if spec.agent_params else None,
-                          persona=spec.persona, examples=spec.examples, filter_after=spec.filter_after)[0]
+                          persona=spec.persona, examples=spec.examples, filter_after=spec.filter_after,
+                          authors=spec.filter_after)[0]
     judges = Judges.on(models[spec.judge], prompts, spec.hallucination_types,
-                       GenerationParams(**spec.judge_params) if spec.judge_params else None, spec.score_reading)
+                       GenerationParams(**spec.judge_params) if spec.judge_params else None, spec.score_reading,
+                       authors=spec.filter_after)
     return make_task(agent, resolver, judges), prompts.used

@@ -114,7 +114,21 @@ class MemoryAgent(Agent):
         """Forget everything (a new simulation)."""
         self.current, self.current_session, self.units = [], None, []
         self._partial = None
+        self._numbers: dict[str, int] = {}
+        self._last: tuple[str, int] | None = None
         self._reset()
+
+    def session_number(self, session: str) -> int:
+        """The reference's ``Session #n`` of a session heard (paper protocol's headers): the
+        sessions of one date in a row count from 1."""
+        return self._numbers.get(session, 1)
+
+    def _number(self, line: Line) -> None:
+        if line.session in self._numbers:
+            return
+        number = self._last[1] + 1 if self._last is not None and self._last[0] == line.date else 1
+        self._numbers[line.session] = number
+        self._last = (line.date, number)
 
     def mark(self) -> tuple[int, int, str | None]:
         """The memory's state before an update (see ``rollback``). A partial unit is not part of
@@ -157,6 +171,7 @@ class MemoryAgent(Agent):
         """Hear one utterance."""
         if line.session != self.current_session:
             self.current, self.current_session = [], line.session
+            self._number(line)
         self.current.append(line)
         await self._observe(line)
 
@@ -254,7 +269,8 @@ class MemoryAgent(Agent):
             prompt = self.reference.answer(
                 answer_format=self.answer_format, retrieval=self.retrieves, date=date,
                 history=[u.text for u in recall.units] + list(recall.current), asker=turn.speaker,
-                question=question_text or strip_choices(turn.text), options=list(options), chatbot=who.character)
+                question=question_text or strip_choices(turn.text), options=list(options), chatbot=who.character,
+                joined=self.paper and self.strategy == "oracle")
         else:
             prompt = self.prompts.render(
                 self.template("answer"), character=who.character, date=date,

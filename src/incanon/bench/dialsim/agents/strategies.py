@@ -24,9 +24,10 @@ from typing import Any, ClassVar
 from incanon.agents.base import Turn
 from incanon.agents.registry import register_agent
 from incanon.bench.dialsim.agents.memory import MemoryAgent, Unit, estimate_tokens
-from incanon.bench.dialsim.bm25 import IncrementalBM25, top_k as index_top_k
+from incanon.bench.dialsim.bm25 import IncrementalBM25
 from incanon.bench.dialsim.dates import spoken
 from incanon.bench.dialsim.formats import strip_choices
+from incanon.bench.dialsim.okapi import OkapiMemory, ranked, session_text, summary_text, utterance_text
 from incanon.bench.dialsim.script import DialSession, Line
 from incanon.bench.dialsim.vectors import VectorMemory
 from incanon.models.types import GenerationParams, Message
@@ -34,18 +35,32 @@ from incanon.models.types import GenerationParams, Message
 SUMMARY_WORDS = 120
 
 
-def _line_unit(order: int, line: Line) -> Unit:
+def _line_unit(agent: MemoryAgent, order: int, line: Line) -> Unit:
+    if agent.paper:  # the reference's header; the utterance's number among those kept in its session
+        kept = sum(1 for u in agent.units if u.session == line.session) + 1
+        text = utterance_text(line.date, agent.session_number(line.session), kept, line.render())
+        return Unit(order, line.session, line.date, text)
     return Unit(order, line.session, line.date, f"[{spoken(line.date)}, {line.session}] {line.render()}")
 
 
-def _session_unit(order: int, session: DialSession, lines: Sequence[Line]) -> Unit:
+def _session_unit(agent: MemoryAgent, order: int, session: DialSession, lines: Sequence[Line]) -> Unit:
+    if agent.paper:
+        text = session_text(session.date, agent.session_number(session.id), [line.render() for line in lines])
+        return Unit(order, session.id, session.date, text)
     body = "\n".join(line.render() for line in lines)
     return Unit(order, session.id, session.date, f"{session.header}\n{body}")
 
 
-def _partial_unit(order: int, lines: Sequence[Line]) -> Unit:
-    """The live session so far as one unit (same header as the finished session's)."""
+def _partial_unit(agent: MemoryAgent, order: int, lines: Sequence[Line], summary: bool = False) -> Unit:
+    """The live session so far as one unit (same header as the finished session's; for a summary
+    memory under the paper protocol, laid out as the reference keeps it until the summary)."""
     first = lines[0]
+    if agent.paper:
+        number = agent.session_number(first.session)
+        body = "".join(f"{line.render()}\n" for line in lines)
+        text = summary_text(first.date, number, body) if summary else session_text(
+            first.date, number, [line.render() for line in lines])
+        return Unit(order, first.session, first.date, text)
     body = "\n".join(line.render() for line in lines)
     return Unit(order, first.session, first.date, f"[{spoken(first.date)}, {first.session}]\n{body}")
 
@@ -59,11 +74,11 @@ class RecentContextAgent(MemoryAgent):
 
     async def _observe(self, line: Line) -> None:
         if self.paper:
-            self.put_partial(_partial_unit(len(self.units) - self._has_partial(), self.current))
+            self.put_partial(_partial_unit(self, len(self.units) - self._has_partial(), self.current))
 
     async def _end_session(self, session: DialSession, lines: list[Line]) -> None:
         if lines:
-            self.units.append(_session_unit(len(self.units), session, lines))
+            self.units.append(_session_unit(self, len(self.units), session, lines))
 
     def recall(self, query: str, evidence: Sequence[str], budget: int) -> list[Unit]:
         kept, used = [], 0
@@ -97,13 +112,15 @@ class RetrievalAgent(MemoryAgent):
 
     def _warm_index(self) -> None:
         if self.index_kind == "bm25":
-            scratch = IncrementalBM25()
+            scratch = OkapiMemory() if self.paper else IncrementalBM25()
             scratch.add("Warm up the index with one utterance.")
             scratch.top_k("warm index", 1)
 
     def _reset(self) -> None:
-        self.index: IncrementalBM25 | VectorMemory = (
-            IncrementalBM25() if self.index_kind == "bm25" else VectorMemory(self.embedder))
+        # The paper protocol ranks as the reference does (``okapi``), incanon's with its own BM25.
+        bm25 = OkapiMemory() if getattr(self, "paper", False) else IncrementalBM25()
+        self.index: IncrementalBM25 | OkapiMemory | VectorMemory = (
+            bm25 if self.index_kind == "bm25" else VectorMemory(self.embedder))
 
     def _truncate(self, size: int) -> None:
         self.index.truncate(size)
@@ -117,33 +134,44 @@ class RetrievalAgent(MemoryAgent):
 
     async def _observe(self, line: Line) -> None:
         if self.unit == "utterance":
-            self._store(_line_unit(len(self.units), line), line.render())
+            unit = _line_unit(self, len(self.units), line)
+            # The reference indexes what it stores, header and all; incanon the utterance alone.
+            self._store(unit, unit.text if self.paper else line.render())
         elif self.paper:  # the session so far, raw even for summaries until the summary is written
-            self.put_partial(_partial_unit(len(self.units) - self._has_partial(), self.current))
+            self.put_partial(_partial_unit(self, len(self.units) - self._has_partial(), self.current,
+                                           summary=self.unit == "summary"))
 
     async def _end_session(self, session: DialSession, lines: list[Line]) -> None:
         if self.unit == "session":
-            self._store(_session_unit(len(self.units), session, lines))
+            self._store(_session_unit(self, len(self.units), session, lines))
         elif self.unit == "summary" and lines:
             summary = await self.summarize(session, lines)
-            text = f"{session.header} (summary) {summary}"
+            text = (summary_text(session.date, self.session_number(session.id), summary) if self.paper
+                    else f"{session.header} (summary) {summary}")
             self._store(Unit(len(self.units), session.id, session.date, text))
 
     async def summarize(self, session: DialSession, lines: list[Line]) -> str:
-        dialogue = "\n".join(line.render() for line in lines)
+        # The paper protocol summarizes the session as the reference holds it (each line ending in
+        # a line break) and keeps the reply as it is.
+        dialogue = ("".join(f"{line.render()}\n" for line in lines) if self.paper
+                    else "\n".join(line.render() for line in lines))
         prompt = (self.reference.summary(dialogue) if self.reference is not None else
                   self.prompts.render(self.template("summary"), date=spoken(session.date), words=SUMMARY_WORDS,
                                       dialogue=dialogue))
         completion = await self.model.generate([Message(role="user", content=prompt)],
                                                GenerationParams(max_tokens=SUMMARY_WORDS * 2))
-        return " ".join(completion.text.split())
+        return completion.text if self.paper else " ".join(completion.text.split())
 
     def recall(self, query: str, evidence: Sequence[str], budget: int) -> list[Unit]:
         # The current session is already in the prompt: utterances of it are not retrieved again.
         live = (sum(1 for u in self.units if u.session == self.current_session)
                 if self.unit == "utterance" and not self.paper else 0)
         hits = self.index.top_k(query, self.k, exclude_from=len(self.units) - live)
-        return self.fit([self.units[i] for i, _ in hits], budget)
+        found = [self.units[i] for i, _ in hits]
+        if self.paper:  # shown best first, as the reference lists its top k
+            kept = {u.order for u in self.fit(found, budget)}
+            return [u for u in found if u.order in kept]
+        return self.fit(found, budget)
 
 
 def _strategy(index_kind: str, unit: str, k: int) -> type[RetrievalAgent]:
@@ -180,7 +208,7 @@ class OracleAgent(MemoryAgent):
             self.k = self.paper_k
 
     async def _end_session(self, session: DialSession, lines: list[Line]) -> None:
-        self.units.append(_session_unit(len(self.units), session, lines))
+        self.units.append(_session_unit(self, len(self.units), session, lines))
 
     def query(self, turn: Turn) -> str:
         # The reference ranks the oracle's sessions by the question alone, without the asker.
@@ -199,21 +227,25 @@ class OracleAgent(MemoryAgent):
 
 
 def bm25_ranked(units: Sequence[Unit], query: str, k: int) -> list[Unit]:
-    """The reference's oracle: the ``k`` units BM25 scores best for ``query`` (zero scores
-    included, ties to the earlier), then ordered by the text of their headers as the reference
-    sorts its ``[Date: ..., Session #n]`` strings (alphabetical, so by month name first)."""
+    """The reference's oracle (``extract_gt_sessions_bm25_date``): each evidence session under
+    its ``[Date: ..., Session #n]`` header (``n`` counting the evidence sessions of one date, in
+    story order), the ``k`` that ``BM25Okapi`` scores best for ``query`` (zero scores included,
+    ties to the earlier), ordered by the text of their headers as the reference sorts them
+    (alphabetical, so by month name first)."""
     if not units:
         return []
-    index = IncrementalBM25()
-    for unit in units:
-        index.add(unit.text)
-    best = [units[i] for i, _ in index_top_k(index.scores(query), k)]
     numbers: dict[str, int] = {}
-    keys: dict[int, str] = {}
-    for unit in units:  # Session #n counts the sessions of one date, in story order
+    docs: list[Unit] = []
+    for unit in units:
         numbers[unit.date] = numbers.get(unit.date, 0) + 1
-        keys[unit.order] = f"[Date: {spoken(unit.date)}, Session #{numbers[unit.date]}"
-    return sorted(best, key=lambda u: keys[u.order])
+        body = unit.text.split("\n", 1)[1] if "\n" in unit.text else ""
+        docs.append(Unit(unit.order, unit.session, unit.date,
+                         f"[Date: {spoken(unit.date)}, Session #{numbers[unit.date]}]\n{body}"))
+    index = OkapiMemory()
+    for doc in docs:
+        index.add(doc.text)
+    best = [docs[i] for i, _ in ranked(index.scores(query), k)]
+    return sorted(best, key=lambda u: u.text.split("]")[0])
 
 
 STRATEGIES["oracle"] = OracleAgent

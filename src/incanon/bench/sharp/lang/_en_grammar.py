@@ -73,10 +73,22 @@ def article(word: str) -> str:
 
 
 @lru_cache(maxsize=_MORPHOLOGY_CACHE)
-def pluralize(word: str) -> str:
-    """Plural of one noun (inflect: criteria, analyses, knives, people)."""
+def is_plural(word: str) -> bool:
+    """Is ``word`` already the plural of a noun ('grades', 'bees', 'mice', 'glasses')? Its most
+    common noun lemma differs and pluralizes back to it ('physics', 'news', 'bus' do not)."""
     low = word.lower()
-    if low in lex.SAME_PLURAL or low in lex.PLURAL_ONLY:
+    if low in lex.PLURAL_ONLY:
+        return True
+    lemmas = _lemmas(low).get("NOUN", ())
+    return bool(lemmas) and lemmas[0] != low and _inflect().plural_noun(lemmas[0]) == low
+
+
+@lru_cache(maxsize=_MORPHOLOGY_CACHE)
+def pluralize(word: str) -> str:
+    """Plural of one noun (inflect: criteria, analyses, knives, people); a plural stays as it is
+    ('bees', not 'beess')."""
+    low = word.lower()
+    if low in lex.SAME_PLURAL or low in lex.PLURAL_ONLY or is_plural(low):
         return word
     return _keep_case(word, _inflect().plural_noun(low) or word)
 
@@ -204,8 +216,8 @@ class NP:
             return cls(text, "plural")  # "four legs": counted already, no article
         if text.lower() in lex.THE_PLACES:
             return cls(text, "unique")
-        if noun in lex.PLURAL_ONLY:
-            return cls(text, "plural")
+        if noun in lex.PLURAL_ONLY or (noun not in lex.MASS_NOUNS and is_plural(noun)):
+            return cls(text, "plural")  # "good grades", "hands": already plural, no article
         if noun in lex.MASS_NOUNS or (noun.endswith("ing") and len(noun) > 4 and noun not in lex.NOUNS_ENDING_ING):
             return cls(text, "mass")
         if noun.endswith("ness"):

@@ -21,6 +21,10 @@ MASS_NOUNS = frozenset(
     cancer damage death stress fatigue obesity warmth comfort relief boredom danger harm joy
     pleasure peace success fame wisdom sunburn sunscreen lotion seawater sandpaper soccer tennis football basketball baseball golf
     chess
+    mercury copper aluminum aluminium zinc nickel platinum uranium brass bronze tin lead helium hydrogen nitrogen
+    carbon sulfur sulphur granite marble cement plaster vinegar syrup yogurt ketchup wheat hay alcohol vodka whiskey
+    ivory chalk denim linen velvet nylon porcelain charcoal diesel gasoline petrol kerosene
+    physics mathematics math chemistry biology geography economics philosophy psychology astronomy
     """.split()
 )
 

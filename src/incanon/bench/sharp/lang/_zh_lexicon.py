@@ -46,5 +46,8 @@ COMMON_VERBS = frozenset(
     """.split()
 )
 
+# Degree words before an adjective ("很高"): known words, so the adjective after them is one too.
+DEGREE = frozenset("很 非常 太 最 更 比较 比較 十分 特别 特別 有点 有點 挺 真".split())
+
 # Words a greedy segmenter keeps whole, longest first, so an antonym replaces "干净", not "干".
-VOCABULARY = frozenset(ANTONYMS) | frozenset(VERB_ANTONYMS) | COMMON_VERBS
+VOCABULARY = frozenset(ANTONYMS) | frozenset(VERB_ANTONYMS) | COMMON_VERBS | DEGREE

@@ -46,6 +46,13 @@ def is_verbal(concept: Concept) -> bool:
     return len(words) > 1 and words[0] in lex.COMMON_VERBS
 
 
+def swappable(words: list[str], i: int) -> bool:
+    """A one-character word right after a character the segmenter does not know is the second
+    half of a word ("爬高": climb high, "成長"), not a word of its own: swapping it alone makes
+    no word ("爬矮"). A character after a known word ("很高", "好成績"'s "好") may be swapped."""
+    return not (len(words[i]) == 1 and i > 0 and len(words[i - 1]) == 1 and words[i - 1] not in lex.VOCABULARY)
+
+
 ZH = Language(
     code="zh",
     name="中文",
@@ -55,6 +62,7 @@ ZH = Language(
     verbal=is_verbal,
     word_sep="",
     segment=segment,
+    swappable=swappable,
     end_mark="。",
 )
 
@@ -106,8 +114,14 @@ def relation(name: str):  # noqa: ANN201 - a decorator factory like Language.rel
 
 
 def _keep_or(text: str, convert: Callable[[str], str]) -> str:
-    """A concept already traditional keeps its characters; any other is converted."""
-    return text if is_traditional(text) else convert(text)
+    """A concept already traditional keeps its characters; any other, or one mixing scripts
+    (a traditional tail with a simplified antonym swapped in: "坏成績"), is converted."""
+    return text if is_traditional(text) and not _has_simplified_only(text) else convert(text)
+
+
+def _has_simplified_only(text: str) -> bool:
+    """Does ``text`` hold a character written only in simplified script ("坏", not "好")?"""
+    return any(traditional(ch) != ch and simplified(ch) == ch for ch in text)
 
 
 def _de(text: str) -> str:
