@@ -168,13 +168,27 @@ class Integrator:
         report.dated += start.key is not None
         note = "; ".join(n for n in (start.note, f"until {stop.note}" if stop.note else "") if n)
         key = start.key
+        if key is None and raw.get("kind") != "relation" and norm(raw["a"]) in self._own_names():
+            # A character the work holds from the start (``--character "Ada Lovelace|Ada|..."``)
+            # is not dated by the first sentence that happens to name it ("Ada Lovelace Day").
+            return None, stop.key, note
         if key is None and context and (start.note == "" or "no date" in start.note):
             names = [raw["a"]] + ([raw["b"]] if raw.get("kind") == "relation" else [])
+            # A relation of such a character is dated by its other end only.
+            names = [n for n in names if norm(n) not in self._own_names()]
             found = [k for k in (surrounding_key(context, n, axis, born) for n in names) if k is not None]
             if found:
                 key = max(found)  # the later end's time: never before either is dated
                 note = "; ".join(n for n in (note, f"dated by its surroundings: {Position.from_key(axis, key)}") if n)
         return key, stop.key, note
+
+    def _own_names(self) -> set[str]:
+        """Every name of the work's characters there from the start, normalized (cached)."""
+        cached = getattr(self, "_own", None)
+        if cached is None:
+            cached = self._own = {norm(n) for c in self.db.canon.characters(self.db.work.id)
+                                  if c.first_position is None for n in (c.name, *c.aliases)}
+        return cached
 
     def embed_chunks(self) -> int:
         """Embed every chunk without a vector (the RAG baseline searches them)."""

@@ -214,3 +214,22 @@ def test_the_speaker_is_not_hidden_by_the_words_of_a_late_sentence(tmp_path: Pat
     targets = {r["target"] for r in reply.details["relations"]} | {r["source"] for r in reply.details["relations"]}
     assert {"Silas Brandt", "William Marlowe"} <= targets and _later_years(prompt, "1836") == []
     store.close()
+
+
+def test_the_characters_own_node_is_not_dated_by_a_late_sentence(tmp_path) -> None:
+    from incanon.graph.db import GraphDB
+
+    undated = {**EXTRACTION, "entities": [
+        {**e, "when": ""} if e["name"] == "Edda Marlowe" else e for e in EXTRACTION["entities"]]}
+    undated["relations"] = [{**r, "when": ""} if r["target"] == "Lord Harrow" else r for r in EXTRACTION["relations"]]
+    store = _build(tmp_path, undated)
+    db = GraphDB(store, "edda")
+    node = next(n for n in db.nodes("character") if n.name == "Edda Marlowe")
+    # The only sentence naming "Edda Marlowe" word for word is the 2009 "Day": before, the node
+    # (and a relation of hers dated by it) took 2009 and she was hidden all her life.
+    assert all(m["from_key"] is None for m in db.node_mentions(node.row_id))
+    father = next(e for e in db.edges() if {db.node(e.a).name, db.node(e.b).name} == {"Edda Marlowe", "Lord Harrow"})
+    years = [m["from_key"] for m in db.edge_mentions(father.row_id)]
+    assert not any(k is not None and Position.from_key(Axis.DATE, k).date.year >= 2009 for k in years)
+    db.close()
+    store.close()
