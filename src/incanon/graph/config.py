@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 ENTITY_TYPES: tuple[str, ...] = ("character", "location", "time", "event", "organization", "object")
 
 
-PAPER_GRAPH: dict[str, Any] = {"knn_k": 3, "knn_threshold": 0.7, "knn_type_after": True, "chunk_tokens": 1200}
+PAPER_GRAPH: dict[str, Any] = {"knn_k": 3, "knn_threshold": 0.7, "knn_type_after": True, "knn_inserted_before": True,
+                               "chunk_tokens": 1200}
 """The reference's alias merging: ``entity_vdb.query_embed(..., top_k=3)`` over all entities,
 a neighbour of another type answered "no" without asking, cosine at least 0.7; and its chunks
 (``RoleRAG.chunk_token_size`` 1,200 tokens, 100 overlapping)."""
@@ -51,6 +52,9 @@ class GraphConfig(BaseModel):
     knn_type_after: bool = False
     """Take the ``knn_k`` nearest entities of any type, then keep those of the entity's type (the
     reference's alias merging), instead of the ``knn_k`` nearest of its type."""
+    knn_inserted_before: bool = False
+    """A new entity's neighbours are only the entities inserted before it (the reference queries
+    its vector index as each entity is upserted), not those of the same batch that come after."""
     merge_types: bool = True
     """One name extracted under several types is one entity of its majority type (the
     reference's behaviour); off: a person and a place sharing a name stay two entities."""

@@ -275,6 +275,8 @@ class Normalizer:
         for j, i in enumerate(new_index):
             scores = pool @ pool[offset + j]
             scores[offset + j] = -2.0
+            if self.config.knn_inserted_before:
+                scores[offset + j + 1:] = -2.0  # not yet inserted when the reference asks
             other_type = types != units[i].type
             if not self.config.knn_type_after:
                 scores[other_type] = -2.0
