@@ -44,6 +44,7 @@ from incanon.serve.openai_routes import character_router
 from incanon.serve.reader import READER_PARAM, ViewOf, parse_reader, visible_characters
 from incanon.serve.reader_chats import chat_target, past_reader, reader_line
 from incanon.serve.runsview import RunsView, overview_json
+from incanon.serve.scene_routes import scene_router
 from incanon.serve.samples import SampleQuery
 from incanon.serve.timeline import timeline
 
@@ -107,12 +108,14 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
     chats = ChatRegistry(config, shared, jobs, _chat_store(config))
     runs = RunsView(config.runs)
     characters = CharacterServer(config, shared, jobs)
+    scenes_routes, scenes = scene_router(config, shared, jobs)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
         jobs.close()
         chats.close_all()
+        scenes.close_all()
         if chats.store is not None:
             chats.store.close()
         characters.close()
@@ -127,6 +130,7 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
     app.state.jobs = jobs
     limits = ClientLimits(config.client_concurrency, config.client_queue)
     app.include_router(character_router(config, characters, limits))
+    app.include_router(scenes_routes)
     app.add_middleware(RequestGuard, hosts=allowed_hosts(config.host, config.allow_hosts), max_body=config.max_body)
 
     @app.exception_handler(IncanonError)

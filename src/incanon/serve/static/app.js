@@ -8,6 +8,7 @@ import { markdown } from "./markdown.js";
 import { runsView, runView, reportView, sampleView } from "./runs.js";
 import { storedReader, storeReader, withReader, isAfter, readerControl } from "./reader.js";
 import { savedChats, rememberChat, lastChat } from "./saved.js";
+import { sceneView, sceneShown } from "./scene.js";
 
 // -- chat -----------------------------------------------------------------------------------------
 
@@ -424,6 +425,7 @@ async function render() {
     else if (parts[0] === "runs" && parts[2] === "sample") await sampleView(parts[1], params);
     else if (parts[0] === "runs") await runView(parts[1], params);
     else if (parts[0] === "report") await reportView(params);
+    else if (parts[0] === "scene") { if (!sceneShown()) await sceneView(); }
     else if (parts[0] === "chat" && chatState.ui && view.contains(chatState.ui.turns)) return;
     else await chatView();
   } catch (error) {

@@ -3,13 +3,14 @@ predictor. Each sees the scene with every thought removed."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 from incanon.agents.base import Turn
 from incanon.bench.coser.agents import clean_reply, scene_messages
 from incanon.bench.coser.formats import ENVIRONMENT
 from incanon.bench.coser.promptsets import template_name
 from incanon.models.types import ChatModel, GenerationParams, Message
+from incanon.scenes.nsp import SpeakerPredictor as ScenePredictor
 from incanon.templates import PromptLibrary
 
 
@@ -37,38 +38,13 @@ class EnvironmentRole:
         return clean_reply(completion.text, ENVIRONMENT, self.speakers), completion.text
 
 
-def nsp_format(candidates: Sequence[str]) -> dict[str, Any]:
-    """JSON-schema response format that admits only a candidate, ``random`` or ``END``
-    (grammar-constrained on the embedded backend)."""
-    schema = {
-        "type": "object",
-        "properties": {"next_speaker": {"type": "string", "enum": [*candidates, "random", "END"]}},
-        "required": ["next_speaker"],
-        "additionalProperties": False,
-    }
-    return {"type": "json_schema", "json_schema": {"name": "next_speaker", "schema": schema, "strict": True}}
-
-
-class SpeakerPredictor:
-    """Asks the NSP model who acts next; one stateless call per round on the visible scene."""
+class SpeakerPredictor(ScenePredictor):
+    """Asks the NSP model who acts next; one stateless call per round on the visible scene (the
+    product's predictor, :class:`incanon.scenes.nsp.SpeakerPredictor`, with the prompt set's
+    templates)."""
 
     def __init__(self, model: ChatModel, prompts: PromptLibrary, params: GenerationParams, *,
                  scenario: str, speakers: Sequence[str], constrained: bool = False, prompt_set: str = "") -> None:
-        self.model = model
-        self.prompts = prompts
-        self.speakers = list(speakers)
-        self.params = params.model_copy(update={"response_format": nsp_format(self.speakers)}) if constrained else params
-        self.system_prompt = prompts.render(template_name("nsp_system", prompt_set), scenario=scenario,
-                                            speakers=self.speakers, environment=ENVIRONMENT)
-        self.ask = template_name("nsp_ask", prompt_set)
-
-    def messages(self, turns: Sequence[Turn]) -> list[Message]:
-        transcript = "\n\n".join(f"{t.speaker}: {t.text}" for t in turns)
-        ask = self.prompts.render(self.ask, transcript=transcript, speakers=self.speakers,
-                                  last_speaker=turns[-1].speaker if turns else "nobody")
-        return [Message(role="system", content=self.system_prompt), Message(role="user", content=ask)]
-
-    async def predict(self, turns: Sequence[Turn]) -> str:
-        """The predictor's raw answer."""
-        completion = await self.model.generate(self.messages(turns), self.params)
-        return completion.text
+        super().__init__(model, prompts, params, scenario=scenario, speakers=speakers, constrained=constrained,
+                         system_template=template_name("nsp_system", prompt_set),
+                         ask_template=template_name("nsp_ask", prompt_set))
