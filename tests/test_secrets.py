@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from incanon.runs import ItemOutcome, RunConfig, RunItem, RunStore, run
 from incanon.secrets import REDACTED, redact
+from incanon.testing.cli import run_cli
 
 URL = "http://alice:hunter2-s3cret@127.0.0.1:9/v1"
 
@@ -45,23 +44,20 @@ def test_a_url_with_credentials_never_reaches_the_run_store_or_its_export(tmp_pa
         result = run([RunItem(id="a", input={"q": 1})], task, store=store, config=config, progress=False)
     raw = b"".join(p.read_bytes() for p in tmp_path.glob("runs.sqlite*"))
     assert b"hunter2-s3cret" not in raw and b"YWxpY2U6aHVudGVyMg==" not in raw
-    exported = subprocess.run(
-        [sys.executable, "-m", "incanon", "runs", "export", result.run_id, "--runs", str(store_path)],
-        capture_output=True, text=True,
+    exported = run_cli(
+        ["runs", "export", result.run_id, "--runs", str(store_path)],
     )
     assert exported.returncode == 0 and "hunter2-s3cret" not in exported.stdout
-    shown = subprocess.run(
-        [sys.executable, "-m", "incanon", "runs", "show", result.run_id, "--runs", str(store_path), "--json"],
-        capture_output=True, text=True,
+    shown = run_cli(
+        ["runs", "show", result.run_id, "--runs", str(store_path), "--json"],
     )
     assert "hunter2-s3cret" not in shown.stdout and json.loads(shown.stdout)
 
 
 def test_an_error_line_never_shows_a_url_credential(tmp_path):
-    res = subprocess.run(
-        [sys.executable, "-m", "incanon", "demo", "--model", f"openai:m@{URL}?api_key=sk-abcdefghijklmnop",
-         "--store", str(tmp_path / "s"), "--runs", str(tmp_path / "r.sqlite")],
-        capture_output=True, text=True, timeout=120,
+    res = run_cli(
+        ["demo", "--model", f"openai:m@{URL}?api_key=sk-abcdefghijklmnop",
+         "--store", str(tmp_path / "s"), "--runs", str(tmp_path / "r.sqlite")], timeout=120,
     )
     assert res.returncode == 2
     assert "hunter2-s3cret" not in res.stderr and "sk-abcdefghijklmnop" not in res.stderr

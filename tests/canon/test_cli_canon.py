@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from typer.testing import CliRunner
 
 from incanon.canon import CanonStore, World
 from incanon.cli.main import app
+from incanon.testing.cli import run_cli
 
 from .fixtures import canonical_harbor_data, harbor_data
 
@@ -36,8 +36,8 @@ def store_dir(tmp_path: Path, world_file: Path) -> Path:
 
 def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the real entry point (the spine turns user errors into exit code 2)."""
-    return subprocess.run(
-        [sys.executable, "-m", "incanon", *args], capture_output=True, text=True,
+    return run_cli(
+        [*args],
         env={**os.environ, **(env or {})}, timeout=60,
     )
 

@@ -6,7 +6,6 @@ import base64
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from typer.testing import CliRunner
 from incanon.cards.png import placeholder_png, read_chara
 from incanon.cli.main import app
 from incanon.sample import sample_world
+from incanon.testing.cli import run_cli
 
 runner = CliRunner()
 
@@ -30,8 +30,8 @@ def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "incanon", *args], capture_output=True, text=True,
-                          env=dict(os.environ), timeout=120)
+    return run_cli(args,
+                   env=dict(os.environ), timeout=120)
 
 
 def test_export_png_then_import(store_dir: Path, tmp_path: Path) -> None:

@@ -11,13 +11,18 @@ from pathlib import Path
 import pytest
 
 from chat_helpers import TEMPORAL
+from incanon.testing.cli import run_cli
 
 AGENT = {"rules": [{"match": TEMPORAL, "response": "Position: 3-4\nRelative: future"}],
          "default": "Evening. The lamps won't light themselves."}
 
 
-def _chat(*args: str, stdin: str, home: Path) -> subprocess.CompletedProcess:
+def _chat(*args: str, stdin: str, home: Path, process: bool = False) -> subprocess.CompletedProcess:
+    """``incanon chat ARGS`` with ``stdin`` piped in: in this process, or with ``process`` a real
+    one reading a real pipe to its end."""
     env = dict(os.environ, INCANON_HOME=str(home))
+    if not process:
+        return run_cli(["chat", *args], input=stdin, env=env, timeout=600)
     return subprocess.run([sys.executable, "-m", "incanon", "chat", *args], input=stdin,
                           capture_output=True, text=True, env=env, timeout=600)
 
@@ -35,7 +40,7 @@ def test_piped_chat_with_commands_and_save(tmp_path, chat_store_dir, agent_spec)
              "never read"]
     res = _chat("--store", str(chat_store_dir), "--character", "Wren", "--at", "end of book 1",
                 "--model", agent_spec, "--no-cache", "--save", str(tmp_path / "chat.json"),
-                stdin="\n".join(lines) + "\n", home=tmp_path)
+                stdin="\n".join(lines) + "\n", home=tmp_path, process=True)
     assert res.returncode == 0, res.stderr
     out = res.stdout.splitlines()
     assert out[0] == "Wren Callow: Evening. The lamps won't light themselves."

@@ -38,14 +38,14 @@ def test_pick_work_by_name_only_one_or_axis(tmp_path):
 
 def _incanon(*args: str, home, canon=None):  # noqa: ANN001, ANN202 - paths; a CompletedProcess
     import os
-    import subprocess
-    import sys
+
+    from incanon.testing.cli import run_cli
 
     env = {k: v for k, v in os.environ.items() if k not in ("INCANON_CANON", "INCANON_HOME")}
     env["INCANON_HOME"] = str(home)
     if canon is not None:
         env["INCANON_CANON"] = str(canon)
-    return subprocess.run([sys.executable, "-m", "incanon", *args], capture_output=True, text=True, env=env)
+    return run_cli(args, env=env)
 
 
 def test_benchmark_commands_without_store_use_the_one_default(tmp_path):

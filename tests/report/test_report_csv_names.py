@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
+from incanon.testing.cli import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 def _cli(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, INCANON_HOME=str(home))
     env.pop("INCANON_CANON", None)
-    return subprocess.run([sys.executable, "-m", "incanon", *args], capture_output=True, text=True, cwd=cwd, env=env)
+    return run_cli(args, cwd=cwd, env=env)
 
 
 def test_tables_under_one_heading_get_names_of_their_own(tmp_path):

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from incanon.errors import InputError, NotFoundError
 from incanon.models.types import Usage
 from incanon.models.usage import record_usage
 from incanon.runs import ItemOutcome, RunConfig, RunItem, RunStore, run
+from incanon.testing.cli import run_cli
 from runs_testutil import make_items
 
 cli = CliRunner()
@@ -109,8 +108,7 @@ def test_unknown_and_ambiguous_runs(filled):
 
 def test_unknown_run_exits_2_with_one_line(filled):
     path, run_id = filled
-    proc = subprocess.run([sys.executable, "-m", "incanon", "runs", "show", "nosuchrun", "--runs", str(path)],
-                          capture_output=True, text=True)
+    proc = run_cli(["runs", "show", "nosuchrun", "--runs", str(path)])
     assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "known runs" in lines[0] and run_id in lines[0]

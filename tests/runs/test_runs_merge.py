@@ -14,6 +14,7 @@ from incanon.errors import InputError, NotFoundError
 from incanon.models.types import Usage
 from incanon.models.usage import record_usage
 from incanon.runs import ItemOutcome, RunConfig, RunItem, RunStore, Shard, merge_stores, run
+from incanon.testing.cli import run_cli
 from runs_testutil import make_items
 
 cli = CliRunner()
@@ -228,16 +229,13 @@ def test_cli_merge(tmp_path, config):
 
 
 def test_cli_merge_conflict_is_a_one_line_error(tmp_path, config):
-    import subprocess
-    import sys
-
     items = make_items(6)
     shards = _shard_stores(tmp_path, config, items, 2)
     changed = [RunItem(id=i.id, input={"x": i.input["x"] + 1}) for i in items]
     with RunStore(tmp_path / "other.sqlite") as store:
         run(changed, _task, store=store, config=config, progress=False)
-    done = subprocess.run([sys.executable, "-m", "incanon", "runs", "merge", str(tmp_path / "m.sqlite"),
-                           *map(str, shards), str(tmp_path / "other.sqlite")], capture_output=True, text=True)
+    done = run_cli(["runs", "merge", str(tmp_path / "m.sqlite"),
+                   *map(str, shards), str(tmp_path / "other.sqlite")])
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("error: cannot merge run ") and "different inputs" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "m.sqlite").exists()

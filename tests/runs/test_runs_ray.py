@@ -28,17 +28,16 @@ from incanon.runs import (  # noqa: E402
 )
 from runs_testutil import make_items  # noqa: E402
 
-pytestmark = pytest.mark.slow  # starting Ray takes ~10 s
+pytestmark = pytest.mark.slow  # starting Ray takes ~10 s (once per session: the ray_session fixture)
 
 # Workers cannot import this test module by name: send its functions by value.
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
-@pytest.fixture(scope="module")
-def ray_cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+@pytest.fixture
+def ray_cluster(ray_session):
+    """The session's local Ray instance (tests/conftest.py): started once for every Ray test."""
     yield
-    ray.shutdown()
 
 
 async def scored(item: RunItem) -> ItemOutcome:

@@ -15,6 +15,7 @@ import pytest
 from incanon.errors import ConfigError
 from incanon.models import load_chat_model
 from incanon.serve import BackgroundServer, bind, is_loopback
+from incanon.testing.cli import run_cli
 
 from serve_helpers import character_model
 
@@ -139,17 +140,15 @@ def test_cli_warns_before_listening_beyond_loopback(served, tmp_path, monkeypatc
 
 
 def test_cli_missing_canon_store_exits_2(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "incanon", "serve", "--store", str(tmp_path / "none")],
-                          capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "INCANON_HOME": str(tmp_path / "home")})
+    proc = run_cli(["serve", "--store", str(tmp_path / "none")], timeout=60,
+                   env={**os.environ, "INCANON_HOME": str(tmp_path / "home")})
     assert proc.returncode == 2 and "no canon store at" in proc.stderr
 
 
 def test_cli_missing_run_store_exits_2_and_creates_nothing(served, tmp_path):
     missing = tmp_path / "typo.sqlite"
-    proc = subprocess.run([sys.executable, "-m", "incanon", "serve", "--store", str(served.canon), "--runs", str(missing)],
-                          capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "INCANON_HOME": str(tmp_path / "home")})
+    proc = run_cli(["serve", "--store", str(served.canon), "--runs", str(missing)], timeout=60,
+                   env={**os.environ, "INCANON_HOME": str(tmp_path / "home")})
     assert proc.returncode == 2 and f"no run store at {missing}" in proc.stderr
     assert not missing.exists()
 
@@ -157,8 +156,8 @@ def test_cli_missing_run_store_exits_2_and_creates_nothing(served, tmp_path):
 def test_cli_a_folder_without_a_canon_store_exits_2_and_creates_nothing(served, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
-    proc = subprocess.run([sys.executable, "-m", "incanon", "serve", "--store", str(empty), "--runs",
-                           str(served.runs_path)], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "INCANON_HOME": str(tmp_path / "home")})
+    proc = run_cli(["serve", "--store", str(empty), "--runs",
+                   str(served.runs_path)], timeout=60,
+                   env={**os.environ, "INCANON_HOME": str(tmp_path / "home")})
     assert proc.returncode == 2 and f"no canon store at {empty}" in proc.stderr
     assert list(empty.iterdir()) == []

@@ -1,12 +1,13 @@
 """The ``incanon`` command line.
 
-Each command group lives in its own module under ``incanon.cli`` and exposes ``app``; this
-module only wires them together and turns user errors into one line and exit code 2.
+Each command group lives in its own module under ``incanon.cli`` and exposes ``app`` (or a
+``register(app)`` that adds its command); this module only wires them together and turns user
+errors into one line and exit code 2. A command's module is imported only when that command runs
+(:mod:`incanon.cli.lazy`), so ``incanon --help`` and light commands start at once.
 """
 
 from __future__ import annotations
 
-import importlib
 import sqlite3
 import sys
 from typing import Optional
@@ -14,39 +15,67 @@ from typing import Optional
 import typer
 
 from incanon import __version__
+from incanon.cli.lazy import LazyEntry, LazyGroup
 from incanon.cli.output import err, error_line
 from incanon.errors import IncanonError, InputError
 
-app = typer.Typer(
-    name="incanon",
-    help="Keep role-playing LLM agents in canon, and measure how well they stay there.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    # Plain help: rich markup would eat bracketed words of help texts ("[type]", "[/]"). The
-    # root's mode applies to every command group.
-    rich_markup_mode=None,
+#: The root's commands in the order ``incanon --help`` lists them: name, module under
+#: ``incanon.cli``, and the first paragraph of the command's help, which is all the list shows
+#: (tests/cli/test_lazy_cli.py fails when one differs from the command's own help).
+COMMANDS: tuple[LazyEntry, ...] = (
+    LazyEntry("doctor", "doctor", "Check what is installed and reachable, with a concrete fix for each problem."),
+    LazyEntry("demo", "demo", "Interview a sample-world character at two points of the story, offline, and judge "
+                              "the answers."),
+    LazyEntry("chat", "chat", "Chat with a character at a point in the story. Lines are read from stdin; /help lists "
+                              "the commands."),
+    LazyEntry("scene", "scene", "Put two to four characters together at one point of the story, each knowing only its "
+                                "own. Lines are read from stdin; /help lists the commands."),
+    LazyEntry("report", "report", "Tables in the papers' layouts, charts, run configuration and costs of stored runs; "
+                                  "no model is called."),
+    LazyEntry("serve", "serve", "Serve the web app: chat with a character at a point on the story's timeline, and "
+                                "browse runs."),
+    LazyEntry("models", "models", "List the kinds of model spec (--model, --judge, --helper, --embedder), with an "
+                                  "example each."),
+    LazyEntry("run", "run", "Run one or more evaluations from a configuration file, exactly as their command lines "
+                            "would."),
+    LazyEntry("cache", "cache", "Inspect and clear the model response cache.", group=True),
+    LazyEntry("runs", "runs", "List, inspect, export and merge benchmark runs.", group=True),
+    LazyEntry("canon", "canon", "Import, export and inspect the canon store; show what a character knows.", group=True),
+    LazyEntry("timechara", "timechara", "TimeChara: point-in-time character hallucination (build, eval, report).",
+              group=True),
+    LazyEntry("sharp", "sharp", "SHARP: relationship hallucination through stance transfer (claims, roles, eval, "
+                                "report).", group=True),
+    LazyEntry("graph", "graph", "Character knowledge graph (RoleRAG indexing): build, show, delete.", group=True),
+    LazyEntry("rolerag", "rolerag", "RoleRAG: graph-guided role-play retrieval, judged by KE / KH / UQJ.", group=True),
+    LazyEntry("dialsim", "dialsim", "DialSim: real-time long-term multi-party dialogue (ingest, questions, run, report, "
+                                    "rescore).", group=True),
+    LazyEntry("coser", "coser", "CoSER: book curation, given-circumstance acting, penalty-based critics.", group=True),
 )
 
-# (module under incanon.cli, group name or None for top-level commands registered by the module)
-_GROUPS: list[tuple[str, str | None]] = [
-    ("doctor", None),
-    ("demo", None),
-    ("chat", None),
-    ("report", None),
-    ("serve", None),
-    ("models", None),
-    ("run", None),
-    ("cache", "cache"),
-    ("runs", "runs"),
-    ("canon", "canon"),
-    ("timechara", "timechara"),
-    ("sharp", "sharp"),
-    ("graph", "graph"),
-    ("rolerag", "rolerag"),
-    ("dialsim", "dialsim"),
-    ("coser", "coser"),
-]
+_HELP = "Keep role-playing LLM agents in canon, and measure how well they stay there."
+
+
+def _template(cls: type[LazyGroup] | None = None) -> typer.Typer:
+    """An empty root with the app's settings: each command is built on one, as the root would."""
+    return typer.Typer(
+        cls=cls,
+        name="incanon",
+        help=_HELP,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        # Plain help: rich markup would eat bracketed words of help texts ("[type]", "[/]"). The
+        # root's mode applies to every command group.
+        rich_markup_mode=None,
+    )
+
+
+class _Root(LazyGroup):
+    entries = COMMANDS
+    template = staticmethod(_template)
+
+
+app = _template(_Root)
 
 
 def _version(value: bool) -> None:
@@ -72,23 +101,6 @@ def _root(
     from incanon.logs import configure
 
     configure(verbose, log_file)
-
-
-def _register() -> None:
-    for module_name, group in _GROUPS:
-        try:
-            module = importlib.import_module(f"incanon.cli.{module_name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"incanon.cli.{module_name}":
-                continue  # command group not built yet
-            raise
-        if group is None:
-            module.register(app)
-        else:
-            app.add_typer(module.app, name=group)
-
-
-_register()
 
 
 def hoist_global_options(args: list[str]) -> list[str]:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Sequence, runtime_checkable
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    import numpy as np  # annotations only: a run store or `incanon runs list` never loads numpy
 
 Role = Literal["system", "user", "assistant"]
 

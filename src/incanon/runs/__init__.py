@@ -19,47 +19,53 @@ calls, tokens and cost without calling a model. ``run_defaults(...)`` sets these
 ``run_items`` call inside a block (how the CLIs' ``--executor/--shard/--max-cost`` apply).
 """
 
-from incanon.runs.ambient import RunDefaults, current_defaults, run_defaults
-from incanon.runs.budget import Budget
-from incanon.runs.config import RunConfig, canonical_json, resume_notes
-from incanon.runs.estimate import (
-    CallPattern,
-    EstimateLine,
-    RunEstimate,
-    call_pattern_of,
-    estimate_run,
-    register_call_pattern,
-)
-from incanon.runs.executor import (
-    Executor,
-    ExecutorKind,
-    LocalExecutor,
-    PerWorker,
-    create_executor,
-    executor_kinds,
-    per_worker,
-    register_executor,
-)
-from incanon.runs.merge import MergeReport, merge_stores
-from incanon.runs.prices import BUILTIN_PRICES, EXAMPLE_PRICES_DATE, Price, Prices, load_prices
-from incanon.runs.export import FORMATS, export_jsonl, export_samples, flat_row, sample_json, write_csv, write_jsonl
-from incanon.runs.progress import RunProgress
-from incanon.runs.records import (
-    ItemOutcome,
-    RunInfo,
-    RunItem,
-    RunResult,
-    RunSummary,
-    SampleRecord,
-    ScoreStat,
-    input_hash,
-)
-from incanon.runs.runner import Task, describe_error, run, run_items
-from incanon.runs.sample import Attempt, WorkUnit
-from incanon.runs.shard import Shard, shard_index
-from incanon.secrets import is_secret_key, redact, strip_secrets
-from incanon.runs.stats import mean_sem
-from incanon.runs.store import RunStore
+from typing import TYPE_CHECKING
+
+from incanon.lazyimport import lazy_exports
+
+# Imported on first use (incanon.lazyimport): `import incanon.runs` stays light.
+if TYPE_CHECKING:
+    from incanon.runs.ambient import RunDefaults, current_defaults, run_defaults
+    from incanon.runs.budget import Budget
+    from incanon.runs.config import RunConfig, canonical_json, resume_notes
+    from incanon.runs.estimate import (
+        CallPattern,
+        EstimateLine,
+        RunEstimate,
+        call_pattern_of,
+        estimate_run,
+        register_call_pattern,
+    )
+    from incanon.runs.executor import (
+        Executor,
+        ExecutorKind,
+        LocalExecutor,
+        PerWorker,
+        create_executor,
+        executor_kinds,
+        per_worker,
+        register_executor,
+    )
+    from incanon.runs.merge import MergeReport, merge_stores
+    from incanon.runs.prices import BUILTIN_PRICES, EXAMPLE_PRICES_DATE, Price, Prices, load_prices
+    from incanon.runs.export import FORMATS, export_jsonl, export_samples, flat_row, sample_json, write_csv, write_jsonl
+    from incanon.runs.progress import RunProgress
+    from incanon.runs.records import (
+        ItemOutcome,
+        RunInfo,
+        RunItem,
+        RunResult,
+        RunSummary,
+        SampleRecord,
+        ScoreStat,
+        input_hash,
+    )
+    from incanon.runs.runner import Task, describe_error, run, run_items
+    from incanon.runs.sample import Attempt, WorkUnit
+    from incanon.runs.shard import Shard, shard_index
+    from incanon.secrets import is_secret_key, redact, strip_secrets
+    from incanon.runs.stats import mean_sem
+    from incanon.runs.store import RunStore
 
 __all__ = [
     "BUILTIN_PRICES",
@@ -119,3 +125,5 @@ __all__ = [
     "strip_secrets",
     "write_jsonl",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from incanon.testing.cli import run_cli
 
 CASES = [
     {"book": "Pride and Prejudice", "i_c": 0, "tag": "id", "scenario": "Mr Bennet's study.",
@@ -50,8 +50,8 @@ CRITIC = {"rules": [
 
 def _cli(*args: str, home: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, INCANON_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "incanon", "coser", *args], capture_output=True, text=True,
-                          env=env, timeout=300)
+    return run_cli(["coser", *args],
+                   env=env, timeout=300)
 
 
 @pytest.fixture(scope="module")

@@ -86,16 +86,11 @@ def test_workers_rebuild_cast_and_critic_from_picklable_specs(root):
 
 
 @pytest.mark.slow
-def test_ray_workers_simulate_and_judge(root):
+def test_ray_workers_simulate_and_judge(root, ray_session):
     """On a real local Ray instance: the cast and the critic rebuilt in workers from specs."""
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        shipped = _simulate(root, "--executor", "ray", "--name", "ray")["run"]
-        judged = _coser("judge", shipped["run_id"], "--critic", f"scripted:{root / 'critic.json'}", "--runs",
-                        str(root / "runs.sqlite"), "--no-cache", "--json", "--executor", "ray")["run"]
-    finally:
-        ray.shutdown()
+    shipped = _simulate(root, "--executor", "ray", "--name", "ray")["run"]
+    judged = _coser("judge", shipped["run_id"], "--critic", f"scripted:{root / 'critic.json'}", "--runs",
+                    str(root / "runs.sqlite"), "--no-cache", "--json", "--executor", "ray")["run"]
     assert (shipped["ok"], shipped["usage"]["calls"]) == (len(CASES), ROUNDS * len(CASES) + (ROUNDS - 1) * len(CASES))
     assert judged["ok"] == len(CASES)
     assert all(s.scores["score"] is not None for s in RunStore(root / "runs.sqlite").samples(judged["run_id"]))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from incanon.bench.coser.formats import TestSample
 from incanon.bench.coser.report import CaseScores, model_row
 from incanon.bench.coser.simulation import Cast, SimulationConfig, simulate_case
 from incanon.models import ScriptedModel
+from incanon.testing.cli import run_cli
 
 CASE = {"book": "The Wall-Lamps", "i_c": 0, "tag": "id", "scenario": "The Lamphouse at dawn.",
         "key_characters": [{"name": "Wren Callow", "thought": "Slip in unseen."}],
@@ -29,8 +29,8 @@ CRITIC = {"default": "{\"flaws\": [{\"instance\": \"flat\", \"type\": \"x\", \"s
 
 def _cli(*args: str, home: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, INCANON_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "incanon", "coser", *args], capture_output=True, text=True,
-                          env=env, timeout=300)
+    return run_cli(["coser", *args],
+                   env=env, timeout=300)
 
 
 def test_epochs_are_simulated_judged_and_reported_apart(tmp_path):

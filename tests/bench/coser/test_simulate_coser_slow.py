@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
+from incanon.testing.cli import run_cli
 
 CASE = {
     "book": "Pride and Prejudice", "i_c": 0, "tag": "id",
@@ -28,12 +27,11 @@ CASE = {
 def test_one_short_scene_on_the_embedded_model(tmp_path):
     (tmp_path / "test.json").write_text(json.dumps([CASE]))
     env = dict(os.environ, INCANON_HOME=str(tmp_path))
-    res = subprocess.run(
-        [sys.executable, "-m", "incanon", "coser", "simulate", "--test", str(tmp_path / "test.json"),
+    res = run_cli(
+        ["coser", "simulate", "--test", str(tmp_path / "test.json"),
          "--model", "embedded", "--nsp", "embedded", "--env", "embedded", "--continue-from", "1",
          "--max-rounds", "5", "--max-tokens", "48", "--frequency-penalty", "0.5",
-         "--runs", str(tmp_path / "runs.sqlite"), "--json"],
-        capture_output=True, text=True, env=env, timeout=1800,
+         "--runs", str(tmp_path / "runs.sqlite"), "--json"], env=env, timeout=1800,
     )
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)

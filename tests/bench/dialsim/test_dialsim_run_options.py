@@ -105,7 +105,7 @@ def test_a_shard_without_repetitions_is_refused_before_anything_is_written(files
     assert not (tmp_path / "runs.sqlite").exists()
 
 
-def test_workers_simulate_whole_repetitions_from_picklable_specs(files, tmp_path):
+def test_workers_simulate_whole_repetitions_from_picklable_specs(files, tmp_path, ray_session):
     """What Ray would receive: a pickled factory; each repetition is simulated whole by a worker."""
     from incanon.testing.pickling_executor import PicklingExecutor, use_pickling_executor
 
@@ -121,12 +121,7 @@ def test_workers_simulate_whole_repetitions_from_picklable_specs(files, tmp_path
 def test_ray_workers_simulate_whole_repetitions(files, tmp_path):
     """On a real local Ray instance: each repetition simulated whole on a worker, the same samples
     and usage as the local run, stored by the driver under the same run id."""
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        remote = _run(files, tmp_path / "ray.sqlite", "--executor", "ray")["runs"][0]
-    finally:
-        ray.shutdown()
+    remote = _run(files, tmp_path / "ray.sqlite", "--executor", "ray")["runs"][0]
     local = _run(files, tmp_path / "local.sqlite")["runs"][0]
     assert (remote["run_id"], remote["simulated"]) == (local["run_id"], [0, 1])
     assert remote["usage"]["calls"] == local["usage"]["calls"] > 0

@@ -85,16 +85,11 @@ def test_workers_rebuild_the_task_from_picklable_specs(graph_store, files, tmp_p
 
 
 @pytest.mark.slow
-def test_ray_workers_give_the_local_results(graph_store, files, tmp_path):
+def test_ray_workers_give_the_local_results(graph_store, files, tmp_path, ray_session):
     """On a real local Ray instance, graph retrieval included: workers open the graph store from
     its path and load the embedder themselves; same samples as the local run."""
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        remote = _eval(graph_store, files, tmp_path / "ray.sqlite", "--method", "rolerag-cutoff",
-                       "--executor", "ray")["runs"][0]
-    finally:
-        ray.shutdown()
+    remote = _eval(graph_store, files, tmp_path / "ray.sqlite", "--method", "rolerag-cutoff",
+                   "--executor", "ray")["runs"][0]
     local = _eval(graph_store, files, tmp_path / "local.sqlite", "--method", "rolerag-cutoff")["runs"][0]
     assert (remote["run_id"], remote["ok"], remote["usage"]["calls"]) == (local["run_id"], 12, local["usage"]["calls"])
     scores = [{s.item_id: (s.scores, (s.outputs or {}).get("answer")) for s in RunStore(p).samples(r)} for p, r in

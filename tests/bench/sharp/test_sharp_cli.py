@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from incanon.bench.sharp import write_claims_jsonl
+from incanon.testing.cli import run_cli
 
 from sharp_run_helpers import claims_2f_2c
 
@@ -32,8 +32,7 @@ BACKBONE = {"rules": [], "default": "Of course I agree, you are always right."}
 
 def _cli(*args: str, home: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, INCANON_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "incanon", "sharp", *args],
-                          capture_output=True, text=True, env=env, timeout=300)
+    return run_cli(["sharp", *args], env=env, timeout=300)
 
 
 @pytest.fixture(scope="module")

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from incanon.bench.sharp import write_claims_jsonl
+from incanon.testing.cli import run_cli
 
 from sharp_run_helpers import claims_2f_2c
 
@@ -19,11 +18,10 @@ def test_embedded_snowballing_run(tmp_path):
     claims = tmp_path / "claims.jsonl"
     write_claims_jsonl(claims_2f_2c()[1:3], claims)  # one factual, one counterfactual claim
     env = dict(os.environ, INCANON_HOME=str(tmp_path))
-    res = subprocess.run(
-        [sys.executable, "-m", "incanon", "sharp", "eval", "--model", "embedded", "--detector", "embedded",
+    res = run_cli(
+        ["sharp", "eval", "--model", "embedded", "--detector", "embedded",
          "--mode", "snowballing", "--claims", str(claims), "--partners", "2", "--max-tokens", "40",
-         "--concurrency", "1", "--runs", str(tmp_path / "runs.sqlite"), "--json"],
-        capture_output=True, text=True, env=env, timeout=3000)
+         "--concurrency", "1", "--runs", str(tmp_path / "runs.sqlite"), "--json"], env=env, timeout=3000)
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     (run,) = doc["runs"]

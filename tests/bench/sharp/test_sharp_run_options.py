@@ -95,14 +95,9 @@ def test_dry_run_without_a_store_writes_nothing_in_incanon_home(root, tmp_path, 
 
 
 @pytest.mark.slow
-def test_ray_workers_give_the_local_results(root, tmp_path):
+def test_ray_workers_give_the_local_results(root, tmp_path, ray_session):
     """On a real local Ray instance: workers rebuild agent, detector and backbone from specs."""
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        remote = _eval(root, tmp_path / "ray.sqlite", "--executor", "ray")["runs"][0]
-    finally:
-        ray.shutdown()
+    remote = _eval(root, tmp_path / "ray.sqlite", "--executor", "ray")["runs"][0]
     local = _eval(root, tmp_path / "local.sqlite")["runs"][0]
     assert (remote["run_id"], remote["ok"], remote["usage"]["calls"]) == (local["run_id"], local["ok"], local["usage"]["calls"])
     scores = [{s.item_id: s.scores for s in RunStore(p).samples(r)} for p, r in

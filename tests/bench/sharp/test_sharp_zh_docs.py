@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
+from incanon.testing.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[3]
 DOC = ROOT / "docs" / "sharp.md"
@@ -31,8 +30,7 @@ def test_chinese_section_runs_as_written(tmp_path):
     outputs = []
     for command in _commands(section):
         args = shlex.split(command)[1:]
-        res = subprocess.run([sys.executable, "-m", "incanon", *args], cwd=tmp_path, env=env,
-                             capture_output=True, text=True, timeout=300)
+        res = run_cli(args, cwd=tmp_path, env=env, timeout=300)
         assert res.returncode == 0, (command, res.stderr)
         outputs.append(res.stdout)
     assert len(outputs) == 8

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from timechara_helpers import published_rows
+from incanon.testing.cli import run_cli
 
 HELPER = {"rules": [
     {"match": "Summarize the scene as a single event",
@@ -37,8 +37,7 @@ JUDGE = {"rules": [
 
 def _cli(*args: str, home: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, INCANON_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "incanon", "timechara", *args],
-                          capture_output=True, text=True, env=env, timeout=300)
+    return run_cli(["timechara", *args], env=env, timeout=300)
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from incanon.bench.timechara.authors import evaluate_printout, read_authors_outp
 from incanon.bench.timechara.published import SERIES, read_period
 from incanon.canon import Position
 from incanon.errors import InputError
+from incanon.testing.cli import run_cli
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "timechara"
 DATASET = EXAMPLES / "published" / "validation.json"
@@ -127,8 +127,7 @@ def test_evaluate_printout_of_the_authors_files(tmp_path):
 
 def _cli(*args: str, home: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, INCANON_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "incanon", "timechara", *args],
-                          capture_output=True, text=True, env=env, timeout=300)
+    return run_cli(["timechara", *args], env=env, timeout=300)
 
 
 def test_all_eight_methods_on_four_series_with_no_failed_item(tmp_path):

@@ -4,8 +4,6 @@ invented texts in the reference's layout (``methods/self_refine/feedback.txt``, 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ from incanon.canon import Position
 from incanon.errors import InputError, NotFoundError
 from incanon.models import ScriptedModel
 from incanon.templates import PromptLibrary
+from incanon.testing.cli import run_cli
 
 FEEDBACK = ("OTTER-FEEDBACK on {agent_name}.\nInterviewer: {question_0}\n{agent_name}: {response_0}\n"
             "Give a spatiotemporal score and a personality score, then the total.\n")
@@ -90,7 +89,6 @@ def test_cli_refuses_a_folder_without_the_files(tmp_path: Path):
     env = dict(os.environ, INCANON_HOME=str(tmp_path))
     items = tmp_path / "items.jsonl"
     items.write_text("")
-    res = subprocess.run([sys.executable, "-m", "incanon", "timechara", "eval", "--items", str(items), "--model",
-                          "scripted:x.json", "--judge", "scripted:x.json", "--prompts-from", str(tmp_path)],
-                         capture_output=True, text=True, env=env, timeout=300)
+    res = run_cli(["timechara", "eval", "--items", str(items), "--model",
+                  "scripted:x.json", "--judge", "scripted:x.json", "--prompts-from", str(tmp_path)], env=env, timeout=300)
     assert res.returncode != 0 and "feedback.txt" in res.stderr and "Traceback" not in res.stderr

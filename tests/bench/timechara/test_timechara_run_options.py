@@ -145,7 +145,9 @@ def test_bad_run_options_are_one_line_errors_and_write_nothing(files, tmp_path, 
     (tmp_path / "bad.json").write_text("{not json")
     extra = [str(tmp_path / "bad.json") if e == "BAD" else e for e in extra]
     env = dict(os.environ, INCANON_HOME=str(tmp_path / "home"))
-    res = subprocess.run([sys.executable, "-m", "incanon", "timechara", "eval", "--dataset", str(files / "data.jsonl"), "--personalities", str(files / "personalities.json"),
+    # A fresh process: the error lists the executors registered there (a test here registers more).
+    res = subprocess.run([sys.executable, "-m", "incanon", "timechara", "eval", "--dataset", str(files / "data.jsonl"),
+                          "--personalities", str(files / "personalities.json"),
                           "--model", f"scripted:{files / 'agent.json'}", "--judge", f"scripted:{files / 'judge.json'}",
                           "--runs", str(tmp_path / "runs.sqlite"), *extra],
                          capture_output=True, text=True, env=env, timeout=120)
@@ -157,14 +159,9 @@ def test_bad_run_options_are_one_line_errors_and_write_nothing(files, tmp_path, 
 
 
 @pytest.mark.slow
-def test_ray_executor_gives_the_local_results(files, tmp_path):
+def test_ray_executor_gives_the_local_results(files, tmp_path, ray_session):
     """Ray workers rebuild the task from spec strings (models cannot be pickled): same samples."""
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        remote = _eval(files, tmp_path / "ray.sqlite", "--executor", "ray", "--limit", "6")["runs"][0]
-    finally:
-        ray.shutdown()
+    remote = _eval(files, tmp_path / "ray.sqlite", "--executor", "ray", "--limit", "6")["runs"][0]
     local = _eval(files, tmp_path / "local.sqlite", "--limit", "6")["runs"][0]
     assert remote["run_id"] == local["run_id"]  # where samples ran is not part of the run
     assert (remote["status"], remote["ok"]) == ("finished", 6)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from timechara_helpers import published_rows
+from incanon.testing.cli import run_cli
 
 
 @pytest.mark.slow
@@ -21,11 +20,10 @@ def test_eval_two_items_on_the_embedded_model(tmp_path):
     personalities.write_text(json.dumps({r["character"]: "Loyal, clever and quick to worry about friends."
                                          for r in rows}))
     env = dict(os.environ, INCANON_HOME=str(tmp_path))
-    res = subprocess.run(
-        [sys.executable, "-m", "incanon", "timechara", "eval", "--dataset", str(data), "--model", "embedded",
+    res = run_cli(
+        ["timechara", "eval", "--dataset", str(data), "--model", "embedded",
          "--judge", "embedded", "--method", "zero-shot", "--no-hallucination-types",
-         "--personalities", str(personalities), "--runs", str(tmp_path / "runs.sqlite"), "--json"],
-        capture_output=True, text=True, env=env, timeout=900,
+         "--personalities", str(personalities), "--runs", str(tmp_path / "runs.sqlite"), "--json"], env=env, timeout=900,
     )
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
