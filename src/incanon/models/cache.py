@@ -109,6 +109,8 @@ class ResponseCache:
         self._conn: sqlite3.Connection | None = None
         self._pid = 0
         self._lock = threading.RLock()
+        self._stored = False
+        """True once this process committed an answer or a vector here."""
         key = str(self.path.resolve())
         with _counters_lock:
             self._counter = _counters.setdefault(key, Counter())
@@ -132,7 +134,7 @@ class ResponseCache:
             # empty, and only then: once it holds an answer it is what makes the rerun free (a
             # build that failed on a full disk after 30 minutes of helper calls had deleted them
             # all), and another process may be writing into it.
-            track_new(self.path, keep=lambda: _worth_keeping(self.path))
+            track_new(self.path, keep=lambda: self._stored or _worth_keeping(self.path, unreadable=False))
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = connect(self.path, "response cache", timeout=self.busy_timeout_s, isolation_level=None,
                            check_same_thread=False)
@@ -180,6 +182,7 @@ class ResponseCache:
                 "INSERT OR REPLACE INTO responses(key, model, value, created) VALUES (?,?,?,?)",
                 (key, model, text, time.time()),
             )
+            self._stored = True
 
     def get_completion(self, key: str) -> Completion | None:
         """A cached completion (marked ``cached=True``), or None."""
@@ -228,6 +231,7 @@ class ResponseCache:
                     rows,
                 )
                 db.execute("COMMIT")
+                self._stored = True
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
@@ -291,10 +295,12 @@ class ResponseCache:
         return removed
 
 
-def _worth_keeping(path: Path) -> bool:
+def _worth_keeping(path: Path, *, unreadable: bool = True) -> bool:
     """Whether a cache file a failed command created must stay: it holds an answer or a vector,
-    or it cannot be read to tell (unlike a store, an unreadable cache is kept: deleting a
-    cache full of paid answers costs far more than leaving an empty file)."""
+    or it cannot be read to tell and ``unreadable`` (the caller cannot vouch that nothing was
+    stored: deleting a cache full of paid answers costs far more than leaving an empty file).
+    The cache itself passes False, since it knows whether this process stored anything and
+    nobody else writes into a file this command just created."""
     from urllib.parse import quote
 
     if not path.is_file():
@@ -316,7 +322,7 @@ def _worth_keeping(path: Path) -> bool:
         finally:
             conn.close()
     except sqlite3.Error:
-        return True
+        return unreadable
 
 
 def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
