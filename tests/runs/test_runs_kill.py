@@ -26,6 +26,9 @@ def _worker(store: Path, side: Path, sleep: float = SLEEP) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, str(WORKER), str(store), str(side), str(N), str(sleep), str(CONCURRENCY)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        # A test worker (pytest-xdist) may ignore SIGINT, and a child inherits that: restore the
+        # default so the worker's Python turns Ctrl-C into KeyboardInterrupt.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
