@@ -12,14 +12,12 @@ The file is ``INCANON_HOME/scenes.sqlite`` unless told otherwise.
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from incanon.scenes.record import Scene
-from incanon.sqlitedb import connect, use_wal
+from incanon.keptrows import KeptRows, now
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS scenes (
@@ -64,27 +62,23 @@ def _saved(row: tuple[Any, ...]) -> SavedScene:
     return SavedScene(row[0], row[1], json.loads(row[2]), *row[3:7])
 
 
-class ScenesStore:
+class ScenesStore(KeptRows):
     """The scenes SQLite file (see the module docstring). Safe to use from several threads."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = Path(path) if path is not None else default_scenes_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._conn = connect(self.path, "scenes store", check_same_thread=False, isolation_level=None, timeout=30)
-        use_wal(self._conn, 30)
-        self._conn.executescript(_SCHEMA)
+        super().__init__(Path(path) if path is not None else default_scenes_path(), "scenes store", _SCHEMA,
+                         "scenes")
 
     def save(self, scene: Scene) -> None:
         """Write the scene's current state (one statement: all of it or none)."""
         text = scene.model_dump_json()
-        now = _now()
+        stamp = now()
         with self._lock:
             self._conn.execute(
                 "INSERT INTO scenes (id, work, present, at, lines, created, updated, scene)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET present = excluded.present,"
                 " at = excluded.at, lines = excluded.lines, updated = excluded.updated, scene = excluded.scene",
-                (scene.id, scene.work, json.dumps(scene.present), scene.at, len(scene.lines), now, now, text))
+                (scene.id, scene.work, json.dumps(scene.present), scene.at, len(scene.lines), stamp, stamp, text))
 
     def load(self, scene_id: str) -> Scene | None:
         """The kept scene ``scene_id`` (None: no such scene)."""
@@ -105,24 +99,6 @@ class ScenesStore:
                 " ORDER BY updated DESC, id LIMIT ?", (limit,)).fetchall()
         return [_saved(r) for r in rows]
 
-    def delete(self, scene_id: str) -> None:
-        """Forget the scene."""
-        with self._lock:
-            self._conn.execute("DELETE FROM scenes WHERE id = ?", (scene_id,))
-
-    def close(self) -> None:
-        """Close the file."""
-        with self._lock:
-            try:
-                self._conn.close()
-            except sqlite3.Error:
-                pass
-
-
-def _now() -> str:
-    import datetime as dt
-
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds")
 
 
 __all__ = ["SavedScene", "ScenesStore", "default_scenes_path"]

@@ -12,14 +12,12 @@ The file is ``INCANON_HOME/chats.sqlite`` unless ``incanon serve --chats`` names
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from incanon.chat.transcript import ChatTranscript
-from incanon.sqlitedb import connect, use_wal
+from incanon.keptrows import KeptRows, now
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS chats (
@@ -55,29 +53,24 @@ class SavedChat:
         return dict(self.__dict__)
 
 
-class ChatStore:
+class ChatStore(KeptRows):
     """The chats SQLite file (see the module docstring). Safe to use from several threads."""
 
     def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._conn = connect(self.path, "chat store", check_same_thread=False, isolation_level=None, timeout=30)
-        use_wal(self._conn, 30)
-        self._conn.executescript(_SCHEMA)
+        super().__init__(Path(path), "chat store", _SCHEMA, "chats")
 
     def save(self, chat_id: str, *, work: str, character: str, at: str, method: str,
              transcript: ChatTranscript) -> None:
         """Write the chat's current state (one statement: all of it or none)."""
         text = transcript.model_dump_json()
-        now = _now()
+        stamp = now()
         with self._lock:
             self._conn.execute(
                 "INSERT INTO chats (id, work, character, at, method, turns, created, updated, transcript)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at,"
                 " method = excluded.method, turns = excluded.turns, updated = excluded.updated,"
                 " transcript = excluded.transcript",
-                (chat_id, work, character, at, method, len(transcript.turns), now, now, text))
+                (chat_id, work, character, at, method, len(transcript.turns), stamp, stamp, text))
 
     def load(self, chat_id: str) -> tuple[SavedChat, ChatTranscript] | None:
         """The kept chat ``chat_id`` and its transcript (None: no such chat)."""
@@ -97,24 +90,6 @@ class ChatStore:
                 " ORDER BY updated DESC, id LIMIT ?", (limit,)).fetchall()
         return [SavedChat(*r) for r in rows]
 
-    def delete(self, chat_id: str) -> None:
-        """Forget the chat."""
-        with self._lock:
-            self._conn.execute("DELETE FROM chats WHERE id = ?", (chat_id,))
-
-    def close(self) -> None:
-        """Close the file."""
-        with self._lock:
-            try:
-                self._conn.close()
-            except sqlite3.Error:
-                pass
-
-
-def _now() -> str:
-    import datetime as dt
-
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds")
 
 
 __all__ = ["ChatStore", "SavedChat"]
