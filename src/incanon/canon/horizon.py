@@ -277,11 +277,7 @@ class Horizon:
         found.hidden_chunks.extend(c for c in chunk_ids if c in self.hidden_chunk_ids)
         known = {f.id for f in self.facts}
         found.unknown_facts.extend(f for f in fact_ids if f not in known)
-        folded = " ".join(text.split()).casefold()
-        for f in self.unknown_facts:
-            probe = " ".join(f.text.split()).casefold()[:60]
-            if len(probe) >= 30 and probe in folded and f.id not in found.unknown_facts:
-                found.unknown_facts.append(f.id)
+        found.unknown_facts.extend(i for i in quoted_facts(text, self.unknown_facts) if i not in found.unknown_facts)
         return found
 
     def clean(self, text: str, *, names_only: bool = False) -> tuple[str, list[tuple[str, str]]]:
@@ -376,6 +372,17 @@ class Horizon:
         if cached is None:
             cached = self._relations = [r for r in self.scope.relations() if self.knows_relation(r)]
         return list(cached)
+
+
+def quoted_facts(text: str, facts: Iterable[FactRecord]) -> list[str]:
+    """Ids of ``facts`` whose opening (30 to 60 characters, spacing and case aside) ``text`` quotes."""
+    folded = " ".join(text.split()).casefold()
+    found = []
+    for f in facts:
+        probe = " ".join(f.text.split()).casefold()[:60]
+        if len(probe) >= 30 and probe in folded:
+            found.append(f.id)
+    return found
 
 
 def _end(at: Position) -> Position:

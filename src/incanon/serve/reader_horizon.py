@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from incanon.canon.horizon import Leaks, neutral_stems, stems
+from incanon.canon.horizon import Leaks, neutral_stems, quoted_facts, stems
 from incanon.canon.identities import people_as_seen, reader_knows
 from incanon.canon.namebook import NameBook
 from incanon.canon.names import norm
@@ -114,11 +114,7 @@ class ReaderHorizon:
         found.hidden_chunks.extend(c for c in chunk_ids if c in self.hidden_chunk_ids)
         unknown = {f.id for f in self.unknown_facts}
         found.unknown_facts.extend(f for f in fact_ids if f in unknown)
-        folded = " ".join(text.split()).casefold()
-        for f in self.unknown_facts:
-            probe = " ".join(f.text.split()).casefold()[:60]
-            if len(probe) >= 30 and probe in folded and f.id not in found.unknown_facts:
-                found.unknown_facts.append(f.id)
+        found.unknown_facts.extend(i for i in quoted_facts(text, self.unknown_facts) if i not in found.unknown_facts)
         return found
 
     def tells(self, text: str) -> bool:
