@@ -13,6 +13,7 @@ same content given twice under two paths is indexed once.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 from dataclasses import dataclass
@@ -22,9 +23,11 @@ from incanon.canon.position import Position
 from incanon.canon.store import CanonStore
 from incanon.errors import ConfigError
 from incanon.ingest.markdown_book import parse_markdown_book
+from incanon.logs import NOTICE
 from incanon.tokens import count_tokens, token_spans
 
 _CHAPTER_HEADING = re.compile(r"^##[ \t]+\S", re.M)
+log = logging.getLogger(__name__)
 
 __all__ = ["SourceChunk", "Document", "book_chunks", "canon_chunks", "count_tokens", "document_id",
            "file_chunks", "read_document", "text_chunks", "windows"]
@@ -147,12 +150,17 @@ class Document:
 
 
 def read_document(path: str | Path) -> Document:
-    """Read a corpus file through ``incanon.reading`` (one-line errors for bad files)."""
-    from incanon.reading import read_text
+    """Read a corpus file through the project's one book-file reader (any encoding, a Gutenberg
+    header and licence left out; markdown kept whole, its scene markers place the chunks), with
+    one-line errors for bad files; what the reader noticed is logged."""
+    from incanon.ingest.bookfile import read_book_file
 
     p = Path(path).expanduser()
-    text = read_text(p, "corpus file")  # first: a loop or a FIFO is refused before resolve() sees it
-    return Document(document_id(p), p, text)
+    # Read first: a loop or a FIFO is refused before resolve() sees it.
+    read = read_book_file(p, markdown=False, what="corpus file")
+    for note in read.notes:
+        log.log(NOTICE, "%s", note)
+    return Document(document_id(p), p, read.text)
 
 
 def document_chunks(doc: Document, size: int = 600, overlap: int = 100,

@@ -82,18 +82,19 @@ def decode_book(raw: bytes, source: str) -> BookFileText:
     return BookFileText(text, encoding)
 
 
-def read_book_text(path: str | os.PathLike[str], *, max_bytes: int = MAX_BOOK_BYTES) -> BookFileText:
+def read_book_text(path: str | os.PathLike[str], *, max_bytes: int = MAX_BOOK_BYTES,
+                   what: str = "book file") -> BookFileText:
     """The text of the book file ``path`` (see the module docstring); a missing path, a folder,
     a FIFO, a file over ``max_bytes`` or an unreadable one is an ``InputError`` naming it. The
     size is checked before anything is read."""
-    source = check_file(path, "book file")
+    source = check_file(path, what)
     size = source.stat().st_size
     if size > max_bytes:
-        raise too_big(size, str(source), "the book file", max_bytes)
+        raise too_big(size, str(source), f"the {what}", max_bytes)
     try:
         raw = Path(source).read_bytes()
     except OSError as exc:
-        raise InputError(f"cannot read the book file: {exc.strerror}", source=str(source)) from None
+        raise InputError(f"cannot read the {what}: {exc.strerror}", source=str(source)) from None
     return decode_book(raw, str(source))
 
 

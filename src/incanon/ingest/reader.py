@@ -30,10 +30,9 @@ from pathlib import Path
 
 from incanon.errors import InputError, NotFoundError
 from incanon.ingest.chapters import TextChapter, scan_chapters
-from incanon.ingest.encoding import MAX_BOOK_BYTES, read_book_text, too_big
-from incanon.ingest.gutenberg import header_title, strip_gutenberg
+from incanon.ingest.bookfile import BookFile, named_in_text, read_book_file
+from incanon.ingest.encoding import MAX_BOOK_BYTES, too_big
 from incanon.ingest.markdown_book import parse_markdown_book
-from incanon.ingest.titlepage import find_title_page
 from incanon.reading import check_file
 
 _TEXT_SUFFIXES = {".txt", ".text", ".md", ".markdown", ""}
@@ -109,16 +108,11 @@ def _markdown_chapters(text: str, source: str) -> tuple[str, list[ReadChapter]]:
     return book.title or "", chapters
 
 
-def _name_book(book: "BookText", path: Path, text: str, body: str, first_heading: int | None) -> None:
-    """Title and author of a text without metadata: its "Project Gutenberg EBook of" line, else
-    its title page (the lines before the first heading)."""
+def _name_book(book: "BookText", path: Path, read: BookFile, first_heading: int | None) -> None:
+    """Title and author of a text without metadata (:func:`~incanon.ingest.bookfile.named_in_text`)."""
     if book.title and book.author:
         return
-    title, author = header_title(text)
-    how = "its Project Gutenberg line"
-    if not title:
-        title, author = find_title_page(body[:first_heading])
-        how = "its title page"
+    title, author, how = named_in_text(read.decoded, read.text, first_heading)
     if title and not book.title:
         book.title, book.author = title, book.author or author
         book.notes.append(f"{path.name}: title {title!r}" + (f" by {author}" if author else "") + f" from {how}")
@@ -140,35 +134,22 @@ def _one_file(path: Path, book: "BookText", alone: bool) -> list[ReadChapter]:
     source = str(path)
     if path.suffix.lower() == ".epub":
         return _epub_chapters(path, book)
-    read = read_book_text(path)
-    if read.note:
-        book.notes.append(f"{path.name}: {read.note}")
-    text = read.text
-    if not text.strip():
-        raise InputError("the file is empty", source=source)
-    if path.suffix.lower() in (".md", ".markdown") and _SCENE_MARKER.search(text):
-        title, chapters = _markdown_chapters(text, source)
+    read = read_book_file(path)
+    book.notes += read.notes
+    if read.is_markdown and _SCENE_MARKER.search(read.decoded):
+        title, chapters = _markdown_chapters(read.decoded, source)
         book.title = book.title or title
         return chapters
-    gut = strip_gutenberg(text)
-    if gut.removed_words:
-        book.notes.append(f"{path.name}: Project Gutenberg header and licence left out ({gut.removed_words:,} words)")
-        book.title = book.title or gut.title
-        book.author = book.author or gut.author
-    body = gut.body
-    if path.suffix.lower() in (".md", ".markdown"):
-        body = re.sub(r"^[ \t]*<!--.*?-->[ \t]*\n?", "", body, flags=re.M)  # authors' notes
-        first = re.match(r"\s*#[ \t]+(.+?)[ \t]*#*[ \t]*\n", body)
-        if first and not re.match(r"(?i)(?:book|part|volume|chapter)\b", first.group(1)):
-            book.title = book.title or first.group(1).strip()
-            body = body[first.end():]
+    book.title = book.title or read.title
+    book.author = book.author or read.author
+    body = read.text
     scan = scan_chapters(body)
     if not alone and not scan.headings:
         # A chapter file without a heading: the file is the chapter, its name the title.
         title = re.sub(r"^\d+[\s._-]*", "", path.stem).replace("_", " ").strip() or path.stem
         return [ReadChapter(1, 0, title, body.strip(), 1, source=source)]
     if alone:
-        _name_book(book, path, text, body, scan.headings[0].start if scan.headings else None)
+        _name_book(book, path, read, scan.headings[0].start if scan.headings else None)
     book.notes += [f"{path.name}: {note}" for note in scan.notes]
     if alone and len(scan.chapters) == 1 and not scan.headings:
         book.notes.append(f"{path.name}: no chapter heading found; the whole text is one chapter")

@@ -25,9 +25,9 @@ from incanon.bench.timechara.build import _canonical
 from incanon.bench.timechara.scenes import ExtractionResult, extract_scenes
 from incanon.canon.world import Character, Scene, TimePoint, WorkInfo, World
 from incanon.errors import ConfigError, InputError
+from incanon.ingest.encoding import read_book_text
 from incanon.ingest.markdown_book import BookChapter, BookScene, ParsedBook, chunk_scenes, parse_markdown_book
 from incanon.models.types import ChatModel
-from incanon.reading import read_text
 from incanon.templates import PromptLibrary
 
 
@@ -52,7 +52,7 @@ def read_book(path: Path) -> ParsedBook:
     Gutenberg e-text, an EPUB) goes through the project's one book reader and chapter detector,
     its parts' chapters numbered on in one book."""
     if path.suffix.lower() in (".md", ".markdown"):
-        text = read_text(path)
+        text = read_book_text(path).text
         if _MD_CHAPTER.search(text):
             return parse_markdown_book(text, source=str(path))
     from incanon.ingest.reader import read_book as read_any

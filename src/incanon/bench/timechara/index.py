@@ -18,6 +18,7 @@ rows of that series.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from dataclasses import dataclass
@@ -27,8 +28,12 @@ from typing import Sequence
 from incanon.bench.timechara.published import Series, series_info
 from incanon.canon.world import Chunk, World, WorkInfo
 from incanon.errors import ConfigError, InputError
+from incanon.ingest.encoding import read_book_text
 from incanon.ingest.markdown_book import parse_markdown_book
-from incanon.reading import check_file_or_folder, read_text, walk_files
+from incanon.logs import NOTICE
+from incanon.reading import check_file_or_folder, walk_files
+
+log = logging.getLogger(__name__)
 
 CHUNK_CHARS = 1000
 OVERLAP_CHARS = 200
@@ -93,7 +98,12 @@ def read_chapters(paths: Sequence[Path], series: Series) -> list[ChapterText]:
                  and not p.name.startswith(".")] if given.is_dir() else [given]
         root = given if given.is_dir() else given.parent
         for file in files:
-            text = read_text(file, "book file")
+            read = read_book_text(file)  # the project's book-file decoding: Latin-1, UTF-16 too
+            if read.note:
+                log.log(NOTICE, "%s: %s", file, read.note)
+            text = read.text
+            if not text.strip():
+                raise InputError("book file is empty", source=str(file))
             if file.suffix.lower() in (".md", ".markdown") and re.search(r"(?m)^##\s", text):
                 if depth != 2:
                     raise InputError(f"{series.title} positions have {depth} levels; markdown books give "

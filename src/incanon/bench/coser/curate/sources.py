@@ -11,13 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from incanon.errors import InputError, NotFoundError
-from incanon.ingest.gutenberg import strip_gutenberg
+from incanon.ingest.bookfile import named_in_text, read_book_file
 from incanon.logs import NOTICE
 from incanon.reading import check_file
 
 
 log = logging.getLogger(__name__)
-_MD_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*\n?", re.M)
 
 
 @dataclass(frozen=True)
@@ -70,13 +69,13 @@ def _jsonl(path: Path) -> list[BookSource]:
     return books
 
 
-def _title_of(text: str, path: Path) -> str:
-    # A markdown book's "# Title" line names it; otherwise the file name does.
+def _md_title(text: str) -> str:
+    # A markdown book's "# Book 2: Title" line names it (the reader keeps such a line as a heading).
     for line in text.splitlines()[:20]:
         m = re.match(r"^#\s+(.+?)\s*#*\s*$", line)
         if m:
-            return re.sub(r"^(?:book|part)\s+\w+\s*[:.\-–—]\s*", "", m.group(1), flags=re.I).strip() or path.stem
-    return path.stem.replace("_", " ")
+            return re.sub(r"^(?:book|part)\s+\w+\s*[:.\-–—]\s*", "", m.group(1), flags=re.I).strip()
+    return ""
 
 
 def read_books(paths: list[str | os.PathLike[str]], *, author: str = "") -> list[BookSource]:
@@ -92,21 +91,23 @@ def read_books(paths: list[str | os.PathLike[str]], *, author: str = "") -> list
         if path.suffix.lower() == ".jsonl":
             books.extend(_jsonl(path))
             continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=str(path)) from None
-        if path.suffix.lower() in (".md", ".markdown"):
-            text = _MD_COMMENT.sub("", text)  # authors' notes and scene markers are not prose
-        if not text.strip():
-            raise InputError("the file is empty", source=str(path))
-        # A Project Gutenberg e-text: the licence is not the story, and its header names the book.
-        gut = strip_gutenberg(text)
-        if gut.removed_words:
-            log.log(NOTICE, "%s: Project Gutenberg header and licence left out (%d words)", path, gut.removed_words)
-            books.append(BookSource(gut.title or _title_of(gut.body, path), gut.body, author or gut.author, str(path)))
-            continue
-        books.append(BookSource(_title_of(text, path), text, author, str(path)))
+        # The project's one book-file reader: any encoding, Gutenberg header and licence out,
+        # authors' notes and the "# Title" line of a markdown book out.
+        read = read_book_file(path)
+        for note in read.notes:
+            log.log(NOTICE, "%s", note)
+        if not read.text.strip():
+            raise InputError("the file holds no story text", source=str(path))
+        found_author = read.author
+        title = read.title or _md_title(read.text)
+        if not title:
+            title, found_author, how = named_in_text(read.decoded, read.text)
+            if title:
+                log.log(NOTICE, "%s: title %r from %s", path.name, title, how)
+        if not title:
+            title = path.stem.replace("_", " ")
+            log.log(NOTICE, "%s: no title in the text: named %r after the file", path.name, title)
+        books.append(BookSource(title, read.text, author or found_author or read.author, str(path)))
     titles = [b.slug for b in books]
     dup = next((t for t in titles if titles.count(t) > 1), None)
     if dup:
