@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from incanon.cli.main import app
 from incanon.errors import NotFoundError
+from incanon.testing.cli import run_main
 
 runner = CliRunner()
 EXTRACTION = {"entities": [{"name": "Ada Vane", "type": "character", "description": "keeps the lamp"},
@@ -147,3 +148,43 @@ def test_content_indexed_under_another_path_is_not_extracted_again(tmp_path: Pat
     assert {p["source"] for p in again["provenance"]} == {"a/notes.txt", "b.txt"}
     shown = json.loads(_invoke("graph", "show", "--store", str(store), "--json").stdout)
     assert shown["documents"] == {"a/notes.txt": 1, "b.txt": 1}
+
+
+def _tale(tmp_path: Path) -> tuple[Path, list[str]]:
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps(RULES), encoding="utf-8")
+    book = tmp_path / "tale.md"
+    book.write_text("# Book 1: Tale\n## Chapter 1: Lamps\n<!-- scene 1-1-1 -->\nAda Vane climbed the Beacon Tower.\n"
+                    "<!-- scene 1-1-2 -->\nMistress Vane trimmed the wick.\n", encoding="utf-8")
+    return book, ["--store", str(tmp_path / "canon"), "--work", "tale", "--helper", f"scripted:{rules}",
+                  "--no-cache", "--embedder", "none"]
+
+
+def test_a_graph_build_waits_for_no_one_and_writes_nothing_into_a_store_another_build_holds(tmp_path: Path,
+                                                                                             capsys) -> None:
+    """canon build and graph build take one lock per store: both write its graph."""
+    import os
+
+    from incanon.canonbuild.lock import BuildLockedError, build_lock
+
+    book, common = _tale(tmp_path)
+    with build_lock(tmp_path / "canon", "canon build"):
+        assert run_main(["graph", "build", str(book), *common]) == BuildLockedError.exit_code
+        assert f"another canon build (pid {os.getpid()}) is writing this store" in capsys.readouterr().err
+        assert sorted(p.name for p in (tmp_path / "canon").iterdir()) == [".canon-build.lock"]
+    assert run_main(["graph", "build", str(book), *common, "--json"]) == 0
+    with build_lock(tmp_path / "canon", "graph build"):
+        # The other way round: the refusal names the graph build that holds the store.
+        assert run_main(["graph", "build", str(book), *common]) == 75
+    assert "another graph build (pid" in capsys.readouterr().err
+
+
+def test_a_graph_build_says_how_far_it_is(tmp_path: Path, monkeypatch) -> None:
+    from incanon.canonbuild import progress as progress_module
+
+    monkeypatch.setattr(progress_module, "EVERY_S", 0.0)
+    monkeypatch.setattr(progress_module, "SPACING", 0.0)
+    book, common = _tale(tmp_path)
+    result = _invoke("graph", "build", str(book), *common)
+    assert result.exit_code == 0, result.output
+    assert "graph: 1 of 2 chunks extracted" in result.output and "left" in result.output

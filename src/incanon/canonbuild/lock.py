@@ -1,4 +1,5 @@
-"""One ``canon build`` at a time per store: an exclusive lock on a file inside the store folder.
+"""One build at a time per store (``canon build``, ``graph build``): an exclusive lock on a file
+inside the store folder.
 
 Two builds of one book into one store at once both found the work missing, both wrote it and
 both integrated the graph (8 entities for 4), or the second opened the store file the first had
@@ -8,7 +9,8 @@ before it opens anything, naming the store and the process that holds it.
 
 ``fcntl.flock`` on ``<store>/.canon-build.lock``: the kernel drops the lock when its holder
 exits, however it exits (``kill -9`` included), so a lock is never stale and is never deleted
-to be taken. The holder writes its pid into the file, for the refusal's message only.
+to be taken. The holder writes its pid and its command into the file, for the refusal's message
+only. Both builds take the same lock: each writes the store's graph, so they exclude each other.
 """
 
 from __future__ import annotations
@@ -26,18 +28,21 @@ LOCK_NAME = ".canon-build.lock"
 
 
 class BuildLockedError(IncanonError):
-    """Another ``canon build`` is writing the same store."""
+    """Another build is writing the same store."""
 
     exit_code = 75  # EX_TEMPFAIL: try again later
 
 
 def _holder(fd: int) -> str:
-    """The pid written by the lock's holder, as the message shows it."""
+    """Who holds the lock, as the refusal names it: ``canon build (pid 4821)``."""
     try:
-        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        text = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
     except OSError:
-        return "unknown pid"
-    return f"pid {text}" if text.isdigit() else "unknown pid"
+        return "build (unknown pid)"
+    pid, _, command = text.partition(" ")
+    if not pid.isdigit():
+        return "build (unknown pid)"
+    return f"{command or 'build'} (pid {pid})"
 
 
 def _forget_new_paths() -> None:
@@ -49,9 +54,10 @@ def _forget_new_paths() -> None:
 
 
 @contextmanager
-def build_lock(store: Path) -> Iterator[Path]:
+def build_lock(store: Path, command: str = "canon build") -> Iterator[Path]:
     """Hold the build lock of the store folder ``store`` (created when missing) for the block;
-    :class:`BuildLockedError` at once when another process holds it."""
+    :class:`BuildLockedError` at once when another process holds it. ``command`` names this
+    build in another one's refusal."""
     from incanon.canon.schema import DB_NAME
     from incanon.created import holds_rows, track_new
 
@@ -74,7 +80,7 @@ def build_lock(store: Path) -> Iterator[Path]:
                 raise
             _forget_new_paths()
             raise BuildLockedError(
-                f"{root}: another canon build ({holder}) is writing this store; wait for it to finish and run "
+                f"{root}: another {holder} is writing this store; wait for it to finish and run "
                 "this command again (it resumes from the response cache), or build into another --store") from None
         # The file may have been removed (with a failed build's new store folder) between our
         # open and our lock: then the lock is on a file nobody else will see; take it again.
@@ -89,7 +95,7 @@ def build_lock(store: Path) -> Iterator[Path]:
     try:
         try:
             os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+            os.pwrite(fd, f"{os.getpid()} {command}\n".encode("ascii", "replace"), 0)
         except OSError:
             pass  # a full disk: the pid is for another build's message only, the lock holds without it
         yield path

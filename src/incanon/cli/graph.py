@@ -78,10 +78,9 @@ def build(
     position = renamed(at, position_old, new_flag="--at", old_flag="--position", default=None)
     from incanon.canon.position import Axis, Position
     from incanon.canon.schema import DB_NAME
-    from incanon.graph import GraphBuilder, GraphConfig, canon_chunks
+    from incanon.graph import GraphConfig
     from incanon.graph.chunking import corpus_chunks
-    from incanon.graph.characters import CharacterSpec, check_distinct, declare
-    from incanon.models import load_chat_model
+    from incanon.graph.characters import CharacterSpec, check_distinct
     from incanon.templates import PromptLibrary
 
     if axis not in (Axis.CHAPTER.value, Axis.DATE.value):
@@ -113,6 +112,26 @@ def build(
     if dry_run:
         _dry_run(found.chunks, store, work, store_existed, config, model, library, limit, json_)
         return
+    from incanon.canonbuild.interrupt import sigint_stops_at_once
+    from incanon.canonbuild.lock import build_lock
+
+    # One build per store at a time (canon build takes the same lock: both write the graph), and
+    # Ctrl-C stops at once: every answered call is in the response cache, a rerun resumes.
+    with sigint_stops_at_once(), build_lock(store.expanduser(), "graph build"):
+        _build_locked(store, work, title, axis, specs, model, cache, no_cache, corpus, found, config, overlap, limit,
+                      library, retry_empty, store_existed, json_)
+
+
+def _build_locked(store: Path, work: Optional[str], title: Optional[str], axis: str, specs: list[Any], model: str,
+                  cache: Optional[Path], no_cache: bool, corpus: Optional[list[Path]], found: Any, config: Any,
+                  overlap: int, limit: Optional[int], library: Any, retry_empty: bool, store_existed: bool,
+                  json_: bool) -> None:
+    """``graph build`` once the store is locked: index the chunks, report, or undo what it made."""
+    from incanon.canonbuild.progress import Progress
+    from incanon.graph import GraphBuilder, canon_chunks
+    from incanon.graph.characters import declare
+    from incanon.models import load_chat_model
+
     llm = load_chat_model(model, cache=False if no_cache else (cache or True))
     canon = open_canon(store, create=bool(corpus))
     known_works = {w.id for w in canon.works()}
@@ -132,11 +151,19 @@ def build(
     added = declare(canon, work_id, specs) if specs and created_work is None else []
     for name in added:
         err.print(f"declared character {name!r} in {work_id!r}", style="dim")
-    builder = GraphBuilder(canon, work_id, llm, config=config, prompts=library)
+    # A line every few seconds (with an estimate) once a phase runs longer than that.
+    progress = Progress(lambda line: err.print(line, style="dim", highlight=False), "graph")
+    builder = GraphBuilder(canon, work_id, llm, config=config, prompts=library,
+                           progress=lambda what, done, total: progress.update(done, total, what))
     err.print(f"indexing {len(chunks)} chunks of {work_id!r} with {model}", style="dim")
+
+    async def run() -> Any:
+        async with progress.ticking():
+            return await builder.add(chunks, retry_empty=retry_empty,
+                                     documents=[] if limit else [d.id for d in found.documents])
+
     try:
-        report = asyncio.run(builder.add(chunks, retry_empty=retry_empty,
-                                          documents=[] if limit else [d.id for d in found.documents]))
+        report = asyncio.run(run())
     except BaseException:
         builder.close()
         _undo(canon, store, created_work, store_existed)
