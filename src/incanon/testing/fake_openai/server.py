@@ -220,8 +220,16 @@ class _RequestHandler(BaseHTTPRequestHandler):
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
+        # Out of flight before the reply leaves: a client that receives it may send its next
+        # request at once, and that one must not be counted beside this one.
+        self._leave_once()
         self.wfile.write(payload)
         self.wfile.flush()
+
+    def _leave_once(self) -> None:
+        if not getattr(self, "_left", True):
+            self._left = True
+            self.fake._leave()
 
     def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         kind = "rate_limit_error" if status == 429 else "invalid_request_error" if status < 500 else "server_error"
@@ -251,6 +259,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
         fake = self.fake
         request = self._record()
         fake._enter(request)
+        self._left = False
         try:
             self._serve(request)
         except (BrokenPipeError, ConnectionResetError):
@@ -264,7 +273,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 pass
         finally:
             request.finished = time.monotonic()
-            fake._leave()
+            self._leave_once()
 
     def _serve(self, request: LoggedRequest) -> None:
         fake = self.fake
@@ -320,5 +329,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
         for start in range(0, len(data), step):
             if start and fake._stopping.wait(behavior.interval):
                 return
+            if start + step >= len(data):
+                self._leave_once()  # the last piece: as in _send
             self.wfile.write(data[start : start + step])
             self.wfile.flush()
