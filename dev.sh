@@ -50,7 +50,7 @@ setup() {
     .venv/bin/python -m pip install --quiet --upgrade "pip>=24"
     wheels=$(llama_wheel)
     # --find-links offers the portable wheel; pip takes a wheel over building the sdist.
-    .venv/bin/python -m pip install --quiet --find-links "$wheels" -c constraints.txt -e ".[dev,local]"
+    .venv/bin/python -m pip install --quiet --find-links "$wheels" -c constraints.txt -e ".[dev,local,all]"
     .venv/bin/python -m pip install --quiet --no-deps --force-reinstall --no-index --find-links "$wheels" \
       -c constraints.txt llama-cpp-python
     echo "$want" > .venv/.incanon-stamp

@@ -1,6 +1,6 @@
-"""The package as a user installs it: a wheel without the ``local`` extra in a fresh virtual
-environment runs ``incanon doctor`` and a scripted evaluation, and the embedded model's absence
-is one line that says how to add it."""
+"""The package as a user installs it: a wheel without extras in a fresh virtual environment runs
+``incanon doctor`` and a scripted evaluation, and the absence of the embedded model or of the web
+server is one line that says how to add it."""
 
 from __future__ import annotations
 
@@ -71,6 +71,15 @@ def test_wheel_without_the_local_extra_runs_doctor_and_a_scripted_eval(tmp_path)
     assert demo.returncode == 2 and "Traceback" not in demo.stderr
     lines = demo.stderr.strip().splitlines()
     assert len(lines) == 1 and HINT in lines[0], demo.stderr
+
+    # The core alone: no web server, metrics or charts; a command needing one says which extra.
+    lean = _run([str(py), "-c", "import importlib.util as u; print([m for m in ('fastapi', 'matplotlib', 'sacrebleu', "
+                 "'punkt') if u.find_spec(m)])"], env, tmp_path)
+    assert lean.stdout.strip() == "[]", lean.stdout + lean.stderr
+    served = _run([str(incanon), "serve", "--port", "0"], env, tmp_path, timeout=120)
+    assert served.returncode == 2 and "Traceback" not in served.stderr, served.stderr
+    assert served.stderr.strip().splitlines() == [
+        "error: incanon serve needs incanon's 'serve' extra (fastapi is not installed); fix: pip install 'incanon[serve]'"]
 
     # The scripted evaluation of docs/reports.md, from the installed package in that venv.
     examples = ROOT / "examples" / "timechara"

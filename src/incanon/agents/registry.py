@@ -41,8 +41,9 @@ def create_agent(name: str, model: ChatModel, **options: Any) -> Agent:
     try:
         cls = _AGENTS[name]
     except KeyError:
+        missing = "".join(f"; the methods of {bench} are not available: {why}" for bench, why in sorted(_UNAVAILABLE.items()))
         raise ConfigError(
-            f"unknown role-play method {name!r}; known methods: {', '.join(sorted(_AGENTS))}"
+            f"unknown role-play method {name!r}; known methods: {', '.join(sorted(_AGENTS))}{missing}"
         ) from None
     _check_requirements(name, cls, options)
     return cls(model, **options)
@@ -73,6 +74,8 @@ BUILTIN_AGENTS: dict[str, str] = {
     "in-canon": "incanon.agents.in_canon:InCanonAgent",
 }
 _loaded = False
+_UNAVAILABLE: dict[str, str] = {}
+"""Benchmarks whose methods could not be loaded (an extra not installed) → why."""
 
 DEFAULT_METHOD = "in-canon"
 """The method incanon plays characters with unless told otherwise (chat, serve, ``/v1``, the
@@ -107,5 +110,13 @@ def _discover_benchmark_agents() -> None:
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name != name:
+            if exc.name == name:
+                continue  # a benchmark without methods of its own
+            from incanon.extras import missing_extra
+
+            missing = missing_extra(exc)
+            if missing is None:
                 raise
+            # A lean install without the `bench` extra: the core's methods still work, and
+            # asking for this benchmark's says what to install.
+            _UNAVAILABLE[info.name] = str(missing)

@@ -192,6 +192,17 @@ def main() -> None:
     except KeyboardInterrupt:
         err.print("interrupted; finished work is saved, run the same command again to resume")
         sys.exit(130)
+    except ImportError as exc:
+        # A module of an extra that is not installed (fastapi for `serve`, matplotlib for charts):
+        # one line naming the extra. Any other import error is a bug and stays a traceback.
+        from incanon.extras import missing_extra
+
+        missing = missing_extra(exc)
+        if missing is None:
+            raise
+        created.discard_new()
+        err.print(error_line(missing), highlight=False, soft_wrap=True)
+        sys.exit(missing.exit_code)
     except Exception as exc:
         # Usage errors of typer's (vendored) click layer arrive here in non-standalone mode:
         # one line, like every user error.

@@ -37,6 +37,10 @@ def register(app: typer.Typer) -> None:
         from incanon.report.write import write_tables_csv
         from incanon.runs import RunStore
 
+        if (html is not None or md is not None) and not no_plots:
+            from incanon.extras import require
+
+            require("plot", "drawing the report's charts", "or pass --no-plots")
         path = (runs or default_runs_path()).expanduser()
         if not path.is_file():
             raise NotFoundError(f"no run store at {path}")

@@ -77,6 +77,9 @@ def register(app: typer.Typer) -> None:
         Example: incanon serve --model ollama/llama3.1 --token-env INCANON_TOKEN
         """
         from incanon.errors import NotFoundError
+        from incanon.extras import require
+
+        require("serve", "incanon serve")  # before anything else: one line, not a traceback
         from incanon.serve.config import ServeConfig
         from incanon.serve.server import REMOTE_WARNING, is_loopback
         from incanon.serve.server import serve as run_server
