@@ -7,13 +7,15 @@ whole-story text that names something hidden at the position reaches an agent.
 
 from __future__ import annotations
 
-import sys
+import logging
 
 from incanon.agents.base import CharacterAt
 from incanon.canon.persona import Persona, persona_at
 from incanon.canon.position import Position
 from incanon.canon.store import CanonStore
+from incanon.logs import NOTICE
 
+log = logging.getLogger(__name__)
 _WARNED: set[tuple[str, str, str]] = set()
 
 
@@ -23,8 +25,9 @@ def character_at(store: CanonStore, work: str, character: str, at: str | Positio
     label), with its knowledge scope. Unknown names and positions raise ``NotFoundError``.
 
     ``witnessed_only``: the scope keeps to scenes the character witnessed (the strict method's
-    scope; the papers' methods cut by time only). ``warn``: say on stderr, once per process and
-    character@position, what whole-story text was withheld."""
+    scope; the papers' methods cut by time only). ``warn``: log (NOTICE, which the command line
+    shows on stderr), once per process and character@position, what whole-story text was
+    withheld; library code prints nothing itself."""
     record = store.character(work, character)
     persona = persona_at(store, work, record, at)
     if warn:
@@ -32,7 +35,7 @@ def character_at(store: CanonStore, work: str, character: str, at: str | Positio
         if key not in _WARNED:
             _WARNED.add(key)
             for line in persona.warnings:
-                print(f"note: {line}", file=sys.stderr)
+                log.log(NOTICE, "note: %s", line)
     return from_persona(persona, store.scope(work, record, persona.position, witnessed_only=witnessed_only))
 
 

@@ -141,12 +141,6 @@ def resolve(text: str, axis: Axis, *, end: bool = False, born: _dt.date | None =
 
 
 def _end_of_story(axis: Axis) -> int:
-    from incanon.retrieval import end_of_story
+    from incanon.canon.position import end_of_story
 
     return end_of_story(axis).key
-
-
-def effective_from(chunk_key: int | None, resolved: Resolved) -> int | None:
-    """When a fact becomes known on the axis: its own time when the text gives one, else its
-    chunk's position (None: background text, known at every position)."""
-    return resolved.key if resolved.key is not None else chunk_key

@@ -164,14 +164,6 @@ class DimensionResult(BaseModel):
         return sum(f.severity for f in self.flaws)
 
 
-def score_dimension(dimension: str, flaws: list[Flaw] | None, rounds: int) -> DimensionResult:
-    """Score ``flaws`` (None: unreadable critique, no score)."""
-    if flaws is None:
-        return DimensionResult(dimension=dimension, flaws=[], score=None)
-    return DimensionResult(dimension=dimension, flaws=flaws,
-                           score=dimension_score((f.severity for f in flaws), rounds))
-
-
 def case_score(scores: Mapping[str, float | None]) -> float | None:
     """Mean of the four dimension scores; None unless all four exist."""
     values = [scores.get(d) for d in DIMENSIONS]
