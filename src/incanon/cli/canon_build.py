@@ -75,7 +75,7 @@ def register(app: typer.Typer) -> None:
         """Build one work of the canon store from a book: scenes, characters with dated aliases, time
         points with profiles, graph facts, chunk vectors.
 
-        Example: incanon canon build examples/book/harbour.txt --store canon --helper scripted:examples/book/helper.json
+        Example: incanon canon build examples/book/saltmere.txt --store canon --helper scripted:examples/book/helper.json
         """
         from incanon.canonbuild import BuildOptions, BuildReport
         from incanon.ingest.reader import read_book
