@@ -185,12 +185,24 @@ def _head(path: Path, what: str) -> tuple[int, bytes]:
         raise InputError(f"cannot read {what}: {exc.strerror}", source=str(path)) from None
 
 
+def in_use(path: Path) -> bool:
+    """Whether SQLite has ``path`` open in WAL mode (its ``-shm`` file exists beside it)."""
+    return Path(f"{path}-shm").exists()
+
+
 def require_database(path: Path, what: str, *, wait_s: float = 0.0) -> None:
     """Refuse a file that cannot be an existing SQLite store (empty, or without SQLite's
     header), before anything opens it: SQLite would silently treat an empty file as a new
     database and write a schema into it. ``wait_s``: how long an empty file may take to get its
     header, for stores that several processes may create at once (SQLite creates the file
     first and writes the header with the first transaction)."""
+    if in_use(path):
+        # Open in WAL mode by some connection (maybe of this process): it is SQLite's, and
+        # reading it here would be harmful. Closing *any* descriptor of a file drops every POSIX
+        # lock this process holds on it, those of SQLite's own connections included: a server
+        # that opened a second session on a store lost the first one's locks, and SQLite then
+        # removed the shared-memory file under it (SQLITE_IOERR_SHORT_READ).
+        return
     size, head = _head(path, what)
     deadline = time.monotonic() + wait_s
     while not head and time.monotonic() < deadline:
