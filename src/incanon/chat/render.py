@@ -19,12 +19,18 @@ def scope_lines(scope: dict[str, Any] | None) -> list[str]:
     if scope is None:
         return ["Knowledge scope: none (the method sees no canon)"]
     v, h = scope["visible"], scope["hidden"]
+    # A built book's entities and relations are in its knowledge graph; said when it has one.
+    graph_v = (f", graph: {v['graph_entities']} entities, {v['graph_relations']} relations"
+               if "graph_entities" in v else "")
+    graph_h = (f", graph: {h['graph_entities']} entities, {h['graph_relations']} relations"
+               if "graph_entities" in h else "")
     return [
         f"Knowledge scope: {scope.get('character') or 'omniscient reader'} at {scope['at']} in {scope['work']}",
         f"  visible: {v['scenes']} scenes ({v['witnessed_scenes']} witnessed), {v['chunks']} chunks, "
-        f"{v['facts']} facts, {v['entities']} entities, {v['relations']} relations",
+        f"{v['facts']} facts, {v['entities']} entities, {v['relations']} relations{graph_v}",
         f"  hidden:  {h['future_scenes']} future scenes, {h['missed_scenes']} scenes before now, not witnessed, "
-        f"{h['chunks']} chunks{_chunk_split(h)}, {h['facts']} facts, {h['entities']} entities, {h['relations']} relations",
+        f"{h['chunks']} chunks{_chunk_split(h)}, {h['facts']} facts, {h['entities']} entities, {h['relations']} relations"
+        f"{graph_h}",
     ]
 
 

@@ -272,7 +272,7 @@ class ChatSession:
             self.turns.pop()
             raise
         turn = ChatTurn(index=len(self.turns), speaker=self.who.character, text=reply.text, at=at,
-                        method=reply.method, evidence=build_evidence(reply, self.who, self._chunk))
+                        method=reply.method, evidence=self._evidence(reply))
         self.turns.append(turn)
         return turn
 
@@ -316,7 +316,7 @@ class ChatSession:
         finally:
             _request.reset(token)
         self._last = request
-        return reply, build_evidence(reply, self.who, self._chunk)
+        return reply, self._evidence(reply)
 
     def last_answer(self) -> tuple[list[Completion], bool]:
         """The completions behind the last ``answer`` (fresh and cached, each with the tokens
@@ -332,8 +332,16 @@ class ChatSession:
         return None
 
     def scope(self) -> dict[str, Any] | None:
-        """The knowledge scope in force now (counts of what is visible and hidden)."""
-        return self.who.scope.describe() if self.who.scope is not None else None
+        """The knowledge scope in force now (counts of what is visible and hidden, the work's
+        knowledge graph included when it has one)."""
+        from incanon.graph.counts import with_graph_counts
+
+        return with_graph_counts(self.store, self.who.scope)
+
+    def _evidence(self, reply: Reply) -> Evidence:
+        evidence = build_evidence(reply, self.who, self._chunk)
+        evidence.scope = self.scope()
+        return evidence
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the conversation as JSON (atomically); returns the path."""

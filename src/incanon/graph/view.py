@@ -304,6 +304,11 @@ class GraphView:
             rows = [r for r in rows if (r[2] if r[1] == node_id else r[1]) in typed]
         return sorted(rows, key=lambda r: (-r[3], r[0]))
 
+    def visible_edge_count(self) -> int:
+        """How many edges of the work this view shows (both ends visible and, in a scoped view,
+        a visible mention)."""
+        return len(self._edge_weights("e.work_id = ?", (self.db.wid,)))
+
     def edges_of(self, node_id: int, limit: int | None = None) -> list[GraphEdge]:
         """Visible edges touching the node, heaviest first (only the heaviest ``limit`` are read)."""
         ranked = self._ranked(node_id, None)
