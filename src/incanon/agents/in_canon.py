@@ -85,7 +85,12 @@ class InCanonAgent(Agent):
 
         chunks: list[RetrievedChunk] = []
         if top_k(self.options):
-            chunks = retriever_from(self.options, self.name).retrieve(question, scope, top_k(self.options), cutoff=True)
+            # Embedded off the event loop: a chat whose client went away stops here at once.
+            retriever = retriever_from(self.options, self.name)
+            if hasattr(retriever, "aretrieve"):
+                chunks = await retriever.aretrieve(question, scope, top_k(self.options), cutoff=True)
+            else:  # a retriever of the caller's own
+                chunks = retriever.retrieve(question, scope, top_k(self.options), cutoff=True)
         details["retrieved"] = [c.to_dict() for c in chunks]
 
         facts: list[FactRecord] = []

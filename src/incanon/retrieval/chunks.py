@@ -8,8 +8,11 @@ baseline, which can hand the agent the future; that is what it exists to show.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from incanon.canon.position import Axis, Position, end_of_story  # noqa: F401  (re-exported)
 from incanon.canon.scope import KnowledgeScope
@@ -82,8 +85,25 @@ class ChunkRetriever:
         """The whole-work scope of the omniscient reader, for the work of ``scope``."""
         return self.store.scope(scope.work.id, None, end_of_story(scope.work.axis))
 
+    async def aretrieve(self, query: str, scope: KnowledgeScope, k: int = DEFAULT_K, *,
+                        cutoff: bool = True) -> list[RetrievedChunk]:
+        """:meth:`retrieve` for a coroutine: the query is embedded in a worker thread, so the
+        event loop stays free and a cancelled caller (a client that went away) stops waiting at
+        once; an embedding still queued for the thread pool is then never run."""
+        work = scope.work.id
+        if self.auto_index and work not in self._indexed:
+            self.index(work)
+        if work in self._empty:
+            return []
+        aembed = getattr(self.embedder, "aembed", None)
+        if aembed is not None:
+            vector = (await aembed([query], kind="query"))[0]
+        else:
+            vector = await asyncio.to_thread(lambda: self.embedder.embed([query], kind="query")[0])
+        return self.retrieve(query, scope, k, cutoff=cutoff, vector=vector)
+
     def retrieve(self, query: str, scope: KnowledgeScope, k: int = DEFAULT_K, *,
-                 cutoff: bool = True) -> list[RetrievedChunk]:
+                 cutoff: bool = True, vector: np.ndarray | None = None) -> list[RetrievedChunk]:
         """The ``k`` chunks most similar to ``query``, best first.
 
         ``cutoff``: only what ``scope`` allows; otherwise anything in the scope's work.
@@ -96,7 +116,8 @@ class ChunkRetriever:
             # found" is the honest answer (not an error about missing vectors).
             return []
         searched = scope if cutoff else self.omniscient(scope)
-        vector = self.embedder.embed([query], kind="query")[0]
+        if vector is None:
+            vector = self.embedder.embed([query], kind="query")[0]
         hits = searched.search_chunks(vector, self.embedder.name, k)
         return [
             RetrievedChunk(id=h.item.id, text=h.item.text, score=h.score, position=h.item.position,
