@@ -21,8 +21,10 @@ def test_eval_two_items_on_the_embedded_model(tmp_path):
                                          for r in rows}))
     env = dict(os.environ, INCANON_HOME=str(tmp_path))
     res = run_cli(
-        ["timechara", "eval", "--dataset", str(data), "--model", "embedded",
-         "--judge", "embedded", "--method", "zero-shot", "--no-hallucination-types",
+        # A real model end to end; its answers and verdicts kept short (a 135M model's long
+        # rationales took minutes and prove nothing more).
+        ["timechara", "eval", "--dataset", str(data), "--model", "embedded?max_tokens=64",
+         "--judge", "embedded?max_tokens=96", "--method", "zero-shot", "--no-hallucination-types",
          "--personalities", str(personalities), "--runs", str(tmp_path / "runs.sqlite"), "--json"], env=env, timeout=900,
     )
     assert res.returncode == 0, res.stderr
