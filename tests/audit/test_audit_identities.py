@@ -50,7 +50,7 @@ def test_a_card_that_groups_the_secret_too_early_is_caught(tmp_path: Path, monke
     points = audit_points(store, "vane")
     assert identity_check(store, "vane", points) == []
     # Plant the old card rule: every name of a person in one entry, whoever reads it.
-    monkeypatch.setattr("incanon.cards.knowledge.unknown_secrets", lambda *a, **k: {})
+    monkeypatch.setattr("incanon.canon.knows.CharacterKnowledge.hidden_identities", property(lambda self: {}))
     found = identity_check(store, "vane", points)
     assert {(f.surface, f.character, f.at) for f in found} >= {("card", "Matthias Ord", "1-2-1")}
     assert not any(f.at == "1-4-1" and f.character == "Matthias Ord" for f in found)  # he knows by then

@@ -141,10 +141,35 @@ def test_entities_by_first_position(store: CanonStore, at: str, names: list[str]
         ("3-1", ["rival", "member_of", "neighbour"], ["friend", "rival", "member_of", "neighbour"]),
     ],
 )
-def test_relations_over_time(store: CanonStore, at: str, current: list[str], started: list[str]) -> None:
+def test_relations_in_force_over_time(store: CanonStore, at: str, current: list[str], started: list[str]) -> None:
+    reader = store.scope("harbor", None, at)
+    assert [r.type for r in reader.relations()] == current
+    assert [r.type for r in reader.relations(current_only=False)] == started
+    # The world as it stands is the same whoever asks; it is not what a character knows.
+    assert store.scope("harbor", "Alice", at).relations_in_force() == reader.relations()
+
+
+@pytest.mark.parametrize(
+    "at, current, started",
+    [
+        ("1-1", ["friend"], ["friend"]),  # her own, held from the start
+        # Bob joins the guild at 1-2 in a scene Alice missed, and no fact she knows says so.
+        ("2-2", ["friend"], ["friend"]),
+        ("2-3", ["rival"], ["friend", "rival"]),  # the rivalry begins in s4, which she witnesses
+        ("2-3-1", ["friend"], ["friend"]),
+        ("3-1", ["rival", "neighbour"], ["friend", "rival", "neighbour"]),  # Dan is introduced at 3-1
+    ],
+)
+def test_relations_a_character_knows(store: CanonStore, at: str, current: list[str], started: list[str]) -> None:
     scope = store.scope("harbor", "Alice", at)
     assert [r.type for r in scope.relations()] == current
     assert [r.type for r in scope.relations(current_only=False)] == started
+    knows = scope.knowledge()
+    assert [r for r in scope.relations_in_force() if knows.may_know_relation(r)] == scope.relations()
+
+
+def test_bob_knows_his_membership_from_the_scene_he_was_at(store: CanonStore) -> None:
+    assert [r.type for r in store.scope("harbor", "Bob", "2-2").relations()] == ["friend", "member_of"]
 
 
 # -- facts -----------------------------------------------------------------------------------
@@ -170,9 +195,9 @@ def test_expired_facts_on_request(store: CanonStore) -> None:
     scope = store.scope("harbor", "Alice", "2-2")
     assert "f4" not in _ids(scope.facts())
     assert "f4" in _ids(scope.facts(include_expired=True))
-    assert scope.knows_fact("f4") is False and scope.knows_fact("f4", include_expired=True) is True
-    with pytest.raises(NotFoundError):
-        scope.knows_fact("nope")
+    knows = scope.knowledge()
+    f4 = next(f for f in store.facts("harbor") if f.id == "f4")
+    assert knows.may_know_fact(f4) is False and knows.may_know_fact(f4, include_expired=True) is True
 
 
 def test_fact_of_a_later_witnessed_scene_is_not_known_early(empty_store: CanonStore) -> None:
@@ -198,9 +223,11 @@ def test_describe(store: CanonStore) -> None:
         "witnessed_only": False,
         # Chunks: a character sees only those of scenes it witnessed; the missed scene's chunk is
         # hidden as "before now, not witnessed", never counted as visible.
-        "visible": {"scenes": 2, "witnessed_scenes": 1, "chunks": 2, "facts": 3, "entities": 2, "relations": 2},
+        # Relations: what she knows (her friendship), not every one in force (Bob's membership
+        # began in the scene she missed).
+        "visible": {"scenes": 2, "witnessed_scenes": 1, "chunks": 2, "facts": 3, "entities": 2, "relations": 1},
         "hidden": {"future_scenes": 3, "missed_scenes": 1, "chunks": 4, "chunks_after_now": 3,
-                   "chunks_not_witnessed": 1, "facts": 3, "entities": 1, "relations": 2},
+                   "chunks_not_witnessed": 1, "facts": 3, "entities": 1, "relations": 3},
     }
     reader = store.scope("harbor", None, "3").describe()
     assert reader["character"] is None

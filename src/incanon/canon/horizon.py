@@ -27,8 +27,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from incanon.canon.identities import people_as_seen, unknown_secrets
-from incanon.canon.namebook import NameBook, surname_pattern, surnames
+from incanon.canon.knows import CharacterKnowledge
+from incanon.canon.namebook import surname_pattern, surnames
 from incanon.canon.names import norm
 from incanon.canon.parts import later_parts
 from incanon.canon.position import Position, end_of_story
@@ -117,83 +117,35 @@ class Horizon:
         self.at: Position = self.scope.at
         """The position."""
         scope, at_ = self.scope, self.scope.at
-        self.facts: list[FactRecord] = scope.facts()
+        # What the character may know is decided by its knowledge; the horizon turns that into
+        # the material text is judged against (hidden names, terms and chunks).
+        self.knowledge: CharacterKnowledge = scope.knowledge()
+        """The decision point: what the character may know (scenes, chunks, facts, names, relations)."""
+        knows = self.knowledge
+        self.facts: list[FactRecord] = knows.facts
         """Facts the character knows."""
-        self.scenes = scope.scenes(witnessed_only=True)
+        self.scenes = knows.scenes
         """Scenes the character witnessed."""
-        self.witnessed_ids = {s.id for s in self.scenes}
-        dialogue = [m for s in self.scenes for m in scope.messages(s.id)]
-        chunks = scope.chunks(witnessed_only=True)
-        self.visible_chunks = {c.id for c in chunks}
+        self.witnessed_ids = set(knows.witnessed_ids)
+        self.visible_chunks = set(scope.chunk_ids(witnessed_only=True))
         """Ids of the chunks the character may see."""
         # Knowledge is derived from what the character witnessed or was told, never declared by
         # the character's own texts (time-point labels, descriptions, profiles, personality):
         # those are outputs to audit, and counting them as known would make whatever a profile
         # says known by definition (and launder its words for every other surface).
-        known_texts = [c.text for c in chunks] + [f.text for f in self.facts]
-        known_texts += [p for s in self.scenes for p in (s.title, s.location, s.summary)]
-        known_texts += [p for m in dialogue for p in (m.speech, m.action, m.thought)]
-        # The work's title, author and id, and the titles of the books reached, are the reader's
-        # labels of where the character stands, not story the character could not know.
+        known_texts = knows.known_texts()
+        names = knows._names_from(known_texts)
         work_info = scope.work
-        known_texts += [work_info.title, work_info.author, work_info.id.replace("-", " ").replace("_", " ")]
-        known_texts += [t for b, t in work_info.books.items()
-                        if not b.isdigit() or at_.book is None or int(b) <= at_.book]
-
-        others = store.characters(work)
-        entities = store.entities(work)
-        self.hidden_identities: dict[str, set[str]] = unknown_secrets(me.name, others, self.scenes, self.facts)
+        others = knows.characters
+        self.hidden_identities: dict[str, set[str]] = names.hidden_identities
         """Character name → its secret names this character does not know are that character
         (each is someone of its own to them; see ``incanon.canon.identities``)."""
-        self.people: list[tuple[str, tuple[str, ...]]] = people_as_seen(others, self.hidden_identities)
+        self.people: list[tuple[str, tuple[str, ...]]] = names.people
         """``(name, aliases)`` per person as this character tells them apart."""
-        self.book = NameBook(self.people + [(e.name, e.aliases) for e in entities])
-        self.book.attest(t for t in known_texts if t)
-        met = {p for s in self.scenes for p in s.participants} | {f.subject for f in self.facts}
-        self.later: set[str] = set()
-        self.not_in_use: set[str] = set()
-        known: set[str] = {norm(me.name), *(norm(a) for a in me.names_at(at_))}
-        for c in others:
-            in_use = {norm(n) for n in (c.name, *c.names_at(at_))}
-            self.not_in_use |= {norm(a) for a in c.aliases} - in_use
-            attested = in_use & self.book.attested
-            if c.first_position is not None and c.first_position > at_:
-                # Mentioned in what the character saw before appearing: known by that name.
-                self.later |= in_use - attested
-                known |= attested
-                continue
-            if c.name == me.name:
-                continue
-            if c.name in met and not self.hidden_identities.get(c.name):
-                # Met in a scene: known by name. Not when the person may have been met under a
-                # secret name the character does not know is theirs (the scene lists the person).
-                attested.add(norm(c.name))
-            if norm(c.name) in attested:
-                # Knowing "Tobias Venn" is knowing "Tobias" and "Venn": aliases made of the
-                # known full name's own words.
-                words = set(norm(c.name).split())
-                attested |= {a for a in in_use if set(a.split()) <= words}
-            known |= attested
-        for e in entities:
-            forms = {norm(n) for n in (e.name, *e.aliases)}
-            if e.position is not None and e.position > at_:
-                self.later |= forms - self.book.attested
-                known |= forms & self.book.attested
-            elif e.name in met or e.position is None:
-                # Met, or known from the start by the world's own dating (common knowledge of
-                # the setting, like the town's lighthouse).
-                known |= forms & self.book.attested | {norm(e.name)}
-            else:
-                known |= forms & self.book.attested
-        # The other ends of the character's own relations held from the start (a master, a
-        # sister): the world's structure says the character knows them, whatever text says.
-        for r in self.scope.relations():
-            if r.valid_from is None and me.name in (r.source, r.target):
-                other = r.target if r.source == me.name else r.source
-                record = next((c for c in others if c.name == other), None)
-                if record is not None and (record.first_position is None or record.first_position <= at_):
-                    known |= {norm(n) for n in (record.name, *record.names_at(at_))}
-        self.known_names: set[str] = known - self.not_in_use
+        self.book = names.book
+        self.later: set[str] = set(names.later)
+        self.not_in_use: set[str] = set(names.not_in_use)
+        self.known_names: set[str] = set(names.known)
         """Normalized names the character can use at the position."""
         self._hidden_surnames = self._surnames(others, known_texts, me)
         self._books = len(work_info.books)
@@ -323,55 +275,14 @@ class Horizon:
 
     # -- relations ---------------------------------------------------------------------------
     def knows_relation(self, r: RelationRecord) -> bool:
-        """True when the character can know relation ``r`` at the position: both ends are known
-        to them, and it was established in a scene they witnessed, or is their own relation held
-        from the start, or a known fact names both ends."""
-        if r.valid_to is not None and r.valid_to <= self.at:
-            return False
-        if r.valid_from is not None and r.valid_from > self.at:
-            return False
-        me = self.character.name
-        ends = (r.source, r.target)
-        if any(e != me and norm(e) not in self.known_names for e in ends):
-            return False
-        if r.valid_from is not None:
-            at_scene = [s for s in self._scenes_at(r.valid_from)]
-            if at_scene and any(s in self.witnessed_ids for s in at_scene):
-                return True
-            if at_scene:
-                return self._fact_names_both(r)
-        if me in ends and r.valid_from is None:
-            return True
-        return self._fact_names_both(r)
-
-    def _scenes_at(self, pos: Position) -> list[str]:
-        cached = getattr(self, "_scene_pos", None)
-        if cached is None:
-            every = self.scope.scenes(witnessed_only=False)
-            cached = {}
-            for s in every:
-                cached.setdefault(s.position.key, []).append(s.id)
-            self._scene_pos = cached
-        return cached.get(pos.key, [])
-
-    def _fact_names_both(self, r: RelationRecord) -> bool:
-        a, b = norm(r.source), norm(r.target)
-        owners = self.book.owners
-        for f in self.facts:
-            said = {owners.get(n, n) for n in self.book.mentions(f.text)} | {f.subject}
-            said_norm = {norm(x) for x in said}
-            if a in said_norm and b in said_norm:
-                return True
-        return False
+        """True when the character can know relation ``r`` at the position
+        (``CharacterKnowledge.may_know_relation``)."""
+        return self.knowledge.may_know_relation(r)
 
     def relations(self) -> list[RelationRecord]:
-        """The current relations the character can know (see ``knows_relation``). Computed once
-        per horizon: it depends only on the character and the position, and a server asks for
-        it on every in-canon request (the horizon itself is cached per character@position)."""
-        cached = getattr(self, "_relations", None)
-        if cached is None:
-            cached = self._relations = [r for r in self.scope.relations() if self.knows_relation(r)]
-        return list(cached)
+        """The current relations the character can know (``CharacterKnowledge.relations``:
+        computed once per character@position)."""
+        return self.knowledge.relations()
 
 
 def quoted_facts(text: str, facts: Iterable[FactRecord]) -> list[str]:

@@ -10,6 +10,9 @@ NARRATORS = ("Environment", "impersonal")
 #: Speakers of a scene's lines who are no character: the narrators, and the front end's user in
 #: the example dialogue of an imported character card.
 OUTSIDE_SPEAKERS = (*NARRATORS, "{{user}}")
+#: Id prefix of the scenes a card import writes (greetings, example dialogue): they are not
+#: story text, so they do not date names.
+CARD_SCENE_PREFIX = "card-"
 
 
 def norm(name: str) -> str:

@@ -19,8 +19,8 @@ a warning saying what was withheld:
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from typing import Any
 
 from incanon.canon.horizon import Horizon
@@ -185,10 +185,19 @@ def shown_label(label: str, position: Position, horizon: Horizon) -> str:
 def horizon_at(store: CanonStore, work: str, record: CharacterRecord, position: Position) -> Horizon:
     """The ``Horizon`` of ``record`` at ``position``, kept per store for repeated builds (a
     server asks for the same character@point many times)."""
-    # Keyed on the store's data version: a changed store builds the horizon anew.
-    return _cached_horizon(store, store.data_version(), work, record.name, position)
+    # Held weakly by the store: a closed, dropped store takes its horizons with it (keyed on the
+    # store object itself, a cache would keep every store it ever saw alive).
+    kept = _horizons.get(store)
+    if kept is None:
+        kept = _horizons[store] = {}
+    key = (store.data_version(), work, record.name, position)
+    found = kept.get(key)
+    if found is None:
+        if len(kept) >= _HORIZONS:
+            kept.clear()  # a changed store or many positions: start again rather than grow
+        found = kept[key] = Horizon(store, work, store.character(work, record.name), position)
+    return found
 
 
-@lru_cache(maxsize=256)
-def _cached_horizon(store: CanonStore, generation: tuple[int, int], work: str, name: str, position: Position) -> Horizon:
-    return Horizon(store, work, store.character(work, name), position)
+_HORIZONS = 256
+_horizons: "weakref.WeakKeyDictionary[CanonStore, dict[tuple[object, ...], Horizon]]" = weakref.WeakKeyDictionary()

@@ -1,26 +1,34 @@
 """The knowledge scope: what one character can know at one story position.
 
 A scope is the single filter every benchmark and retriever goes through (TimeChara's RAG-cutoff,
-RoleRAG's graph retrieval, DialSim's answerability, CoSER's "no future information"). Its rules:
+RoleRAG's graph retrieval, DialSim's answerability, CoSER's "no future information"). What a
+character may know is decided in one place, :class:`incanon.canon.knows.CharacterKnowledge`
+(``knowledge()``); a scope answers listings and searches through it, or through a fast path that
+evaluates the same rule over columns:
 
 * **time**: anything at a position ``<= at`` is past (an event in chapter 2-5 is known to a
   character at 2-5); later is future and never visible.
 * **witnessing**: a character witnesses the scenes they are present at. Scene-tied chunks of
-  scenes they missed are hidden when ``witnessed_only``; messages of a missed scene are never
-  returned; nobody sees another character's ``[thought]``.
+  scenes they missed are hidden when ``witnessed_only`` (``_chunk_cond`` in SQL,
+  ``chunk_order.search_ordered`` in numpy); messages of a missed scene are never returned;
+  nobody sees another character's ``[thought]``.
 * **facts**: known when past, not expired (``at < valid_to``), and public, or established in a
-  scene the character witnessed, or listed in ``known_by``.
-* **relations**: current when ``valid_from <= at < valid_to``, and both ends already introduced.
+  scene the character witnessed, or listed in ``known_by`` (``_fact_cond`` in SQL,
+  ``fact_table.facts_in_scope`` in numpy).
+* **relations** and **entities**: SQL keeps the candidates (a relation in force with both ends
+  introduced; an entity introduced by then), and for a character the knowledge object decides
+  which of them it knows (``relations()``, ``entities()``); ``relations_in_force()`` is the world
+  as it stands, the omniscient reader's view.
 
 ``character=None`` is the omniscient reader: the time filter alone (every scene counts as
-witnessed, every thought is visible). Every filter is a SQL condition on indexed columns; Python
-only builds records from the rows that pass.
+witnessed, every thought is visible).
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -50,6 +58,9 @@ from incanon.canon.chunk_order import load_ordered, search_ordered
 from incanon.canon.fact_table import facts_in_scope, load_facts
 from incanon.canon.vectors import VectorCache, VectorKind, _set_row, search
 from incanon.errors import InputError, NotFoundError
+
+if TYPE_CHECKING:
+    from incanon.canon.knows import CharacterKnowledge, Placed
 
 Cond = tuple[str, list[Any]]
 
@@ -121,9 +132,25 @@ class KnowledgeScope:
         not witnessed`` or ``after now``."""
         if not self.is_known_time(position):
             return AFTER_NOW
-        if scene is not None and self._cid is not None and not self.witnessed(scene):
+        if scene is not None and self.character is not None and not self.knowledge().may_know_scene(scene):
             return NOT_WITNESSED
         return IN_SCOPE
+
+    def allows_chunk(self, chunk: "Placed") -> bool:
+        """True when this scope lets ``chunk`` (anything with a ``position`` and a ``scene``)
+        through: when it keeps to witnessed scenes, what the character may read
+        (``CharacterKnowledge.may_know_chunk``); else at or before the position."""
+        if self._wo(None):
+            return self.knowledge().may_know_chunk(chunk)
+        return self.is_known_time(chunk.position)
+
+    def knowledge(self) -> "CharacterKnowledge":
+        """What the scope's character may know at its position: the one decision point (kept
+        until the store changes). InputError for the omniscient reader, who has only the time
+        filter."""
+        from incanon.canon.knows import knowledge_of  # built on the scope: imported late
+
+        return knowledge_of(self)
 
     # -- conditions (SQL text, parameters) ---------------------------------------------------
     def _wo(self, witnessed_only: bool | None) -> bool:
@@ -252,12 +279,24 @@ class KnowledgeScope:
 
     # -- knowledge graph -------------------------------------------------------------------
     def entities(self) -> list[EntityRecord]:
-        """Entities introduced at or before the position (or with no position)."""
+        """Entities the character knows of at the position (``CharacterKnowledge.may_know_entity``);
+        for the omniscient reader, every entity introduced by then (or with no position)."""
+        if self.character is not None:
+            return self.knowledge().entities()
         sql, params = self._entity_cond()
         return select_entities(self._conn, self.work.axis, sql, params)
 
     def relations(self, current_only: bool = True) -> list[RelationRecord]:
-        """Relations true at the position; ``current_only=False``: every one begun by then."""
+        """Relations the character can know at the position (``CharacterKnowledge.may_know_relation``);
+        for the omniscient reader, ``relations_in_force``. ``current_only=False``: ended ones too."""
+        if self.character is not None:
+            return self.knowledge().relations(include_ended=not current_only)
+        return self.relations_in_force(current_only)
+
+    def relations_in_force(self, current_only: bool = True) -> list[RelationRecord]:
+        """The world's relations true at the position with both ends introduced, whoever knows
+        them (``current_only=False``: every one begun by then): the candidates a character's
+        knowledge picks from, and the omniscient reader's view. Not what the character knows."""
         sql, params = self._relation_cond(current_only)
         return select_relations(self._conn, self.work.axis, sql, params)
 
@@ -265,21 +304,8 @@ class KnowledgeScope:
         """Facts the character knows at the position (see the module docstring for the rule);
         evaluated over the work's facts held as columns (:mod:`incanon.canon.fact_table`)."""
         table = load_facts(self._conn, self._cache, self._wid, self.work.axis)
-        witnessed = None
-        if self._cid is not None:
-            witnessed = np.array([r[0] for r in self._conn.execute(_WITNESSED, (self._cid, self._at))], dtype=np.int64)
+        witnessed = self.knowledge().witnessed_rows if self._cid is not None else None
         return facts_in_scope(table, self._at, include_expired, self._cid, witnessed)
-
-    def knows_fact(self, fact_id: str, include_expired: bool = False) -> bool:
-        """True when the fact is among ``facts()``; NotFoundError for an unknown id."""
-        if self._conn.execute(
-            "SELECT 1 FROM facts WHERE work_id = ? AND ext_id = ?", (self._wid, fact_id)
-        ).fetchone() is None:
-            raise NotFoundError(f"unknown fact {fact_id!r} in work {self.work.id!r}")
-        sql, params = self._fact_cond(include_expired)
-        return self._conn.execute(
-            f"SELECT 1 FROM facts f WHERE {sql} AND f.ext_id = ?", [*params, fact_id]
-        ).fetchone() is not None
 
     # -- vector search ---------------------------------------------------------------------
     def search_chunks(
@@ -291,9 +317,7 @@ class KnowledgeScope:
         if np.asarray(query_vec).reshape(-1).shape[0] != info["dim"]:
             raise InputError(f"query vector has {np.asarray(query_vec).size} dimensions, the {embedder_name!r} set "
                              f"has {info['dim']}")
-        witnessed = None
-        if self._wo(witnessed_only):
-            witnessed = np.array([r[0] for r in self._conn.execute(_WITNESSED, (self._cid, self._at))], dtype=np.int64)
+        witnessed = self.knowledge().witnessed_rows if self._wo(witnessed_only) else None
         ordered = load_ordered(self._conn, self._cache, info, self._wid)
         hits = search_ordered(ordered, query_vec, k, self._at, witnessed)
         ids = [rid for rid, _ in hits]
@@ -302,12 +326,16 @@ class KnowledgeScope:
         return [Hit(found[rid], score) for rid, score in hits]
 
     def search_entities(self, query_vec: np.ndarray, embedder_name: str, k: int = 5) -> list[Hit[EntityRecord]]:
-        """Top-``k`` entities by cosine similarity among the entities this scope allows."""
-        sql, params = self._entity_cond()
-        hits = search(
-            self._conn, self._cache, self._wid, VectorKind.ENTITY, embedder_name, query_vec, k,
-            f"SELECT e.id FROM entities e WHERE {sql}", params,
-        )
+        """Top-``k`` entities by cosine similarity among the entities this scope allows
+        (``entities()``: for a character, those it knows of)."""
+        if self.character is not None:
+            allowed = json.dumps([e.row_id for e in self.knowledge().entities()])
+            candidates, params = "SELECT value AS id FROM json_each(?)", [allowed]
+        else:
+            sql, params = self._entity_cond()
+            candidates = f"SELECT e.id FROM entities e WHERE {sql}"
+        hits = search(self._conn, self._cache, self._wid, VectorKind.ENTITY, embedder_name, query_vec, k,
+                      candidates, params)
         ids = [rid for rid, _ in hits]
         found = {r.row_id: r for r in select_entities(
             self._conn, self.work.axis, f"e.id IN ({','.join('?' * len(ids))})", ids)}
@@ -343,9 +371,15 @@ class KnowledgeScope:
             "witnessed_scenes": self._count("scenes s", self._scene_cond(True)),
             "chunks": self._count("chunks k", self._chunk_cond(True)),
             "facts": self._count("facts f", self._fact_cond(False)),
-            "entities": self._count("entities e", self._entity_cond()),
-            "relations": self._count(_RELATIONS_FROM, self._relation_cond(True)),
         }
+        if self.character is not None:
+            # Which entities and relations a character knows is decided by its knowledge (names
+            # met, relations witnessed or told), not by a SQL condition.
+            knows = self.knowledge()
+            visible["entities"], visible["relations"] = len(knows.entities()), len(knows.relations())
+        else:
+            visible["entities"] = self._count("entities e", self._entity_cond())
+            visible["relations"] = self._count(_RELATIONS_FROM, self._relation_cond(True))
         future = self._count("scenes s", ("s.work_id = ? AND s.pos_key > ?", [self._wid, self._at]))
         past = self._count("scenes s", self._scene_cond(False))
         return {

@@ -179,6 +179,9 @@ class VectorCache:
         self.summaries: dict[tuple[object, ...], tuple[object, dict[str, object]]] = {}
         """Scope (work, character, position, witnessed only) → (data version, its counts): see
         ``KnowledgeScope.describe``."""
+        self.knowledge: dict[tuple[int, int, int], tuple[tuple[int, int], object]] = {}
+        """(work, character, position) → (data version, what the character may know there): see
+        :mod:`incanon.canon.knows`."""
 
     def clear(self) -> None:
         """Forget every cached matrix."""
@@ -186,6 +189,7 @@ class VectorCache:
         self.ordered.clear()
         self.facts.clear()
         self.summaries.clear()
+        self.knowledge.clear()
 
     def load(self, conn: sqlite3.Connection, set_row: sqlite3.Row) -> tuple[np.ndarray, np.ndarray]:
         """(row ids ascending, unit-norm float32 matrix in the same order) of one set."""

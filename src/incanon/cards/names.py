@@ -13,11 +13,9 @@ Marrow-Hame" is one (later) name and not "Aldric Hame" followed by text.
 from __future__ import annotations
 
 from incanon.canon.namebook import NameBook
+from incanon.canon.names import CARD_SCENE_PREFIX
 
 #: Speaker name given to the front end's user in imported example dialogue; never a lorebook entry.
 USER_NAME = "{{user}}"
-#: Id prefix of the scenes a card import writes (greetings, example dialogue): they are not
-#: story text, so they do not date names.
-CARD_SCENE_PREFIX = "card-"
 
 __all__ = ["CARD_SCENE_PREFIX", "USER_NAME", "NameBook"]

@@ -201,7 +201,7 @@ def scope_report(canon: Any, work: str, character: str | None, at: str, *, witne
 
     scope = canon.scope(work, character, at, witnessed_only=witnessed_only)
     missed = scope.missed_scenes()
-    current = scope.relations()
+    current = scope.relations_in_force()
     if scope.character is None:
         known_relations, hidden_relations = current, []
         visible_chunks = scope.chunk_ids()

@@ -41,17 +41,9 @@ class RetrievedChunk:
 
 def within(scope: KnowledgeScope, chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
     """The chunks ``scope`` allows, in the given order: at or before its position and, when the
-    scope keeps to witnessed scenes, not tied to a scene the character missed (the rule of
-    ``KnowledgeScope.chunks``)."""
-    kept = []
-    for c in chunks:
-        if not scope.is_known_time(c.position):
-            continue
-        if scope.witnessed_only and scope.character is not None and c.scene is not None \
-                and not scope.witnessed(c.scene):
-            continue
-        kept.append(c)
-    return kept
+    scope keeps to witnessed scenes, what the character may read. The decision is the
+    character's knowledge (``KnowledgeScope.allows_chunk``); this only filters a list by it."""
+    return [c for c in chunks if scope.allows_chunk(c)]
 
 
 class ChunkRetriever:
