@@ -118,3 +118,22 @@ def test_a_bad_request_is_one_line(client):
     res = client.post("/api/scenes", json={})
     assert res.status_code == 400 and "needs its characters" in res.json()["error"]
     assert client.get("/api/scenes/nope").status_code == 404
+
+
+def test_lines_said_after_the_reader_are_not_shown_when_the_scene_is_moved_back(client):
+    scene = client.post("/api/scenes", json={"characters": ["Wren", "Ottilie"], "at": "1-1-1",
+                                             "order": "round-robin"}).json()
+    sid = scene["id"]
+    client.post(f"/api/scenes/{sid}/say", json={"line": "Rain on the Lamphouse."})
+    client.post(f"/api/scenes/{sid}/say", json={"line": "/at 1-1-3"})
+    client.post(f"/api/scenes/{sid}/say", json={"line": "Jory waits in the lane."})  # said at 1-1-3
+    client.post(f"/api/scenes/{sid}/say", json={"line": "/at 1-1-1"})
+    everything = client.get(f"/api/scenes/{sid}").json()["lines"]
+    assert [line["at"] for line in everything] == ["1-1-1", "1-1-1", "1-1-3", "1-1-3"]
+    shown = client.get(f"/api/scenes/{sid}?reader_at={READER}").json()["lines"]
+    assert [line["text"] for line in shown] == [line["text"] for line in everything[:2]]
+    result = _say(client, sid, "/next")
+    assert all("Jory" not in line["text"] for line in result["scene"]["lines"])
+    download = client.get(f"/api/scenes/{sid}/transcript?reader_at={READER}").json()
+    assert "Jory" not in str(download["lines"]) and len(download["lines"]) == 3
+    client.delete(f"/api/scenes/{sid}")

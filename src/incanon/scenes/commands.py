@@ -26,7 +26,7 @@ COMMANDS: dict[str, str] = {
     "/to NAME TEXT": "an aside only NAME hears (no answer now: NAME has heard it on its next turn)",
     "/next [NAME]": "let NAME speak, or the next speaker (CoSER's next-speaker prediction, or round robin)",
     "/at POSITION": "move the whole scene in story time: every character is built again there, what each "
-                    "heard is kept",
+                    "heard is kept (a line said later in the story counts once the scene is back there)",
     "/enter NAME": "bring a character into the scene (it hears from now on; at most 4 present)",
     "/leave NAME": "a character leaves (it hears nothing more)",
     "/order nsp|round-robin": "how the next speaker is chosen when you name nobody",
@@ -50,7 +50,8 @@ class Outcome:
     path: Path | None = None
     """``saved``: the file written."""
     data: dict[str, Any] = field(default_factory=dict)
-    """``why``: ``character``, ``line``, ``scope``, ``heard``; ``help``: ``commands``."""
+    """``why``: ``character``, ``line``, ``scope``, ``heard`` (``lines``, ``asides``, ``learned``: the
+    lines of others among them); ``help``: ``commands``."""
 
 
 def default_save_path(session: SceneSession, folder: Path | None = None) -> Path:
@@ -138,9 +139,10 @@ async def _handle(session: SceneSession, text: str, save_path: Path | None) -> O
         name, last = session.why(arg or None)
         data: dict[str, Any] = {"character": name, "line": last}
         if name is not None:
-            heard = session.scene.heard(name)
+            heard = session.heard(name)
             data["scope"] = session.scope(name)
-            data["heard"] = {"lines": len(heard), "asides": sum(1 for h in heard if h.to == name)}
+            data["heard"] = {"lines": len(heard), "asides": sum(1 for h in heard if h.to == name),
+                             "learned": len(session.learned(name))}
         return Outcome("why", data=data)
     if command == "/save":
         target = Path(arg).expanduser() if arg else (save_path or default_save_path(session))

@@ -4,7 +4,10 @@ heard it.
 A scene is plain JSON (``format: incanon-scene/1``): ``/save`` writes it, the scenes store keeps
 it, ``Scene.load`` reads it back unchanged. Who heard a line is decided when the line is said
 (the characters present then, or the one an aside is addressed to) and never recomputed, so a
-character that enters later, or is moved in story time, has heard exactly what it heard.
+character that enters later, or is moved in story time, has heard exactly what it heard. Each
+line also keeps the story position it was said at: what a character learned in the scene is
+known from there on (a scene moved back before a line does not know it yet), and it stays with
+the scene (the scenes store keeps it, ``--reopen`` brings it back), never in the canon.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from incanon.agents.registry import DEFAULT_METHOD
+from incanon.canon.position import Position
 from incanon.chat.transcript import Evidence, Stop, utcnow
 from incanon.errors import InputError, NotFoundError
 from incanon.files import write_text_atomic
@@ -55,6 +59,12 @@ class SceneLine(BaseModel):
     """Whose scope answered and what shaped the line (model lines)."""
 
 
+def said_by(line: SceneLine, at: Position) -> bool:
+    """True when ``line`` was said at or before the story position ``at``: what a character
+    heard in a scene is known from where it was said on, like anything else it comes across."""
+    return Position.parse(line.at) <= at
+
+
 class CastChange(BaseModel):
     """``character`` entered (``present``) or left the scene before line ``turn``."""
 
@@ -91,9 +101,15 @@ class Scene(BaseModel):
     """Entrances and exits after the start."""
     lines: list[SceneLine] = Field(default_factory=list)
 
-    def heard(self, character: str) -> list[SceneLine]:
-        """The lines ``character`` heard, in order."""
-        return [line for line in self.lines if character in line.heard_by]
+    def heard(self, character: str, at: Position | None = None) -> list[SceneLine]:
+        """The lines ``character`` heard, in order; with ``at``, only those said at or before that
+        story position (a line said later in the story is not known yet there)."""
+        return [line for line in self.lines if character in line.heard_by and (at is None or said_by(line, at))]
+
+    def learned(self, character: str, at: Position | None = None) -> list[SceneLine]:
+        """What ``character`` learned in the scene: the lines others said that it heard (its own
+        left out), at or before ``at`` when given. Kept with the scene, never in the canon."""
+        return [line for line in self.heard(character, at) if line.speaker != character]
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the scene as JSON, atomically; returns the path written."""

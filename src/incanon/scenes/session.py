@@ -9,6 +9,8 @@ Each character's turn is built the same way every time:
 * the dialogue it answers is made of the lines it heard and nothing else: its own lines as its
   own, the narrator's as the user's, everyone else's as ``Name: words`` under the name it knows
   them by; an aside is in the dialogue of the one it was addressed to (and its speaker) only;
+  a line counts from the story position it was said at (a scene moved back before it does not
+  know it yet), and what it learned so stays with the scene, never in the canon;
 * the role-play method (``in-canon`` by default) answers; its evidence is kept on the line.
 
 So a character never receives another's private knowledge: nothing of another character's scope
@@ -53,7 +55,8 @@ from incanon.scenes.cast import (
     resolve_position,
     setting_scene,
 )
-from incanon.scenes.record import MAX_CAST, NARRATOR, CastChange, Scene, SceneLine
+from incanon.scenes.heard import heard_turns, told_text
+from incanon.scenes.record import MAX_CAST, NARRATOR, CastChange, Scene, SceneLine, said_by
 from incanon.scenes.turns import ORDERS, Choice, predict, round_robin
 from incanon.templates import PromptLibrary, default_library
 
@@ -168,10 +171,19 @@ class SceneSession:
         return self._chunks.get(chunk_id)
 
     # -- what one character is given ------------------------------------------------------------
+    def heard(self, name: str) -> list[SceneLine]:
+        """The lines ``name`` heard in the scene, said at or before where the scene stands now."""
+        return self.scene.heard(name, self.position)
+
+    def learned(self, name: str) -> list[SceneLine]:
+        """What ``name`` learned in the scene up to where it stands now: the lines others said
+        that it heard. Kept with the scene (the scenes store, ``/save``), never in the canon."""
+        return self.scene.learned(name, self.position)
+
     def labels(self, name: str) -> dict[str, str]:
         """Canonical name → how ``name`` knows each other cast member now."""
         member = self.members[name]
-        told = " ".join(line.text for line in self.scene.heard(name)).casefold()
+        told = told_text(self.heard(name))
         return labels_for(member, [m.record for m in self.members.values()], self.position, told)
 
     def place(self, name: str) -> str:
@@ -193,27 +205,11 @@ class SceneSession:
         return member.who.model_copy(update={"time_description": described})
 
     def dialogue_for(self, name: str) -> list[Turn]:
-        """The scene as ``name`` heard it: the dialogue its method answers. Others' lines in a row
-        are one user turn (the narrator's as said, a character's as ``Name: words``), its own in a
-        row one assistant turn, as CoSER's simulation sends them (chat templates that want roles
-        to alternate accept it); it ends with a cue when the last line it heard is its own."""
-        labels = self.labels(name)
-        turns: list[Turn] = []
-        for line in self.scene.heard(name):
-            text = line.text
-            if line.to is not None and line.speaker != name:
-                text = self.prompts.render("scene_aside", text=text).strip()
-            mine = line.speaker == name
-            if not mine and line.speaker != NARRATOR:
-                text = f"{labels.get(line.speaker, STRANGER)}: {text}"
-            speaker = name if mine else "user"
-            if turns and turns[-1].speaker == speaker:
-                turns[-1] = Turn(speaker=speaker, text=f"{turns[-1].text}\n\n{text}")
-            else:
-                turns.append(Turn(speaker=speaker, text=text))
-        if not turns or turns[-1].speaker == name:
-            turns.append(Turn(speaker="user", text=self.prompts.render("scene_cue", character=name).strip()))
-        return turns
+        """The scene as ``name`` heard it (said at or before where the scene stands): the dialogue
+        its method answers (:func:`incanon.scenes.heard.heard_turns`). Others' lines in a row are
+        one user turn (the narrator's as said, a character's as ``Name: words``), its own in a
+        row one assistant turn; it ends with a cue when the last line it heard is its own."""
+        return heard_turns(name, self.heard(name), self.labels(name), self.prompts)
 
     def cleaned(self, name: str, text: str) -> str:
         """A model's line as ``name`` says it: without a leading ``Name:`` of its own, and cut
@@ -265,10 +261,10 @@ class SceneSession:
         return next((line.speaker for line in reversed(self.lines) if line.speaker != NARRATOR), None)
 
     def public_turns(self) -> list[Turn]:
-        """The lines everyone present could hear (no aside), by canonical name: what the
-        next-speaker predictor reads."""
+        """The lines everyone present could hear (no aside), said at or before where the scene
+        stands, by canonical name: what the next-speaker predictor reads."""
         return [Turn(speaker="Narrator" if line.speaker == NARRATOR else line.speaker, text=line.text)
-                for line in self.lines if line.to is None]
+                for line in self.lines if line.to is None and said_by(line, self.position)]
 
     async def choose_next(self) -> Choice:
         """Who speaks next when the user names nobody (by the scene's order)."""
@@ -299,7 +295,8 @@ class SceneSession:
     # -- the scene itself -----------------------------------------------------------------------
     def move_to(self, at: str) -> Position:
         """Move the whole scene to ``at``: every character is built again there (the lines heard
-        are kept). A failure leaves the scene as it was."""
+        are kept; one said later in the story than ``at`` is heard again once the scene is back
+        there). A failure leaves the scene as it was."""
         records = [m.record for m in self.members.values()]
         position = resolve_position(self.store, self.work, at, records)
         if self.setting is not None:
@@ -343,10 +340,12 @@ class SceneSession:
         return order
 
     def why(self, name: str | None = None) -> tuple[str | None, SceneLine | None]:
-        """The character whose scope answered last (or ``name``) and its last answered line."""
+        """The character whose scope answered last (or ``name``) and its last answered line, among
+        the lines said at or before where the scene stands."""
         wanted = self.member(name, present=False).name if name else None
         for line in reversed(self.lines):
-            if line.written_by == "model" and (wanted is None or line.speaker == wanted):
+            mine = wanted is None or line.speaker == wanted
+            if line.written_by == "model" and mine and said_by(line, self.position):
                 return line.speaker, line
         return wanted, None
 

@@ -13,7 +13,8 @@ character. The conversation in ``messages`` is the dialogue: ``user`` turns are 
 are not used (the character comes from the canon); the reply comes from the method, inside the
 character's knowledge scope. The request's sampling fields, ``n``, a *Continue* (the last
 message is the character's) and Open WebUI's background tasks are read by
-:mod:`incanon.serve.requests`.
+:mod:`incanon.serve.requests`; a group chat's history (other characters' ``assistant`` lines, by
+their ``name`` field or a leading ``Name:``) by :mod:`incanon.serve.scene_group`.
 
 Each distinct model string gets one :class:`~incanon.chat.ChatSession` (kept, least recently
 used closed first) whose method answers the dialogue it is given without recording it, so the
@@ -45,6 +46,7 @@ from incanon.serve.model_list import find_entry, model_entries
 from incanon.serve.reader import READER_HEADER, reader_target
 from incanon.serve.follow_ups import follow_ups
 from incanon.serve.requests import BackgroundTask, background_task, choices_wanted, continue_turn, sampling
+from incanon.serve.scene_group import heard_in_group
 from incanon.serve.wire import Trim, chunk_event, completion_json, pieces, stream_events
 
 __all__ = ["CharacterModel", "CharacterReply", "CharacterServer", "ChatRequest", "completion_json",
@@ -269,6 +271,10 @@ class CharacterServer:
         session = opened.session
         params = sampling(body, session.params)
         dialogue = dialogue_from_messages(messages, session.who.character, allow_continue=True)
+        if task is None:
+            # A group chat's history: the other characters' lines as what this one heard.
+            heard = await opened.call(lambda s: heard_in_group(s, messages))
+            dialogue = heard if heard is not None else dialogue
         continued = continue_turn(dialogue, session.who.character)
         if continued is not None:
             dialogue = continued[0]

@@ -12,6 +12,11 @@
 * Open WebUI's background tasks (a chat title, tags, follow-up suggestions, search queries)
   are recognised by their prompt's shape and answered plainly from the conversation the
   client sent (:func:`background_task`), never by the character.
+* SillyTavern's group chats say who spoke each ``assistant`` line: its ``name`` field (the
+  "names in completion" setting, the name with anything but ``[A-Za-z0-9_]`` made ``_``) and/or
+  a leading ``Name: `` in its content (the default in groups, and the "in content" setting).
+  :func:`client_lines` reads them as written; :mod:`incanon.serve.scene_group` decides who
+  they are.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from incanon.agents.base import Turn
 from incanon.errors import InputError
@@ -277,3 +282,80 @@ def background_task(messages: list[dict[str, Any]]) -> BackgroundTask | None:
         about = topic[0] if topic else "that"
         value = ["What happened next?", f"Tell me more about {about}.", "How did you feel about it?"]
     return BackgroundTask(kind=kind, text=json.dumps({kind: value}, ensure_ascii=False), history=tuple(lines))
+
+
+# -- SillyTavern's group chats -------------------------------------------------------------------
+
+#: A speaker label at the start of a line: a short name, then a colon (also a full-width one),
+#: then the words. Names hold no sentence punctuation, quotes or brackets and span one line.
+_LEADING = re.compile(r"^\s*(?P<name>[^\W\d_][^:\uff1a\n?!,;\"\u201c\u201d()\[\]{}*<>/]{0,63}?)"
+                      r"\s*[:\uff1a]\s*(?P<rest>\S.*)\Z", re.DOTALL)
+#: At most this many words in a speaker label ("Lamp-Mistress Wren Callow of Harrowmere" is five).
+MAX_LABEL_WORDS = 6
+
+
+@dataclass(frozen=True)
+class ClientLine:
+    """One ``user`` or ``assistant`` message of a request, as the client wrote it."""
+
+    index: int
+    """Where it is in ``messages``."""
+    role: Literal["user", "assistant"]
+    text: str
+    name: str | None = None
+    """Its ``name`` field, when it has one (SillyTavern writes the speaker's name there)."""
+
+
+def message_text(message: dict[str, Any], index: int) -> str:
+    """The text of ``messages[index]`` (content parts: the text ones, joined); anything else is
+    an ``InputError`` naming the field."""
+    content = message.get("content")
+    if isinstance(content, list):  # content parts: keep the text ones
+        content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+    if not isinstance(content, str):
+        raise InputError(f"messages[{index}].content: expected text")
+    return content
+
+
+def client_lines(messages: list[dict[str, Any]]) -> list[ClientLine]:
+    """The ``user`` and ``assistant`` messages of ``messages`` in order (system and developer
+    messages are the front end's own and left out), with their ``name`` fields. A wrong role,
+    content or name is an ``InputError`` naming the field."""
+    lines: list[ClientLine] = []
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        text = message_text(message, index)
+        if role in ("system", "developer"):
+            continue
+        if role not in ("user", "assistant"):
+            raise InputError(f"messages[{index}].role: expected system, user or assistant, not {role!r}")
+        name = message.get("name")
+        if name is not None and not isinstance(name, str):
+            raise FieldError(f"messages[{index}].name", "expected text (the speaker's name)")
+        lines.append(ClientLine(index=index, role=role, text=text, name=(name or "").strip() or None))
+    return lines
+
+
+def leading_label(text: str) -> tuple[str, str] | None:
+    """``("Name", "words")`` when ``text`` opens with a speaker label ``Name: words`` (a short
+    name: at most ``MAX_LABEL_WORDS`` words and 64 characters, no sentence punctuation), else
+    None. Whether the name is someone's is for the caller to decide."""
+    match = _LEADING.match(text)
+    if match is None:
+        return None
+    name = match.group("name").strip()
+    if len(name.split()) > MAX_LABEL_WORDS or name.endswith("."):
+        return None
+    return name, match.group("rest").strip()
+
+
+def completion_name(name: str) -> str:
+    """``name`` as SillyTavern writes it in a message's ``name`` field: every character but
+    ``[A-Za-z0-9_]`` made ``_``, at most 64 characters (so ``Aurel Vane`` is ``Aurel_Vane``)."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)[:64]
+
+
+def readable_name(name: str) -> str:
+    """A ``name`` field read back as a name: underscores as spaces (``Aurel_Vane``: ``Aurel Vane``);
+    empty when nothing of it is left (a name of other scripts is all underscores)."""
+    return " ".join(name.replace("_", " ").split())

@@ -4,7 +4,9 @@ each answering from its own scope (:mod:`incanon.scenes`).
 The reader's position (``?reader_at=``, else the server's ``--reader-at``) holds as for chats: a
 scene starts, moves and answers only at or before it; its characters and its setting must be
 ones a reader there has met (errors name nothing after it), and kept scenes past it are not
-listed. Without a reader position, anything goes, as for chats.
+listed. A line said after the reader's position (a scene moved back keeps the lines said later)
+is not shown to that reader, as its characters do not hear it there. Without a reader position,
+anything goes, as for chats.
 
 * ``POST /api/scenes`` ``{work?, characters, at?, setting?, order?, method?}``: a new scene;
 * ``GET /api/scenes``: the kept scenes; ``GET /api/scenes/{id}``: one, whole;
@@ -17,6 +19,7 @@ listed. Without a reader position, anything goes, as for chats.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from fastapi import APIRouter, Query
@@ -117,6 +120,18 @@ def scene_target(config: ServeConfig, body: NewScene, reader_at: str | None) -> 
         return {**wanted, "work": work, "characters": names, "at": at, "setting": setting}
 
 
+def shown_lines(config: ServeConfig, work: str, lines: list[dict[str, Any]],
+                reader_at: str | None) -> list[dict[str, Any]]:
+    """The ``lines`` of a scene of ``work`` a reader at ``reader_at`` is shown: those said at or
+    before the reader's position (a scene moved back keeps the lines said later, and its
+    characters do not hear them there; nor is the reader shown them)."""
+    with CanonStore.open(config.canon) as store:
+        view = _view(config, store, work, reader_at)
+    if view is None:
+        return lines
+    return [line for line in lines if view.shows(Position.parse(line["at"]))]
+
+
 def scene_line(config: ServeConfig, state: dict[str, Any], line: str, reader_at: str | None) -> tuple[str, str | None]:
     """``(line, error)`` for a scene line said by a reader at ``reader_at``: ``/at X`` resolved at
     or before the reader (the line rewritten to the position), ``/enter NAME`` only for someone
@@ -147,12 +162,16 @@ def scene_router(config: ServeConfig, shared: SharedModel, jobs: IndexJobs) -> t
     scenes = SceneRegistry(config, shared, jobs, scenes_store(config))
     router = APIRouter(prefix="/api/scenes")
 
+    async def for_reader(state: dict[str, Any], reader_at: str | None) -> dict[str, Any]:
+        lines = await asyncio.to_thread(shown_lines, config, state["work"], state["lines"], reader_at)
+        return state if len(lines) == len(state["lines"]) else {**state, "lines": lines}
+
     async def refuse_past(scene_id: str, reader_at: str | None) -> dict[str, Any]:
         state = await scenes.state(scene_id)
         why = await asyncio.to_thread(past_reader, config, state["work"], Position.parse(state["at"]), reader_at)
         if why is not None:
             raise InputError(why.replace("this chat", "this scene").replace("new chat", "new scene"))
-        return state
+        return await for_reader(state, reader_at)
 
     @router.post("", status_code=201)
     async def new_scene(body: NewScene, reader_at: str | None = READER_QUERY) -> dict[str, Any]:
@@ -189,14 +208,16 @@ def scene_router(config: ServeConfig, shared: SharedModel, jobs: IndexJobs) -> t
         state = await scenes.state(scene_id)
         line, refused = await asyncio.to_thread(scene_line, config, state, body.line, reader_at)
         outcome = Outcome("error", safe_message(refused)) if refused else await scenes.say(scene_id, line)
-        return {"outcome": outcome_json(outcome), "scene": await scenes.state(scene_id)}
+        return {"outcome": outcome_json(outcome), "scene": await for_reader(await scenes.state(scene_id), reader_at)}
 
     @router.get("/{scene_id}/transcript")
     async def transcript(scene_id: str, reader_at: str | None = READER_QUERY) -> Response:
         """The scene (``incanon-scene/1`` JSON), as a download."""
         await refuse_past(scene_id, reader_at)
         scene = await scenes.ensure(scene_id)
-        text = await scene.call(lambda s: s.scene.model_dump_json(indent=2))
+        data = await scene.call(lambda s: s.scene.model_dump(mode="json"))
+        data["lines"] = await asyncio.to_thread(shown_lines, config, data["work"], data["lines"], reader_at)
+        text = json.dumps(data, indent=2, ensure_ascii=False)
         return Response(text, media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="incanon-scene-{scene_id}.json"'})
 
