@@ -70,7 +70,30 @@ def test_the_core_imports_no_front_end() -> None:
         return module.startswith(("incanon.cli", "incanon.serve"))
 
     found = _violations(core, front)
-    # Known: the audit reads the server's listing and timeline (they are surfaces it audits), and
-    # CoSER's commands still live in bench/coser (issue: one benchmark driver).
-    known = [v for v in found if v.startswith(("audit/", "bench/coser/"))]
+    # Known: the audit reads the server's listing and timeline (they are surfaces it audits).
+    known = [v for v in found if v.startswith("audit/")]
     assert sorted(set(found) - set(known)) == []
+
+
+def test_the_benchmarks_reach_no_command_line() -> None:
+    # Every benchmark's commands live in incanon/cli; no module under bench/ imports them back.
+    assert _violations(("bench",), lambda m: m.startswith("incanon.cli")) == []
+
+
+def test_the_run_layer_imports_no_benchmark() -> None:
+    # The driver runs any Benchmark it is given; the benchmarks import the run layer, not the reverse.
+    assert _violations(("runs",), lambda m: m.startswith(("incanon.bench", "incanon.cli", "incanon.serve"))) == []
+
+
+def test_the_layer_checks_see_a_planted_import(tmp_path, monkeypatch) -> None:
+    # A check is trusted when it has been seen to fail: a bench module importing the CLI (inside a
+    # function, as a lazy import) and a runs module importing a benchmark are both caught.
+    (tmp_path / "bench" / "mine").mkdir(parents=True)
+    (tmp_path / "bench" / "mine" / "cli_mine.py").write_text(
+        "def register(app):\n    from incanon.cli.options import with_run_options\n", encoding="utf-8")
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "driver.py").write_text("import incanon.bench.registry\n", encoding="utf-8")
+    monkeypatch.setitem(globals(), "SRC", tmp_path)  # the checks read the tree at SRC
+    assert _violations(("bench",), lambda m: m.startswith("incanon.cli")) == [
+        "bench/mine/cli_mine.py imports incanon.cli.options"]
+    assert _violations(("runs",), lambda m: m.startswith("incanon.bench")) == ["runs/driver.py imports incanon.bench.registry"]

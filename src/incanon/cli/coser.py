@@ -1,16 +1,13 @@
-"""``incanon coser``: curation commands and evaluation commands, each side in its own module."""
+"""``incanon coser``: curation commands (:mod:`incanon.cli.coser_curate`) and evaluation commands
+(:mod:`incanon.cli.coser_eval`), each side in its own module."""
 
 from __future__ import annotations
 
-import importlib
-
 import typer
+
+from incanon.cli import coser_curate, coser_eval
 
 app = typer.Typer(help="CoSER: book curation, given-circumstance acting, penalty-based critics.", no_args_is_help=True)
 
-for _module in ("incanon.bench.coser.cli_curate", "incanon.bench.coser.cli_eval"):
-    try:
-        importlib.import_module(_module).register(app)
-    except ModuleNotFoundError as exc:
-        if exc.name != _module:
-            raise
+coser_curate.register(app)
+coser_eval.register(app)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 from pathlib import Path
 from typing import Any, Optional
 
@@ -14,7 +13,7 @@ from incanon.cli.options import RunOptions, with_run_options
 from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
 from incanon.cli.dialsim_compat import runs_and_repetitions
 from incanon.cli.dialsim_progress import ProgressBars
-from incanon.cli.dialsim_setup import check_reference_prompts, dry_run
+from incanon.cli.dialsim_setup import check_reference_prompts
 from incanon.cli.renamed import renamed
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, emit_text, err, out
 from incanon.errors import ConfigError, IncanonError, InputError
@@ -208,9 +207,8 @@ def run(
     """
     store = canon_path(store)
     run_store, runs = runs_and_repetitions(runs_opt, run_store, repetitions)
-    from incanon.bench.dialsim import (
-        DialsimReport, RunSetup, SimConfig, StyleTransfer, load_script, memory_method, read_questions, run_setting,
-        settings_from_runs)
+    from incanon.bench.dialsim import RunSetup, SimConfig, StyleTransfer, load_script, memory_method, read_questions
+    from incanon.bench.dialsim.benchmark import DialSim, Grid
     from incanon.bench.dialsim.files import DialsimFiles
     from incanon.bench.dialsim.formats import check_format
     from incanon.bench.dialsim.promptsets import check_prompt_set
@@ -218,6 +216,7 @@ def run(
     from incanon.bench.remote import cache_setting, path_or_none
     from incanon.paths import default_runs_path
     from incanon.runs import RunStore
+    from incanon.runs.driver import RunSettings
 
     canon = open_canon(store, hint=INGEST_HINT)
     work_id = _dialogue(canon, work)
@@ -259,50 +258,55 @@ def run(
     from incanon.bench.dialsim.scale import Scale
 
     Scale(shard=run_options.shard).epochs(runs)  # a shard with no repetition fails before anything is written
-    if run_options.dry_run:
-        dry_run(run_options, script, pool, memories, limits, fmt=fmt, seed=seed, runs=runs, model=model,
-                judge=judge, style=style_model, context_tokens=context_tokens, json_=json_, protocol=protocol)
-        return
-    # A cached answer takes no time, which would make a time limit meaningless: under a limit
-    # the model under test never reads the response cache.
-    agents = {t: _model(model, cache, not no_cache and t == 0) for t in set(limits)}
-    judge_model = _model(judge, cache, not no_cache) if judge else None
-    style = StyleTransfer(_model(style_model, cache, not no_cache), prompts=library,
-                          cache_path=DialsimFiles.of(canon.path, work_id).style_cache) if style_model else None
+    grid = Grid(memories=memories, limits=limits, model=model, answer_format=fmt, seed=seed, repetitions=runs,
+                protocol=protocol, judge=judge, style=style_model, context_tokens=context_tokens)
     specs = {"agent": model, **({"judge": judge} if judge else {}), **({"style": style_model} if style_model else {})}
+    shared: dict[str, Any] = {}
+
+    def load() -> None:
+        # Only when the settings run (not on --dry-run). A cached answer takes no time, which would
+        # make a time limit meaningless: under a limit the model under test never reads the cache.
+        shared["agents"] = {t: _model(model, cache, not no_cache and t == 0) for t in set(limits)}
+        shared["judge"] = _model(judge, cache, not no_cache) if judge else None
+        shared["style"] = StyleTransfer(_model(style_model, cache, not no_cache), prompts=library,
+                                        cache_path=DialsimFiles.of(canon.path, work_id).style_cache) if style_model else None
+
+    def setting(mem: str, limit: float) -> RunSetup:
+        config = SimConfig(time_limit=limit, fast=fast, answer_format=fmt, seed=seed, lenient=match == "lenient",
+                           protocol=protocol)
+        return RunSetup(
+            script=script, questions=pool, agent_model=shared["agents"][limit],
+            models={**specs, **({"embedder": embedder} if "embedding" in mem else {})}, memory=mem,
+            config=config, runs=runs, names=names, judge_model=shared["judge"], style=shared["style"],
+            embedder=embedder, k=k, context_tokens=context_tokens, constrain_choices=constrain_choices,
+            prompts=library, prompt_set=pset, name=name, fresh=fresh, prompts_from=reference_prompts,
+            dataset={"questions_file": questions_path.name, "sessions": sessions},
+            worker=WorkerSpec(store=str(Path(canon.path).resolve()), work=work_id, main=script.main,
+                              questions=str(questions_path.expanduser().resolve()), model=model,
+                              cache=cache_setting(cache, no_cache), sessions=sessions, judge=judge, style=style_model,
+                              embedder=embedder, k=k, context_tokens=context_tokens,
+                              constrain_choices=constrain_choices, names=names, prompts=path_or_none(prompts),
+                              prompt_set=pset, prompts_from=reference_prompts, memory=mem, config=config))
+
+    def announce(where: str, outcome: Any) -> None:
+        for note in outcome.notes:
+            err.print(f"{note}", style="yellow", highlight=False)
+        if not json_:
+            err.print(f"{where}: run {outcome.run_id}: {outcome.status}, simulated "
+                      f"{len(outcome.simulated)} repetition(s), {len(outcome.skipped)} already done, "
+                      f"${outcome.usage.cost:.4f}", style="dim", highlight=False)
+
+    bench = DialSim(script, pool, grid, setting, announce=announce)
+    if run_options.show_dry_run(bench, json_=json_):
+        return
+    load()
     store_path = (run_store or default_runs_path()).expanduser()
     runs_db = RunStore(store_path)
-    results = []
-    worker = functools.partial(
-        WorkerSpec, store=str(Path(canon.path).resolve()), work=work_id, main=script.main,
-        questions=str(questions_path.expanduser().resolve()), model=model, cache=cache_setting(cache, no_cache),
-        sessions=sessions, judge=judge, style=style_model, embedder=embedder, k=k, context_tokens=context_tokens,
-        constrain_choices=constrain_choices, names=names, prompts=path_or_none(prompts), prompt_set=pset,
-        prompts_from=reference_prompts)
-    with run_options.applied(), ProgressBars(enabled=not json_) as bars:
-        for limit in limits:
-            for mem in memories:
-                config = SimConfig(time_limit=limit, fast=fast, answer_format=fmt, seed=seed, lenient=match == "lenient",
-                                   protocol=protocol)
-                setup = RunSetup(
-                    script=script, questions=pool, agent_model=agents[limit],
-                    models={**specs, **({"embedder": embedder} if "embedding" in mem else {})}, memory=mem,
-                    config=config, runs=runs, names=names,
-                    judge_model=judge_model, style=style, embedder=embedder, k=k, context_tokens=context_tokens,
-                    constrain_choices=constrain_choices, prompts=library, prompt_set=pset, name=name, fresh=fresh,
-                    prompts_from=reference_prompts,
-                    dataset={"questions_file": questions_path.name, "sessions": sessions},
-                    worker=worker(memory=mem, config=config))
-                where = f"{mem} @ {limit:g}s" if limit > 0 else f"{mem}, no limit"
-                outcome = asyncio.run(run_setting(setup, runs_db, progress=bars.callback(where)))
-                results.append((mem, limit, outcome))
-                for note in outcome.notes:
-                    err.print(f"{note}", style="yellow", highlight=False)
-                if not json_:
-                    err.print(f"{where}: run {outcome.run_id}: {outcome.status}, simulated "
-                              f"{len(outcome.simulated)} repetition(s), {len(outcome.skipped)} already done, "
-                              f"${outcome.usage.cost:.4f}", style="dim", highlight=False)
-    report = DialsimReport(settings=settings_from_runs(runs_db, [o.run_id for _, _, o in results]))
+    with ProgressBars(enabled=not json_) as bars:
+        bench.progress = bars.callback
+        done = run_options.evaluate(bench, RunSettings(store=runs_db))
+    results = [(mem, limit, outcome) for (_, mem, limit), outcome in zip(grid.settings(), done.results)]
+    report = done.report()
     questions_asked = sum(s.questions for s in report.settings)
     failed = sum(s.statuses.get("error", 0) for s in report.settings)
     if json_:

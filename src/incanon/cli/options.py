@@ -1,33 +1,32 @@
 """Scale and cost options every benchmark command shares, and how to apply them.
 
 ``--executor local|ray``, ``--address``, ``--shard i/n``, ``--max-cost USD``, ``--dry-run``,
-``--prices FILE``. A command gets all six with one decorator and a ``run_options`` parameter::
+``--prices FILE``. A command gets all six with one decorator and a ``run_options`` parameter,
+builds its :class:`~incanon.runs.benchmark.Benchmark` and hands it to the one driver::
 
     @app.command("eval")
     @with_run_options
     def eval_(model: str = typer.Option(...), ..., run_options: RunOptions) -> None:
-        items, methods = ...
-        if run_options.dry_run:          # estimate, call nothing, exit
-            run_options.print_estimate(items, [
-                *method_lines(methods, model),
-                EstimateLine("judge", judge, CallPattern(calls=2, prompt_tokens=900, completion_tokens=80)),
-            ], json_=json_)
+        bench = MyBench(items, methods, setup=lambda: make_setup(...))
+        if run_options.show_dry_run(bench, json_=json_):   # estimate, call nothing, exit
             return
-        with run_options.applied():     # every run_items call inside uses them
-            results = asyncio.run(evaluate(items, methods, setup))
+        done = run_options.evaluate(bench, RunSettings(store=RunStore(runs)))
+        print_runs(done)
+        emit_report(done.report(), None, json_, {"runs": runs_json(done)})
 
 (or use the ``*_OPTION`` constants as parameter defaults and :func:`run_options` to build it).
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 import typing
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, Sequence
 
 import typer
 from rich import box
@@ -38,11 +37,16 @@ from incanon.cli.output import emit_json, err, out
 from incanon.errors import ConfigError, IncanonError
 from incanon.runs.ambient import RunDefaults, run_defaults
 from incanon.runs.config import RunConfig
-from incanon.runs.estimate import DEFAULT_PATTERN, CallPattern, EstimateLine, RunEstimate, call_pattern_of, estimate_run
+from incanon.runs.estimate import DEFAULT_PATTERN, CallPattern, EstimateLine, RunEstimate, estimate_run, method_lines
 from incanon.runs.executor import ExecutorKind, create_executor, executor_kinds
 from incanon.runs.prices import EXAMPLE_PRICES_DATE, Prices, load_prices
 from incanon.runs.shard import Shard
 from incanon.runs.store import RunStore
+
+if TYPE_CHECKING:  # the driver imports the runner: loaded when a command evaluates, not before
+    from incanon.runs.benchmark import Benchmark
+    from incanon.runs.driver import Evaluation, RunSettings
+    from incanon.runs.records import RunResult
 
 EXECUTOR_OPTION: Any = typer.Option(
     "local", "--executor",
@@ -118,6 +122,23 @@ class RunOptions:
         """Estimate and print (a table, or one JSON document with ``json_``); calls no model."""
         return self.show_estimate(self.estimate(items, lines, epochs=epochs, store=store, config=config),
                                   json_=json_)
+
+    def show_dry_run(self, bench: Benchmark, *, json_: bool = False) -> bool:
+        """With ``--dry-run``: print what evaluating ``bench`` would call (no model is called,
+        nothing is written) and return True; without it, False."""
+        if not self.dry_run:
+            return False
+        from incanon.runs.driver import estimate
+
+        self.show_estimate(estimate(bench, prices=self.prices, shard=self.shard), json_=json_)
+        return True
+
+    def evaluate(self, bench: Benchmark, settings: RunSettings) -> Evaluation:
+        """Every run of ``bench`` through the one driver, with these options in force."""
+        from incanon.runs.driver import evaluate
+
+        with self.applied():
+            return asyncio.run(evaluate(bench, settings))
 
     def show_estimate(self, estimate: RunEstimate, *, json_: bool = False) -> RunEstimate:
         """Print an estimate made by the command itself (one whose units are not plain items,
@@ -201,9 +222,24 @@ def with_run_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def method_lines(methods: Sequence[str], model: str, *, role: str = "agent") -> list[EstimateLine]:
-    """One estimate line per role-play method, with the method's declared call pattern."""
-    return [EstimateLine(f"{role}: {m}", model, call_pattern_of(m)) for m in methods]
+def cost_tail(result: RunResult) -> str:
+    """The end of a run's closing line: what it cost."""
+    return f"${result.usage.cost:.4f}"
+
+
+def print_runs(done: Evaluation, tail: Callable[[RunResult], str] = cost_tail) -> None:
+    """One line per run of an evaluation on stderr: method, run id, status, counts, ``tail``."""
+    for method, r in zip(done.methods, done.results):
+        err.print(f"{method}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), "
+                  f"{r.skipped} already done, {tail(r)}", style="yellow" if r.failed else "dim",
+                  highlight=False, markup=False)
+
+
+def runs_json(done: Evaluation) -> list[dict[str, Any]]:
+    """The runs of an evaluation as the ``runs`` list of a command's ``--json`` document."""
+    return [{"run_id": r.run_id, "method": m, "status": r.status, "ran": r.ran, "ok": r.ok, "failed": r.failed,
+             "skipped": r.skipped, "resumed": r.resumed, "usage": r.usage.model_dump(),
+             "elapsed_s": r.elapsed_s} for m, r in zip(done.methods, done.results)]
 
 
 def _counted(n: int, noun: str) -> str:
@@ -262,6 +298,7 @@ def print_estimate(estimate: RunEstimate, *, max_cost: float | None = None) -> N
 __all__ = [
     "ADDRESS_OPTION", "DRY_RUN_OPTION", "EXECUTOR_OPTION", "MAX_COST_OPTION", "PRICES_OPTION", "SHARD_OPTION",
     "SKIP_BAD_LINES_OPTION",
-    "CallPattern", "EstimateLine", "RunOptions", "method_lines", "print_estimate", "run_options",
+    "CallPattern", "EstimateLine", "RunOptions", "cost_tail", "method_lines", "print_estimate",
+    "print_runs", "run_options", "runs_json",
     "with_run_options",
 ]

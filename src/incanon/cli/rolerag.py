@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any, Optional
 
@@ -10,11 +9,10 @@ import typer
 
 from incanon.cli.runrefs import RUNS_HELP
 from incanon.cli.methods import check_methods, split_methods
-from incanon.cli.options import RunOptions, method_lines, with_run_options
+from incanon.cli.options import RunOptions, print_runs, runs_json, with_run_options
 from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.errors import ConfigError
-from incanon.runs.estimate import repeated
 
 app = typer.Typer(help="RoleRAG: graph-guided role-play retrieval, judged by KE / KH / UQJ.", no_args_is_help=True)
 
@@ -83,7 +81,8 @@ def eval_(
     """
     store = canon_path(store)
     from incanon.bench.remote import cache_setting, path_or_none
-    from incanon.bench.rolerag import EvalSetup, build_report, evaluate, load_questions, rows_from_runs
+    from incanon.bench.rolerag import EvalSetup, load_questions
+    from incanon.bench.rolerag.benchmark import DryRun, RoleRAG
     from incanon.bench.rolerag.worker import WorkerSpec
     from incanon.models import load_chat_model
     from incanon.paths import default_runs_path
@@ -108,49 +107,34 @@ def eval_(
     work_id = pick_work(canon, work) if work or not all(i.work for i in items) else None
     methods = split_methods(method)
     check_methods(methods)
-    if run_options.dry_run:
-        from incanon.bench.rolerag.estimate import judge_lines, profile_line
-
-        lines = method_lines(methods, model)
-        if protocol == "paper":  # one entity call instead of hypothesis + entities
-            from dataclasses import replace
-
-            from incanon.bench.rolerag.agents import PAPER_CALLS
-
-            lines = [replace(line, pattern=PAPER_CALLS, note="paper protocol: one entity call (up to 5 re-asks)")
-                     if line.label.endswith(("rolerag", "rolerag-cutoff")) else line for line in lines]
-        lines = [*lines,
-                 *(repeated(line, len(methods), "runs (one per method)") for line in judge_lines(judge, library))]
-        if "profile" in methods:
-            lines.insert(len(methods), profile_line(items, model, library))
-        run_options.print_estimate([{"id": i.id, "input": i.row()} for i in items], lines, json_=json_)
-        return
-    cache_arg: Any = False if no_cache else (cache or True)
-    agent_model = load_chat_model(model, cache=cache_arg)
-    judge_model = agent_model if judge == model else load_chat_model(judge, cache=cache_arg)
     # The protocol is named only when it is the paper's, so incanon runs keep their ids.
     options = {key: value for key, value in (("k", k), ("threshold", threshold),
                                              ("protocol", protocol if protocol == "paper" else None)) if value is not None}
-    run_store = RunStore(runs or default_runs_path())
-    setup = EvalSetup(store=canon, agent_model=agent_model, judge_model=judge_model,
-                      models={"agent": model, "judge": judge}, runs=run_store, work=work_id,
-                      prompts=library, embedder=embedder, concurrency=concurrency, fresh=fresh,
-                      progress=not json_, name=name, options=options,
-                      dataset={"source": questions_path.name, "work": work_id, "limit": limit},
-                      worker=WorkerSpec(store=str(Path(canon.path).resolve()), model=model, judge=judge, work=work_id,
-                                        cache=cache_setting(cache, no_cache), prompts=path_or_none(prompts),
-                                        prompts_from=path_or_none(prompts_from),
-                                        embedder=embedder, options=options))
-    with run_options.applied():
-        results = asyncio.run(evaluate(items, methods, setup))
-    report = build_report(rows_from_runs(run_store, [r.run_id for r in results]))
-    runs_json = [{"run_id": r.run_id, "method": m, "status": r.status, "ran": r.ran, "ok": r.ok, "failed": r.failed,
-                  "skipped": r.skipped, "usage": r.usage.model_dump()} for r, m in zip(results, methods)]
+
+    def setup() -> EvalSetup:
+        # Made only when the methods run (not on --dry-run): models loaded, run store opened.
+        cache_arg: Any = False if no_cache else (cache or True)
+        agent_model = load_chat_model(model, cache=cache_arg)
+        judge_model = agent_model if judge == model else load_chat_model(judge, cache=cache_arg)
+        return EvalSetup(store=canon, agent_model=agent_model, judge_model=judge_model,
+                         models={"agent": model, "judge": judge}, runs=RunStore(runs or default_runs_path()),
+                         work=work_id, prompts=library, embedder=embedder, concurrency=concurrency, fresh=fresh,
+                         progress=not json_, name=name, options=options,
+                         dataset={"source": questions_path.name, "work": work_id, "limit": limit},
+                         worker=WorkerSpec(store=str(Path(canon.path).resolve()), model=model, judge=judge,
+                                           work=work_id, cache=cache_setting(cache, no_cache),
+                                           prompts=path_or_none(prompts), prompts_from=path_or_none(prompts_from),
+                                           embedder=embedder, options=options))
+
+    bench = RoleRAG(items, methods, setup, dry_run=DryRun(model=model, judge=judge, prompts=library, protocol=protocol))
+    if run_options.show_dry_run(bench, json_=json_):
+        return
+    done = run_options.evaluate(bench, bench.setup.settings())  # the setup made here, before the runs
+    report = done.report()
+    run_store = bench.setup.runs
     if not json_:
-        for r, m in zip(results, methods):
-            err.print(f"{m}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), "
-                      f"{r.skipped} already done, ${r.usage.cost:.4f}", style="dim", highlight=False)
-    extra = {"run_store": str(run_store.path), "runs": runs_json, "questions": len(items)}
+        print_runs(done)
+    extra = {"run_store": str(run_store.path), "runs": runs_json(done), "questions": len(items)}
     failed = sum(c.failed for c in report.runs)
     if report.judged == 0:
         # Nothing judged: say why, keep the run summary for --json readers, exit non-zero.

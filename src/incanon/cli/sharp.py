@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any, Optional
 
@@ -10,13 +9,12 @@ import typer
 
 from incanon.cli.runrefs import RUNS_HELP
 from incanon.cli.methods import check_methods, split_methods
-from incanon.cli.options import RunOptions, with_run_options
+from incanon.cli.options import RunOptions, print_runs, runs_json, with_run_options
 from incanon.cli.canonrefs import SAMPLE_CANON_HELP, default_canon, open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.cli.renamed import renamed
 from incanon.cli.sharp_cast import HPD_HELP, HPD_KEY_HELP, affection_note_of, resolver, warn_unmapped
-from incanon.errors import ConfigError, ModelError
-from incanon.runs.estimate import repeated
+from incanon.errors import ConfigError
 
 app = typer.Typer(help="SHARP: relationship hallucination through stance transfer (claims, roles, eval, report).",
                   no_args_is_help=True)
@@ -228,8 +226,9 @@ def eval_(
     """
     from incanon.bench.remote import cache_setting, path_or_none
     from incanon.bench.sharp.worker import WorkerSpec
-    from incanon.bench.sharp import (SharpSetup, answers_from_runs, build_claims, build_report, evaluate,
-                                     read_assertions, read_claims_jsonl, sample_assertions_path, select_cast)
+    from incanon.bench.sharp import (SharpSetup, build_claims, read_assertions, read_claims_jsonl,
+                                     sample_assertions_path, select_cast)
+    from incanon.bench.sharp.benchmark import DryRun, NothingJudged, Sharp
     from incanon.models import GenerationParams, load_chat_model
     from incanon.paths import default_runs_path
     from incanon.runs import RunStore
@@ -256,57 +255,49 @@ def eval_(
     backbone_spec = backbone or (model if mode_ == "snowballing" else None)
     methods = split_methods(method)
     check_methods(methods)
-    if run_options.dry_run:
-        from incanon.bench.sharp.estimate import agent_lines, judge_lines
-        from incanon.bench.sharp.evaluate import build_items as sharp_items
 
-        run_options.print_estimate(sharp_items(cast, claim_list, backbone=backbone_spec is not None), [
-            *agent_lines(methods, model),
-            *(repeated(line, len(methods), "runs (one per method)") for line in judge_lines(
-                detector, backbone_spec, prompts=PromptLibrary(prompts), max_tokens=max_tokens)),
-        ], json_=json_)
+    def setup() -> SharpSetup:
+        # Made only when the methods run (not on --dry-run): models loaded, run store opened.
+        cache_arg: Any = False if no_cache else (cache or True)
+        loaded: dict[str, Any] = {}
+        for spec in filter(None, (model, detector, backbone_spec)):
+            loaded.setdefault(spec, load_chat_model(spec, cache=cache_arg))
+        specs = {"agent": model, "detector": detector, **({"backbone": backbone_spec} if backbone_spec else {})}
+        return SharpSetup(
+            agent_model=loaded[model], detector_model=loaded[detector],
+            backbone_model=loaded[backbone_spec] if backbone_spec else None, models=specs,
+            runs=RunStore(runs or default_runs_path()), mode=mode_, prompts=PromptLibrary(prompts),
+            concurrency=concurrency, fresh=fresh, progress=not json_, name=name, embedder=embedder,
+            dataset={"claims_source": claims_source, "limit": limit, "work": work_id},
+            answer_params=GenerationParams(max_tokens=max_tokens) if max_tokens else None,
+            script_lang=script_lang or "", meta=meta_,
+            worker=WorkerSpec(model=model, detector=detector, store=str(Path(canon.path).resolve()), mode=mode_,
+                              backbone=backbone_spec, cache=cache_setting(cache, no_cache),
+                              prompts=path_or_none(prompts), embedder=embedder, max_tokens=max_tokens),
+        )
+
+    bench = Sharp(canon, cast, claim_list, methods, setup, counting=_counting(counting), dry_run=DryRun(
+        model=model, detector=detector, backbone=backbone_spec, prompts=PromptLibrary(prompts), max_tokens=max_tokens))
+    if run_options.show_dry_run(bench, json_=json_):
         return
-    cache_arg: Any = False if no_cache else (cache or True)
-    loaded: dict[str, Any] = {}
-    for spec in filter(None, (model, detector, backbone_spec)):
-        loaded.setdefault(spec, load_chat_model(spec, cache=cache_arg))
-    specs = {"agent": model, "detector": detector, **({"backbone": backbone_spec} if backbone_spec else {})}
-    run_store = RunStore(runs or default_runs_path())
-    setup = SharpSetup(
-        agent_model=loaded[model], detector_model=loaded[detector],
-        backbone_model=loaded[backbone_spec] if backbone_spec else None, models=specs, runs=run_store, mode=mode_,
-        prompts=PromptLibrary(prompts), concurrency=concurrency, fresh=fresh, progress=not json_, name=name,
-        embedder=embedder, dataset={"claims_source": claims_source, "limit": limit, "work": work_id},
-        answer_params=GenerationParams(max_tokens=max_tokens) if max_tokens else None,
-        script_lang=script_lang or "", meta=meta_,
-        worker=WorkerSpec(model=model, detector=detector, store=str(Path(canon.path).resolve()), mode=mode_,
-                          backbone=backbone_spec, cache=cache_setting(cache, no_cache), prompts=path_or_none(prompts),
-                          embedder=embedder, max_tokens=max_tokens),
-    )
+    run_store = bench.setup.runs  # models and run store made here, before the runs
     if not json_:
         err.print(f"{cast.main_character} at {cast.at}; partners: "
                   + ", ".join(f"{p.name} ({p.affection}, {p.interactions})" for p in cast.partners)
                   + f"; {len(claim_list)} claims, {mode_} mode", style="dim", highlight=False)
-    with run_options.applied():
-        results = asyncio.run(evaluate(canon, cast, claim_list, methods, setup))
-    counts: list[Any] = []
-    answers = answers_from_runs(run_store, [r.run_id for r in results], counts)
-    runs_json = [{"run_id": r.run_id, "method": m, "status": r.status, "ran": r.ran, "ok": r.ok, "failed": r.failed,
-                  "skipped": r.skipped, "resumed": r.resumed, "usage": r.usage.model_dump(),
-                  "elapsed_s": r.elapsed_s} for r, m in zip(results, methods)]
+    done = run_options.evaluate(bench, bench.setup.settings())
     if not json_:
-        for r, m in zip(results, methods):
-            err.print(f"{m}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), {r.skipped} already done, "
-                      f"{r.usage.calls} model calls ({r.usage.cached_calls} more answered from the cache)", style="dim")
-    extra = {"run_store": str(run_store.path), "runs": runs_json, "claims": len(claim_list),
+        print_runs(done, lambda r: f"{r.usage.calls} model calls ({r.usage.cached_calls} more answered from the cache)")
+    extra = {"run_store": str(run_store.path), "runs": runs_json(done), "claims": len(claim_list),
              "cast": cast.model_dump(mode="json")}
-    if not any(c.judged for c in counts):
+    try:
+        result = done.report()
+    except NothingJudged as exc:
         # Nothing to report: say why, keep the run summary for --json readers, exit non-zero.
         if json_:
-            emit_json({**extra, "report": None, "error": _nothing_judged(counts)})
-        err.print(f"error: {_nothing_judged(counts)}", highlight=False, markup=False)
-        raise typer.Exit(1)
-    result = build_report(answers, mode_, _counts(counts), _counting(counting))
+            emit_json({**extra, "report": None, "error": str(exc)})
+        err.print(f"error: {exc}", highlight=False, markup=False)
+        raise typer.Exit(1) from None
     result.notes.extend(filter(None, [affection_note]))
     emit_report(result, None, json_, extra)
 
@@ -326,7 +317,8 @@ def report(
 
     Example: incanon sharp report sharp-0a7a sharp-e193 --runs runs.sqlite --mode factual --md report.md
     """
-    from incanon.bench.sharp import answers_from_runs, build_report, run_mode, write_judged_jsonl
+    from incanon.bench.sharp import answers_from_runs, run_mode, write_judged_jsonl
+    from incanon.bench.sharp.benchmark import runs_report
     from incanon.cli.runrefs import open_runs, resolve_runs
 
     run_store = open_runs(runs)
@@ -335,27 +327,11 @@ def report(
     if mode is None and len(modes) > 1:
         raise ConfigError("the runs were evaluated in different modes; choose one with --mode")
     chosen = _mode(mode) if mode else modes.pop()
-    counts: list[Any] = []
-    answers = answers_from_runs(run_store, ids, counts, _meta(meta))
-    if not any(c.judged for c in counts):
-        raise ModelError(_nothing_judged(counts))
-    built = build_report(answers, chosen, _counts(counts), _counting(counting))
+    built = runs_report(run_store, ids, chosen, _counting(counting), _meta(meta))
     # Written only once the report stands, so a failing command leaves no file behind.
     if judged_out is not None:
-        write_judged_jsonl(answers, judged_out)
+        write_judged_jsonl(answers_from_runs(run_store, ids, None, _meta(meta)), judged_out)
     emit_report(built, md, json_, {"run_store": str(run_store.path), "runs": ids})
-
-
-def _counts(counts: list[Any]) -> list[Any]:
-    from incanon.bench.sharp.report import Counts
-
-    return [Counts(source=c.run_id, method=c.method, status=c.status, judged=c.judged, unjudged=c.unjudged,
-                   failed=c.failed, backbone=c.backbone) for c in counts]
-
-
-def _nothing_judged(counts: list[Any]) -> str:
-    parts = "; ".join(f"run {c.run_id}: {c.status}, {c.failed} failed, {c.unjudged} without a stance" for c in counts)
-    return f"no answer was judged, so there is nothing to report ({parts}); see `incanon runs show RUN` for the errors"
 
 
 @app.command()

@@ -10,13 +10,12 @@ import typer
 
 from incanon.cli.runrefs import RUNS_HELP
 from incanon.cli.methods import check_methods
-from incanon.cli.options import RunOptions, method_lines, with_run_options
+from incanon.cli.options import RunOptions, print_runs, runs_json, with_run_options
 from incanon.bench.remote import load_models
 from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, emit_text, err, out
 from incanon.cli.timechara_build import ingest_book_cmd, print_build_dry_run
 from incanon.errors import ConfigError
-from incanon.runs.estimate import repeated
 
 app = typer.Typer(help="TimeChara: point-in-time character hallucination (build, eval, report).",
                   no_args_is_help=True)
@@ -165,11 +164,9 @@ def eval_(
     Example: incanon timechara eval --dataset examples/timechara/published/validation.json --personalities examples/timechara/personality --model ollama/llama3.1 --judge openai/gpt-4o --method zero-shot,narrative-experts
     """
     from incanon.bench.remote import cache_setting, path_or_none
-    from incanon.bench.timechara import (
-        CharacterResolver, EvalSetup, build_report, evaluate, load_items, load_personalities, rows_from_runs,
-        sample_items)
+    from incanon.bench.timechara import CharacterResolver, EvalSetup, load_items, load_personalities, sample_items
+    from incanon.bench.timechara.benchmark import DryRun, TimeChara
     from incanon.bench.timechara.cli_support import fail_if_nothing_judged, setup_persona
-    from incanon.bench.timechara.judged import run_summaries
     from incanon.bench.timechara.worker import WorkerSpec
     from incanon.paths import default_runs_path
     from incanon.runs import RunStore
@@ -212,56 +209,45 @@ def eval_(
     agent_params = apply_params(AGENT_PARAMS, agent_param, "agent")
     judge_params = apply_params(JUDGE_PARAMS, judge_param, "judge")
     known_personalities = load_personalities(personalities) if personalities else None
-    if run_options.dry_run:
-        from incanon.bench.timechara.estimate import judge_lines
 
-        run_items_ = [{"id": item.id, "input": item.row()} for item in items]
-        run_options.print_estimate(run_items_, [
-            *([] if model is None else method_lines(methods, model)),
-            *(repeated(line, len(methods), "runs (one per method)") for line in judge_lines(
-                judge, prompts=library, hallucination_types=not no_hallucination_types,
-                personalities=known_personalities)),
-        ], json_=json_)
+    def setup() -> EvalSetup:
+        # Made only when the methods run (not on --dry-run): models loaded, canon and run store opened.
+        canon = open_canon(store) if store is not None else None
+        # Published rows find their series' chunk index by slug; only built items need one work.
+        work_id = pick_work(canon, work) if canon is not None and (items_path is not None or work) else work
+        models = load_models([judge] if model is None else [model, judge], False if no_cache else (cache or True))
+        return EvalSetup(
+            agent_model=models[model or judge], judge_model=models[judge],
+            models={"agent": model if model is not None else f"recorded:{responses}", "judge": judge},
+            runs=RunStore(runs or default_runs_path()), resolver=CharacterResolver(canon, work_id, known_personalities), prompts=library,
+            concurrency=concurrency, hallucination_types=not no_hallucination_types, fresh=fresh,
+            progress=not json_, name=name, embedder=embedder, protocol=protocol, persona=persona,
+            score_reading=reading, agent_params=agent_params, require_personalities=True,
+            judge_params=judge_params, examples=path_or_none(examples), recorded=recorded,
+            dataset={"kind": "items" if items_path else "published", "source": source.name, "split": split,
+                     "sample": sample, "seed": seed if sample else None, "limit": limit, "work": work_id,
+                     **({"responses": str(responses)} if responses else {})},
+            worker=None if recorded is not None else WorkerSpec(
+                model=model or judge, judge=judge, cache=cache_setting(cache, no_cache),
+                prompts=path_or_none(prompts), prompts_from=path_or_none(prompts_from), store=path_or_none(store),
+                work=work_id, personalities=path_or_none(personalities), embedder=embedder,
+                hallucination_types=not no_hallucination_types, persona=setup_persona(protocol, persona),
+                agent_params=agent_params.model_dump(), judge_params=judge_params.model_dump(),
+                examples=path_or_none(examples), filter_after=protocol == "paper", score_reading=reading),
+        )
+
+    bench = TimeChara(items, methods, setup, dry_run=DryRun(
+        judge=judge, model=model, prompts=library, hallucination_types=not no_hallucination_types,
+        personalities=known_personalities))
+    if run_options.show_dry_run(bench, json_=json_):
         return
-    canon = open_canon(store) if store is not None else None
-    # Published rows find their series' chunk index by slug; only built items need one work.
-    work_id = pick_work(canon, work) if canon is not None and (items_path is not None or work) else work
-    resolver = CharacterResolver(canon, work_id, known_personalities)
-    agent_spec = model if model is not None else f"recorded:{responses}"
-    models = load_models([judge] if model is None else [model, judge], False if no_cache else (cache or True))
-    run_store = RunStore(runs or default_runs_path())
-    setup = EvalSetup(
-        agent_model=models[model or judge], judge_model=models[judge], models={"agent": agent_spec, "judge": judge},
-        runs=run_store, resolver=resolver, prompts=library, concurrency=concurrency,
-        hallucination_types=not no_hallucination_types, fresh=fresh, progress=not json_, name=name,
-        embedder=embedder, protocol=protocol, persona=persona, score_reading=reading, agent_params=agent_params, require_personalities=True,
-        judge_params=judge_params, examples=path_or_none(examples), recorded=recorded,
-        dataset={"kind": "items" if items_path else "published", "source": source.name, "split": split,
-                 "sample": sample, "seed": seed if sample else None, "limit": limit, "work": work_id,
-                 **({"responses": str(responses)} if responses else {})},
-        worker=None if recorded is not None else WorkerSpec(
-            model=model or judge, judge=judge, cache=cache_setting(cache, no_cache),
-            prompts=path_or_none(prompts), prompts_from=path_or_none(prompts_from), store=path_or_none(store), work=work_id,
-            personalities=path_or_none(personalities), embedder=embedder,
-            hallucination_types=not no_hallucination_types, persona=setup_persona(protocol, persona),
-            agent_params=agent_params.model_dump(), judge_params=judge_params.model_dump(),
-            examples=path_or_none(examples), filter_after=protocol == "paper", score_reading=reading),
-    )
-    with run_options.applied():
-        results = asyncio.run(evaluate(items, methods, setup))
-    ids = [r.run_id for r in results]
-    report = build_report(rows_from_runs(run_store, ids), run_summaries(run_store, ids))
-    runs_json = [{"run_id": r.run_id, "method": m, "status": r.status, "ran": r.ran, "ok": r.ok, "failed": r.failed,
-                  "skipped": r.skipped, "resumed": r.resumed, "usage": r.usage.model_dump(),
-                  "elapsed_s": r.elapsed_s} for r, m in zip(results, methods)]
+    done = run_options.evaluate(bench, bench.setup.settings())  # the setup made here, before the runs
+    report = done.report()
     if not json_:
-        for r, m in zip(results, methods):
-            err.print(f"{m}: run {r.run_id}: {r.status}, ran {r.ran} ({r.failed} failed), "
-                      f"{r.skipped} already done, ${r.usage.cost:.4f}", style="yellow" if r.failed else "dim",
-                      highlight=False, markup=False)
+        print_runs(done)
     sample_json = None if drawn is None else {"spec": sample, "seed": seed, "scale": drawn.scale,
                                               "cells": [c.__dict__ for c in drawn.cells], "warnings": drawn.warnings}
-    emit_report(report, None, json_, {"run_store": str(run_store.path), "runs": runs_json,
+    emit_report(report, None, json_, {"run_store": str(bench.setup.runs.path), "runs": runs_json(done),
                                        "items": len(items), "sample": sample_json,
                                        "shard": str(run_options.shard) if run_options.shard else None})
     fail_if_nothing_judged(report)

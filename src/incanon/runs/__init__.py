@@ -1,4 +1,9 @@
-"""Runs: the runner every benchmark uses, and the store that keeps every sample.
+"""Runs: the driver and runner every benchmark uses, and the store that keeps every sample.
+
+A benchmark is a :class:`Benchmark` (items, methods, an agent per method, the scoring of one
+item, the run's config, an estimate, a report); :func:`evaluate_benchmark` runs any of them,
+one resumable run per method, and :func:`estimate_benchmark` is its dry run (docs/benchmarks.md).
+Underneath, one run is :func:`run_items`:
 
 ```python
 from incanon.runs import RunConfig, RunItem, ItemOutcome, RunStore, run_items
@@ -26,6 +31,7 @@ from incanon.lazyimport import lazy_exports
 # Imported on first use (incanon.lazyimport): `import incanon.runs` stays light.
 if TYPE_CHECKING:
     from incanon.runs.ambient import RunDefaults, current_defaults, run_defaults
+    from incanon.runs.benchmark import Benchmark
     from incanon.runs.budget import Budget
     from incanon.runs.config import RunConfig, canonical_json, resume_notes
     from incanon.runs.estimate import (
@@ -36,6 +42,9 @@ if TYPE_CHECKING:
         estimate_run,
         register_call_pattern,
     )
+    from incanon.runs.driver import Evaluation, RunSettings
+    from incanon.runs.driver import estimate as estimate_benchmark
+    from incanon.runs.driver import evaluate as evaluate_benchmark
     from incanon.runs.executor import (
         Executor,
         ExecutorKind,
@@ -71,9 +80,11 @@ __all__ = [
     "BUILTIN_PRICES",
     "EXAMPLE_PRICES_DATE",
     "Attempt",
+    "Benchmark",
     "Budget",
     "CallPattern",
     "EstimateLine",
+    "Evaluation",
     "Executor",
     "ExecutorKind",
     "LocalExecutor",
@@ -103,6 +114,7 @@ __all__ = [
     "RunItem",
     "RunProgress",
     "RunResult",
+    "RunSettings",
     "RunStore",
     "RunSummary",
     "SampleRecord",
@@ -110,6 +122,8 @@ __all__ = [
     "Task",
     "canonical_json",
     "describe_error",
+    "estimate_benchmark",
+    "evaluate_benchmark",
     "export_jsonl",
     "export_samples",
     "flat_row",

@@ -122,6 +122,11 @@ class EstimateLine:
     """What the pattern assumes (printed under the line), e.g. how often a conditional call happens."""
 
 
+def method_lines(methods: Sequence[str], model: str, *, role: str = "agent") -> list[EstimateLine]:
+    """One estimate line per role-play method, with the method's declared call pattern."""
+    return [EstimateLine(f"{role}: {m}", model, call_pattern_of(m)) for m in methods]
+
+
 def repeated(line: EstimateLine, times: int, why: str) -> EstimateLine:
     """``line`` made ``times`` times per item (e.g. a judge that runs again in each method's run);
     ``why`` is added to its note."""

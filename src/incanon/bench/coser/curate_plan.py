@@ -55,21 +55,3 @@ def plan_books(sources: Sequence[Any], config: Any, library: Any) -> list[BookPl
             later_calls=later,
         ))
     return plans
-
-
-def print_plan(plans: Sequence[BookPlan]) -> None:
-    """The plan as a table on stdout."""
-    from rich.table import Table
-
-    from incanon.cli.output import out
-
-    table = Table(title="CoSER curation (dry run: no model called)")
-    for col in ("book", "chapters", "parts", "chunks", "extraction calls", "prompt tokens", "max completion tokens"):
-        table.add_column(col)
-    for p in plans:
-        table.add_row(p.title, str(p.chapters), str(p.parts), str(p.chunks), str(p.extraction_calls),
-                      f"~{p.prompt_tokens:,}", f"{p.max_completion_tokens:,}")
-    out.print(table)
-    later = sorted({c for p in plans for c in p.later_calls})
-    if later:
-        out.print(f"then, depending on what extraction finds: {'; '.join(later)}", highlight=False)

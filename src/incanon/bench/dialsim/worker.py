@@ -7,6 +7,7 @@ returns every session's record; the driver stores them.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
@@ -48,11 +49,9 @@ class WorkerSpec:
 def build_task(spec: WorkerSpec, prices: Prices | None) -> tuple[Task, Mapping[str, str]]:
     """The task: ``item.input = {"seed"}`` → that repetition's session records (JSON)."""
     from incanon.bench.dialsim.files import DialsimFiles
-    from incanon.bench.dialsim.names import name_map
     from incanon.bench.dialsim.questions import read_questions
-    from incanon.bench.dialsim.runs import RunSetup, make_judge, memory_agent
+    from incanon.bench.dialsim.runs import RunSetup, make_judge
     from incanon.bench.dialsim.script import load_script
-    from incanon.bench.dialsim.simulator import Simulator
     from incanon.bench.dialsim.style import StyleTransfer
     from incanon.canon.store import CanonStore
     from incanon.models import load_chat_model
@@ -75,12 +74,20 @@ def build_task(spec: WorkerSpec, prices: Prices | None) -> tuple[Task, Mapping[s
                      context_tokens=spec.context_tokens, constrain_choices=spec.constrain_choices, prompts=prompts,
                      prompt_set=spec.prompt_set, prompts_from=spec.prompts_from)
 
-    async def task(item: RunItem) -> ItemOutcome:
-        seed = int(item.input["seed"])
-        sim = Simulator(script, questions, memory_agent(setup), config=replace(spec.config, seed=seed), judge=judge,
-                        style=style, names=name_map(script, spec.names, seed=seed, protocol=spec.config.protocol), prices=prices)
-        result = await sim.run()
-        sessions: list[dict[str, Any]] = [r.model_dump(mode="json") for r in result.sessions]
-        return ItemOutcome(outputs={"sessions": sessions, "unpriced": sorted(sim.unpriced)})
+    return functools.partial(simulate_repetition, setup, judge, style, prices), prompts.used
 
-    return task, prompts.used
+
+async def simulate_repetition(setup: Any, judge: Any, style: Any, prices: Prices | None, item: RunItem) -> ItemOutcome:
+    """One whole repetition (``item.input = {"seed"}``) of a setting, from its first session: every
+    session's record (JSON) and the models no price was found for."""
+    from incanon.bench.dialsim.names import name_map
+    from incanon.bench.dialsim.runs import memory_agent
+    from incanon.bench.dialsim.simulator import Simulator
+
+    seed = int(item.input["seed"])
+    config = replace(setup.config, seed=seed)
+    sim = Simulator(setup.script, setup.questions, memory_agent(setup), config=config, judge=judge, style=style,
+                    names=name_map(setup.script, setup.names, seed=seed, protocol=config.protocol), prices=prices)
+    result = await sim.run()
+    sessions: list[dict[str, Any]] = [r.model_dump(mode="json") for r in result.sessions]
+    return ItemOutcome(outputs={"sessions": sessions, "unpriced": sorted(sim.unpriced)})

@@ -17,7 +17,7 @@ Calls per backbone item: 1 + 1 (+1).
 
 from __future__ import annotations
 
-
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Sequence
 from incanon.agents.base import Agent, CharacterAt, Turn
 from incanon.agents.persona import character_at
 from incanon.agents.registry import create_agent
-from incanon.bench.remote import task_arg
 from incanon.bench.sharp.cast import Cast, script_language
 from incanon.bench.sharp.claims import Claim
 from incanon.bench.sharp.metrics import Mode
@@ -35,14 +34,15 @@ from incanon.bench.sharp.stance import Stance, StanceDetector
 from incanon.canon.store import CanonStore
 from incanon.errors import ConfigError
 from incanon.models.types import ChatModel, GenerationParams, Message
-from incanon.runs import ItemOutcome, RunConfig, RunItem, RunResult, RunStore, run_items
-from incanon.templates import PromptLibrary, default_library
+from incanon.runs.config import RunConfig
+from incanon.runs.driver import RunSettings
+from incanon.runs.records import ItemOutcome, RunItem, RunResult
+from incanon.runs.sample import Task
+from incanon.runs.store import RunStore
+from incanon.templates import PromptLibrary
 
 if TYPE_CHECKING:  # the worker module imports this one when it rebuilds a task
     from incanon.bench.sharp.worker import WorkerSpec
-
-#: How a Ray worker rebuilds a method's task (named, not imported: see incanon.bench.remote).
-_WORKER_TASK = "incanon.bench.sharp.worker:build_task"
 
 BENCHMARK = "sharp"
 
@@ -142,51 +142,68 @@ class SharpSetup:
     """Table 4's model columns as the user gave them (``data``, ``roles``, ``training``,
     ``inference``, ``base``); recorded in the run's params."""
 
+    def settings(self) -> RunSettings:
+        """How the driver runs each method's run."""
+        return RunSettings(store=self.runs, concurrency=self.concurrency, fresh=self.fresh, progress=self.progress,
+                           item_timeout=self.item_timeout)
 
-def make_task(agent: Agent, store: CanonStore, setup: SharpSetup, prompts: PromptLibrary):
-    """The per-item task of the runner (role items and backbone items)."""
-    detector = StanceDetector(setup.detector_model, prompts, setup.detector_params)
-    personas: dict[tuple[str, str, str], CharacterAt] = {}
-    questions: dict[str, str] = {}  # every role and the backbone ask the same question of a claim
 
-    def ask(claim: Claim) -> str:
-        if claim.id not in questions:
-            questions[claim.id] = question(prompts, claim)
-        return questions[claim.id]
+class ItemRunner:
+    """The per-item work every method's run shares: role items and backbone items, with one
+    persona per (work, character, position) and one question per claim, each made once."""
 
-    async def detect(claim: Claim, answer: str, speaker: str) -> tuple[dict[str, Any], dict[str, Any], Stance | None]:
-        verdict = await detector.detect(claim.text, answer, speaker=speaker, lang=claim.lang)
+    def __init__(self, store: CanonStore, setup: SharpSetup, prompts: PromptLibrary) -> None:
+        self.store, self.setup, self.prompts = store, setup, prompts
+        self.detector = StanceDetector(setup.detector_model, prompts, setup.detector_params)
+        self.personas: dict[tuple[str, str, str], CharacterAt] = {}
+        self.questions: dict[str, str] = {}  # every role and the backbone ask the same question of a claim
+
+    def ask(self, claim: Claim) -> str:
+        """The question putting ``claim`` to the main character."""
+        if claim.id not in self.questions:
+            self.questions[claim.id] = question(self.prompts, claim)
+        return self.questions[claim.id]
+
+    async def detect(self, claim: Claim, answer: str,
+                     speaker: str) -> tuple[dict[str, Any], dict[str, Any], Stance | None]:
+        verdict = await self.detector.detect(claim.text, answer, speaker=speaker, lang=claim.lang)
         outputs = {"answer": answer, "stance": verdict.stance.value if verdict.stance else None,
                    "reason": verdict.reason}
         return outputs, {"detector_raw": verdict.raw, "detector_repaired": verdict.repaired}, verdict.stance
 
-    async def role_task(x: dict[str, Any], claim: Claim) -> ItemOutcome:
+    async def role(self, agent: Agent, x: dict[str, Any], claim: Claim) -> ItemOutcome:
+        """A partner role puts the claim; the agent answers in character; its stance is read."""
         key = (x["work"], x["main_character"], x["at"])
-        if key not in personas:
-            personas[key] = character_at(store, *key)
-        asked = ask(claim)
-        reply = await agent.respond(personas[key], [Turn(speaker=x["role"], text=asked)])
-        outputs, extra, stance = await detect(claim, reply.text, x["role"])
+        if key not in self.personas:
+            self.personas[key] = character_at(self.store, *key)
+        asked = self.ask(claim)
+        reply = await agent.respond(self.personas[key], [Turn(speaker=x["role"], text=asked)])
+        outputs, extra, stance = await self.detect(claim, reply.text, x["role"])
         extra.update({"calls": [c.model_dump(mode="json") for c in reply.calls], "details": reply.details})
         return ItemOutcome(outputs={"question": asked, **outputs, "context": reply.context},
-                           scores=_scores(stance, claim, setup.mode == "factual"), extra=extra)
+                           scores=_scores(stance, claim, self.setup.mode == "factual"), extra=extra)
 
-    async def backbone_task(claim: Claim) -> ItemOutcome:
-        assert setup.backbone_model is not None
-        asked = ask(claim)
-        params = setup.answer_params or GenerationParams(max_tokens=256)
-        completion = await setup.backbone_model.generate([Message(role="user", content=asked)], params)
-        outputs, extra, stance = await detect(claim, completion.text.strip(), user_name(claim.lang))
+    async def backbone(self, claim: Claim) -> ItemOutcome:
+        """The backbone model answers the same question with no persona; its stance is read."""
+        assert self.setup.backbone_model is not None
+        asked = self.ask(claim)
+        params = self.setup.answer_params or GenerationParams(max_tokens=256)
+        completion = await self.setup.backbone_model.generate([Message(role="user", content=asked)], params)
+        outputs, extra, stance = await self.detect(claim, completion.text.strip(), user_name(claim.lang))
         return ItemOutcome(outputs={"question": asked, **outputs}, scores=_scores(stance, claim, True), extra=extra)
 
-    async def task(item: RunItem) -> ItemOutcome:
+    async def run(self, agent: Agent, item: RunItem) -> ItemOutcome:
+        """One item of ``agent``'s run."""
         x = item.input
         claim = Claim.model_validate(x["claim"])
         if x["kind"] == "backbone":
-            return await backbone_task(claim)
-        return await role_task(x, claim)
+            return await self.backbone(claim)
+        return await self.role(agent, x, claim)
 
-    return task
+
+def make_task(agent: Agent, store: CanonStore, setup: SharpSetup, prompts: PromptLibrary) -> Task:
+    """The per-item task of the runner (role items and backbone items; what a Ray worker runs)."""
+    return functools.partial(ItemRunner(store, setup, prompts).run, agent)
 
 
 def create_agents(methods: Sequence[str], model: ChatModel, prompts: PromptLibrary, store: CanonStore,
@@ -198,34 +215,41 @@ def create_agents(methods: Sequence[str], model: ChatModel, prompts: PromptLibra
     return [create_agent(m, model, prompts=prompts, store=store, embedder=embedder, **options) for m in methods]
 
 
-async def evaluate(store: CanonStore, cast: Cast, claims: Sequence[Claim], methods: Sequence[str],
-                   setup: SharpSetup) -> list[RunResult]:
-    """One run per method (resumed if it exists); the runs' results in method order."""
+def check_setup(setup: SharpSetup, claims: Sequence[Claim]) -> None:
+    """What must hold before any run starts."""
     if setup.mode == "snowballing" and setup.backbone_model is None:
         raise ConfigError("snowballing mode needs a backbone model (--backbone; default: the model under test)")
     if not claims:
         raise ConfigError("no claims to evaluate")
-    prompts = setup.prompts or default_library()
-    agents = create_agents(methods, setup.agent_model, prompts, store, setup.embedder, setup.answer_params)
-    items = build_items(cast, claims, backbone=setup.backbone_model is not None)
-    dataset = {**setup.dataset, "claims": len(claims), "claims_fingerprint": claims_fingerprint(claims),
-               "world": world_fingerprint(store, cast.work),
-               "script_lang": setup.script_lang or script_language(store, cast.work),
-               "cast": json.loads(cast.model_dump_json(include={"work", "main_character", "at", "unit", "partners"}))}
-    results = []
-    for agent in agents:
-        config = RunConfig(
-            benchmark=BENCHMARK, name=setup.name, task=f"relationship hallucination (SHARP), {setup.mode} mode",
-            dataset=dataset, models=setup.models, methods=[agent.name],
-            params={"mode": setup.mode, "embedder": setup.embedder, **({"meta": dict(setup.meta)} if setup.meta else {}),
-                    **({"answer_params": setup.answer_params.model_dump(mode="json")} if setup.answer_params else {})},
-        )
-        task = (make_task(agent, store, setup, prompts) if setup.worker is None else
-                task_arg(lambda agent=agent: make_task(agent, store, setup, prompts), _WORKER_TASK, setup.worker,
-                         agent.name))
-        results.append(await run_items(
-            items, task, store=setup.runs, config=config,
-            concurrency=setup.concurrency, progress=setup.progress, fresh=setup.fresh,
-            templates=prompts.used, item_timeout=setup.item_timeout,
-        ))
-    return results
+
+
+def run_dataset(store: CanonStore, cast: Cast, claims: Sequence[Claim], setup: SharpSetup) -> dict[str, Any]:
+    """Where the claims and the canon come from, by content (part of every run's identity)."""
+    return {**setup.dataset, "claims": len(claims), "claims_fingerprint": claims_fingerprint(claims),
+            "world": world_fingerprint(store, cast.work),
+            "script_lang": setup.script_lang or script_language(store, cast.work),
+            "cast": json.loads(cast.model_dump_json(include={"work", "main_character", "at", "unit", "partners"}))}
+
+
+def run_config(setup: SharpSetup, dataset: dict[str, Any], method: str) -> RunConfig:
+    """The configuration (hence the id) of one method's run."""
+    return RunConfig(
+        benchmark=BENCHMARK, name=setup.name, task=f"relationship hallucination (SHARP), {setup.mode} mode",
+        dataset=dataset, models=setup.models, methods=[method],
+        params={"mode": setup.mode, "embedder": setup.embedder, **({"meta": dict(setup.meta)} if setup.meta else {}),
+                **({"answer_params": setup.answer_params.model_dump(mode="json")} if setup.answer_params else {})},
+    )
+
+
+async def evaluate(store: CanonStore, cast: Cast, claims: Sequence[Claim], methods: Sequence[str],
+                   setup: SharpSetup) -> list[RunResult]:
+    """One run per method (resumed if it exists); the runs' results in method order. They go
+    through the one driver (:mod:`incanon.runs.driver`) as
+    :class:`incanon.bench.sharp.benchmark.Sharp`."""
+    from incanon.bench.sharp.benchmark import Sharp
+    from incanon.runs.driver import evaluate as drive
+
+    check_setup(setup, claims)
+    if not methods:
+        raise ConfigError("no role-play method given")
+    return (await drive(Sharp(store, cast, claims, methods, setup), setup.settings())).results

@@ -10,6 +10,7 @@ the same evaluation again skips finished items.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
@@ -21,7 +22,6 @@ from incanon.agents.self_refine import SelfRefineAgent
 from incanon.bench.timechara.authors_calls import ItemJudge, TimeCharaSelfRefine, names_of
 from incanon.bench.timechara.characters import CharacterResolver
 from incanon.bench.timechara.items import TimeCharaItem
-from incanon.bench.remote import task_arg
 from incanon.bench.timechara.judged import spatiotemporal_score
 from incanon.bench.timechara.published import question_position
 from incanon.bench.timechara.recorded import RecordedAnswers
@@ -31,14 +31,15 @@ from incanon.judges.hallucination import HallucinationJudge
 from incanon.judges.personality import PERSONALITY_RANGE, PersonalityJudge
 from incanon.judges.spatiotemporal import JUDGE_PARAMS
 from incanon.models.types import ChatModel, GenerationParams
-from incanon.runs import ItemOutcome, RunConfig, RunItem, RunResult, RunStore, run_items
-from incanon.templates import PromptLibrary, default_library
+from incanon.runs.config import RunConfig
+from incanon.runs.driver import RunSettings
+from incanon.runs.records import ItemOutcome, RunItem, RunResult
+from incanon.runs.sample import Task
+from incanon.runs.store import RunStore
+from incanon.templates import PromptLibrary
 
 if TYPE_CHECKING:  # the worker module imports this one when it rebuilds a task
     from incanon.bench.timechara.worker import WorkerSpec
-
-#: How a Ray worker rebuilds a method's task (named, not imported: see incanon.bench.remote).
-_WORKER_TASK = "incanon.bench.timechara.worker:build_task"
 
 BENCHMARK = "timechara"
 
@@ -178,26 +179,27 @@ async def judge_answer(item: TimeCharaItem, who: CharacterAt, answer: str, judge
     return ItemOutcome(outputs=outputs, scores=scores, extra=extra)
 
 
-def make_task(agent: Agent, resolver: CharacterResolver, judges: Judges):
-    """The per-item task of the runner."""
+async def answer_item(agent: Agent, resolver: CharacterResolver, judges: Judges, run_item: RunItem) -> ItemOutcome:
+    """One item: the method answers as the character at the item's time point; the judges score it."""
+    item = TimeCharaItem.model_validate(run_item.input)
+    who = resolver(item)
+    if isinstance(agent, RecordedAnswers):
+        reply = agent.reply_for(item.id)
+    else:
+        reply = await agent.respond(who, [Turn(speaker="user", text=item.question, about=item.scene)])
+    outcome = await judge_answer(item, who, reply.text, judges)
+    asked = question_position(item.question_period, len(who.levels) or 3)
+    outcome.outputs.update({"when": who.when, "hints": reply.hints, "context": reply.context,
+                            "character_position": str(who.position),
+                            "question_position": str(asked) if asked is not None else None})
+    outcome.extra["calls"] = [c.model_dump(mode="json") for c in reply.calls]
+    outcome.extra["details"] = reply.details
+    return outcome
 
-    async def task(run_item: RunItem) -> ItemOutcome:
-        item = TimeCharaItem.model_validate(run_item.input)
-        who = resolver(item)
-        if isinstance(agent, RecordedAnswers):
-            reply = agent.reply_for(item.id)
-        else:
-            reply = await agent.respond(who, [Turn(speaker="user", text=item.question, about=item.scene)])
-        outcome = await judge_answer(item, who, reply.text, judges)
-        asked = question_position(item.question_period, len(who.levels) or 3)
-        outcome.outputs.update({"when": who.when, "hints": reply.hints, "context": reply.context,
-                                "character_position": str(who.position),
-                                "question_position": str(asked) if asked is not None else None})
-        outcome.extra["calls"] = [c.model_dump(mode="json") for c in reply.calls]
-        outcome.extra["details"] = reply.details
-        return outcome
 
-    return task
+def make_task(agent: Agent, resolver: CharacterResolver, judges: Judges) -> Task:
+    """The per-item task of the runner (what a Ray worker runs)."""
+    return functools.partial(answer_item, agent, resolver, judges)
 
 
 def items_fingerprint(items: Sequence[TimeCharaItem]) -> str:
@@ -261,12 +263,36 @@ class EvalSetup:
         """The score reading the judges use."""
         return reading_for(self.protocol, self.score_reading)
 
+    def settings(self) -> RunSettings:
+        """How the driver runs each method's run."""
+        return RunSettings(store=self.runs, concurrency=self.concurrency, fresh=self.fresh, progress=self.progress,
+                           item_timeout=self.item_timeout)
 
-async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup: EvalSetup) -> list[RunResult]:
-    """One run per method over ``items`` (resumed if it exists); the runs' results in order."""
-    if not methods:
-        raise ConfigError("no role-play method given")
-    prompts = setup.prompts or default_library()
+
+def run_config(setup: EvalSetup, dataset: dict[str, Any], agent: Agent, judges: Judges) -> RunConfig:
+    """The configuration (hence the id) of one method's run."""
+    return RunConfig(
+        benchmark=BENCHMARK, name=setup.name, task="point-in-time interview (TimeChara)",
+        dataset=dataset, models=setup.models, methods=[agent.name],
+        params={"hallucination_types": setup.hallucination_types, "canon": setup.resolver.store is not None,
+                "protocol": setup.protocol, "persona": setup.persona_name(),
+                # Named only when it overrides the protocol's reading, so the ids of runs
+                # made with the protocol's own reading stay what they were.
+                **({"score_reading": judges.reading}
+                   if judges.reading != reading_for(setup.protocol) else {}),
+                "agent_params": setup.agent_params.model_dump(mode="json"),
+                "judge_params": setup.judge_params.model_dump(mode="json"),
+                # The examples by content, not by path: the same files give the same run
+                # wherever the checkout lives.
+                **({"examples": _examples_fingerprint(setup.examples)} if setup.examples else {}),
+                **({"embedder": setup.embedder} if setup.resolver.store is not None else {})},
+    )
+
+
+def setup_agents(methods: Sequence[str], items: Sequence[TimeCharaItem], setup: EvalSetup,
+                 prompts: PromptLibrary) -> list[Agent]:
+    """Every method's agent (or the recorded answers), after the checks that must pass before
+    any run starts: personality texts present, a known protocol, a canon store where needed."""
     missing = setup.resolver.missing_personalities(items) if setup.require_personalities else []
     if missing:
         raise InputError(
@@ -274,39 +300,20 @@ async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup
             "description; pass --personalities (a folder like the authors' data/personality/ or a JSON object)")
     persona = setup.persona_name()
     if setup.recorded is not None:
-        agents: list[Agent] = [setup.recorded]
-    else:
-        agents = create_agents(methods, setup.agent_model, prompts, setup.resolver.store, setup.embedder,
-                               params=setup.agent_params, persona=persona, examples=setup.examples,
-                               filter_after=setup.protocol == "paper", authors=setup.protocol == "paper")
-    judges = Judges.on(setup.judge_model, prompts, setup.hallucination_types, setup.judge_params,
-                       setup.reading(), authors=setup.protocol == "paper")
-    run_list = [RunItem(id=item.id, input=item.row()) for item in items]
-    dataset = {**setup.dataset, "items": len(items), "fingerprint": items_fingerprint(items)}
-    results = []
-    for agent in agents:
-        config = RunConfig(
-            benchmark=BENCHMARK, name=setup.name, task="point-in-time interview (TimeChara)",
-            dataset=dataset, models=setup.models, methods=[agent.name],
-            params={"hallucination_types": setup.hallucination_types, "canon": setup.resolver.store is not None,
-                    "protocol": setup.protocol, "persona": persona,
-                    # Named only when it overrides the protocol's reading, so the ids of runs
-                    # made with the protocol's own reading stay what they were.
-                    **({"score_reading": judges.reading}
-                       if judges.reading != reading_for(setup.protocol) else {}),
-                    "agent_params": setup.agent_params.model_dump(mode="json"),
-                    "judge_params": setup.judge_params.model_dump(mode="json"),
-                    # The examples by content, not by path: the same files give the same run
-                    # wherever the checkout lives.
-                    **({"examples": _examples_fingerprint(setup.examples)} if setup.examples else {}),
-                    **({"embedder": setup.embedder} if setup.resolver.store is not None else {})},
-        )
-        task = (make_task(agent, setup.resolver, judges) if setup.worker is None else
-                task_arg(lambda agent=agent: make_task(agent, setup.resolver, judges), _WORKER_TASK,
-                         setup.worker, agent.name))
-        results.append(await run_items(
-            run_list, task, store=setup.runs, config=config,
-            concurrency=setup.concurrency, progress=setup.progress, fresh=setup.fresh,
-            templates=prompts.used, item_timeout=setup.item_timeout,
-        ))
-    return results
+        return [setup.recorded]
+    return create_agents(methods, setup.agent_model, prompts, setup.resolver.store, setup.embedder,
+                         params=setup.agent_params, persona=persona, examples=setup.examples,
+                         filter_after=setup.protocol == "paper", authors=setup.protocol == "paper")
+
+
+async def evaluate(items: Sequence[TimeCharaItem], methods: Sequence[str], setup: EvalSetup) -> list[RunResult]:
+    """One run per method over ``items`` (resumed if it exists); the runs' results in order.
+
+    The runs go through the one driver (:mod:`incanon.runs.driver`) as
+    :class:`incanon.bench.timechara.benchmark.TimeChara`."""
+    from incanon.bench.timechara.benchmark import TimeChara
+    from incanon.runs.driver import evaluate as drive
+
+    if not methods:
+        raise ConfigError("no role-play method given")
+    return (await drive(TimeChara(items, methods, setup), setup.settings())).results

@@ -11,20 +11,23 @@ run again resumes instead of starting over.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 from incanon.bench.coser.critics import Critic
-from incanon.bench.remote import task_arg
 from incanon.bench.coser.formats import TestSample
 from incanon.bench.coser.metrics import ngram_scores
 from incanon.bench.coser.simulation.case import case_domain, case_id
 from incanon.bench.coser.simulation.engine import Cast, SimulationConfig, simulate_case
 from incanon.errors import InputError
 from incanon.models.types import ChatModel, GenerationParams
-from incanon.runs import ItemOutcome, RunConfig, RunItem, RunResult, RunStore, run_items
+from incanon.runs.config import RunConfig
+from incanon.runs.driver import RunSettings
+from incanon.runs.records import ItemOutcome, RunItem, RunResult
+from incanon.runs.store import RunStore
 from incanon.runs.sample import Task
 from incanon.templates import PromptLibrary
 
@@ -73,6 +76,10 @@ class SimulationSetup:
     worker: SimulationWorker | None = None
     """How a Ray worker rebuilds the cast (used only when ``--executor`` sends samples away)."""
 
+    def settings(self) -> RunSettings:
+        """How the driver runs the simulation run."""
+        return RunSettings(store=self.store, concurrency=self.concurrency, fresh=self.fresh, progress=self.progress)
+
 
 def simulation_config(setup: SimulationSetup) -> RunConfig:
     method = "coser-gca" + (f"+rag={setup.rag}" if setup.rag else "")
@@ -83,31 +90,32 @@ def simulation_config(setup: SimulationSetup) -> RunConfig:
     )
 
 
+async def simulate_item(cast: Cast, config: SimulationConfig, item: RunItem) -> ItemOutcome:
+    """One case: simulate the scene, score BLEU / ROUGE-L against the original."""
+    sample = TestSample.model_validate(item.input["sample"])
+    sim = await simulate_case(sample, cast, config, case=item.id, epoch=item.epoch)
+    original = [{"character": t.character, "message": t.message} for t in sample.dialogues]
+    ngram = ngram_scores(sim.coser_messages(), original, config.continue_from)
+    return ItemOutcome(
+        outputs={"messages": [m.model_dump(exclude_none=True) for m in sim.messages], "ended_by": sim.ended_by},
+        scores={**ngram.as_scores(), "rounds": len(sim.messages),
+                "actor_rounds": sim.actor_rounds},
+        extra={"decisions": [d.model_dump() for d in sim.decisions], "prompts": sim.prompts},
+    )
+
+
 def simulation_task(cast: Cast, config: SimulationConfig) -> Task:
-    """The per-case task: simulate the scene, score BLEU / ROUGE-L against the original."""
-
-    async def task(item: RunItem) -> ItemOutcome:
-        sample = TestSample.model_validate(item.input["sample"])
-        sim = await simulate_case(sample, cast, config, case=item.id, epoch=item.epoch)
-        original = [{"character": t.character, "message": t.message} for t in sample.dialogues]
-        ngram = ngram_scores(sim.coser_messages(), original, config.continue_from)
-        return ItemOutcome(
-            outputs={"messages": [m.model_dump(exclude_none=True) for m in sim.messages], "ended_by": sim.ended_by},
-            scores={**ngram.as_scores(), "rounds": len(sim.messages),
-                    "actor_rounds": sim.actor_rounds},
-            extra={"decisions": [d.model_dump() for d in sim.decisions], "prompts": sim.prompts},
-        )
-
-    return task
+    """The per-case task (what a Ray worker runs)."""
+    return functools.partial(simulate_item, cast, config)
 
 
 async def run_simulation(samples: list[TestSample], setup: SimulationSetup) -> RunResult:
-    """Simulate every case not yet done in the run this setup names."""
-    task = (simulation_task(setup.cast, setup.config) if setup.worker is None else
-            task_arg(lambda: simulation_task(setup.cast, setup.config), "incanon.bench.coser.worker:build_simulation_task", setup.worker))
-    return await run_items(simulation_items(samples), task, store=setup.store, config=simulation_config(setup),
-                           concurrency=setup.concurrency, epochs=setup.epochs, progress=setup.progress, fresh=setup.fresh,
-                           templates=setup.cast.prompts.used)
+    """Simulate every case not yet done in the run this setup names (through the one driver,
+    :mod:`incanon.runs.driver`, as :class:`incanon.bench.coser.benchmark.CoserSimulation`)."""
+    from incanon.bench.coser.benchmark import CoserSimulation
+    from incanon.runs.driver import evaluate
+
+    return (await evaluate(CoserSimulation(samples, setup), setup.settings())).results[0]
 
 
 def _continue_from(config: RunConfig) -> int:
@@ -157,6 +165,10 @@ class JudgeSetup:
     worker: CriticWorker | None = None
     """How a Ray worker rebuilds the critic (used only when ``--executor`` sends samples away)."""
 
+    def settings(self) -> RunSettings:
+        """How the driver runs the judged run."""
+        return RunSettings(store=self.store, concurrency=self.concurrency, fresh=self.fresh, progress=self.progress)
+
 
 def judge_config(store: RunStore, source_run: str, setup: JudgeSetup) -> RunConfig:
     source = store.get_run(source_run).config
@@ -170,42 +182,38 @@ def judge_config(store: RunStore, source_run: str, setup: JudgeSetup) -> RunConf
     )
 
 
+async def judge_item(critic: Critic, item: RunItem) -> ItemOutcome:
+    """One case: critique the simulated scene (the item's epoch) on every dimension."""
+    sample = TestSample.model_validate(item.input["sample"])
+    simulated = item.input["epochs"].get(str(item.epoch))
+    if simulated is None:
+        raise InputError(f"case {item.id}: epoch {item.epoch} was not simulated successfully; nothing to judge")
+    result = await critic.critique(sample, simulated["messages"], continue_from=int(item.input["continue_from"]))
+    scores: dict[str, float | None] = dict(result.scores())
+    scores["score"] = result.score
+    scores.update(simulated.get("ngram") or {})
+    scores["actor_rounds"] = result.actor_rounds
+    return ItemOutcome(
+        outputs={"critique": result.coser_critique(), "actor_rounds": result.actor_rounds,
+                 "simulation": simulated["messages"]},
+        scores=scores,
+        extra={"raw": {d: c.raw for d, c in result.dimensions.items()},
+               "repaired": [d for d, c in result.dimensions.items() if c.repaired],
+               "salvaged": [d for d, c in result.dimensions.items() if c.salvaged],
+               "unscored": {d: c.problem for d, c in result.dimensions.items() if c.flaws is None},
+               "defaulted_severities": sum(f.defaulted for c in result.dimensions.values() for f in c.flaws or [])},
+    )
+
+
 def judging_task(critic: Critic) -> Task:
-    """The per-case task: critique the simulated scene on every dimension."""
-
-    async def task(item: RunItem) -> ItemOutcome:
-        sample = TestSample.model_validate(item.input["sample"])
-        simulated = item.input["epochs"].get(str(item.epoch))
-        if simulated is None:
-            raise InputError(f"case {item.id}: epoch {item.epoch} was not simulated successfully; nothing to judge")
-        result = await critic.critique(sample, simulated["messages"], continue_from=int(item.input["continue_from"]))
-        scores: dict[str, float | None] = dict(result.scores())
-        scores["score"] = result.score
-        scores.update(simulated.get("ngram") or {})
-        scores["actor_rounds"] = result.actor_rounds
-        return ItemOutcome(
-            outputs={"critique": result.coser_critique(), "actor_rounds": result.actor_rounds,
-                     "simulation": simulated["messages"]},
-            scores=scores,
-            extra={"raw": {d: c.raw for d, c in result.dimensions.items()},
-                   "repaired": [d for d, c in result.dimensions.items() if c.repaired],
-                   "salvaged": [d for d, c in result.dimensions.items() if c.salvaged],
-                   "unscored": {d: c.problem for d, c in result.dimensions.items() if c.flaws is None},
-                   "defaulted_severities": sum(f.defaulted for c in result.dimensions.values() for f in c.flaws or [])},
-        )
-
-    return task
+    """The per-case task (what a Ray worker runs)."""
+    return functools.partial(judge_item, critic)
 
 
 async def run_judging(source_run: str, setup: JudgeSetup) -> RunResult:
-    """Critique every simulated case of ``source_run`` not yet judged by this critic."""
-    def here() -> Task:
-        return judging_task(Critic(setup.critic, setup.prompts, setup.params, thoughts=setup.thoughts))
+    """Critique every simulated case of ``source_run`` not yet judged by this critic (through
+    the one driver, as :class:`incanon.bench.coser.benchmark.CoserJudging`)."""
+    from incanon.bench.coser.benchmark import CoserJudging
+    from incanon.runs.driver import evaluate
 
-    task = here() if setup.worker is None else task_arg(here, "incanon.bench.coser.worker:build_judging_task", setup.worker)
-    items = list(judge_items(setup.store, source_run))
-    return await run_items(items, task, store=setup.store, config=judge_config(setup.store, source_run, setup),
-                           concurrency=setup.concurrency, epochs=epochs_of(items), progress=setup.progress,
-                           fresh=setup.fresh,
-                           templates=setup.prompts.used)
-
+    return (await evaluate(CoserJudging(setup.store, source_run, setup), setup.settings())).results[0]

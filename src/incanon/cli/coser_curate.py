@@ -1,10 +1,10 @@
-"""``incanon coser curate | sample | export-sft``: the data side of CoSER."""
+"""``incanon coser curate | import | sample | export-sft``: the data side of CoSER."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import typer
 
@@ -36,6 +36,22 @@ def _caps(text: str) -> Any:
             raise ConfigError(f"--caps: bad entry {part!r} (expected NAME=N with NAME one of {', '.join(_CAPS)})")
         values[_CAPS[key.strip()]] = int(value)
     return SchemaLimits(**values)
+
+
+def print_plan(plans: Sequence[Any]) -> None:
+    """The plan as a table on stdout."""
+    from rich.table import Table
+
+    table = Table(title="CoSER curation (dry run: no model called)")
+    for col in ("book", "chapters", "parts", "chunks", "extraction calls", "prompt tokens", "max completion tokens"):
+        table.add_column(col)
+    for p in plans:
+        table.add_row(p.title, str(p.chapters), str(p.parts), str(p.chunks), str(p.extraction_calls),
+                      f"~{p.prompt_tokens:,}", f"{p.max_completion_tokens:,}")
+    out.print(table)
+    later = sorted({c for p in plans for c in p.later_calls})
+    if later:
+        out.print(f"then, depending on what extraction finds: {'; '.join(later)}", highlight=False)
 
 
 def curate(
@@ -77,7 +93,7 @@ def curate(
                             profiles=profiles, constrained=constrained, store_held_out=store_held_out,
                             concurrency=concurrency, limits=_caps(caps))
     if dry_run:
-        from incanon.bench.coser.curate_plan import plan_books, print_plan
+        from incanon.bench.coser.curate_plan import plan_books
 
         plans = plan_books(sources, config, _library(prompts))
         if as_json:

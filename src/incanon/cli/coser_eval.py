@@ -1,8 +1,10 @@
-"""``incanon coser simulate / judge / rescore / report``: given-circumstance acting evaluation."""
+"""``incanon coser simulate / judge / rescore / report``: given-circumstance acting evaluation.
+
+``simulate`` and ``judge`` hand their benchmark (:mod:`incanon.bench.coser.benchmark`) to the one
+driver, as every benchmark command does; ``rescore`` and ``report`` call no model."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any, Optional
 
@@ -83,7 +85,8 @@ def simulate(
     from incanon.bench.coser.files import load_test_set
     from incanon.bench.coser.report import report_from_runs
     from incanon.bench.coser.simulation import BookMemory, Cast, SimulationConfig, parse_rag
-    from incanon.bench.coser.simulation.runs import SimulationSetup, file_digest, run_simulation
+    from incanon.bench.coser.benchmark import CoserSimulation, SimulationDryRun
+    from incanon.bench.coser.simulation.runs import SimulationSetup, file_digest
     from incanon.bench.coser.worker import SimulationWorker
     from incanon.bench.remote import cache_setting, path_or_none
     from incanon.errors import ConfigError
@@ -117,31 +120,31 @@ def simulate(
                               env_params=message.model_copy(update={"max_tokens": tokens if pset == "paper" else min(tokens, 160)}),
                               nsp_params=nsp_params, prompt_set=pset, output_example=not no_output_example)
     library = PromptLibrary(prompts)
-    if run_options.dry_run:
-        from incanon.bench.coser.estimate import simulation_lines
-        from incanon.bench.coser.simulation.runs import simulation_items
 
-        run_options.print_estimate(simulation_items(samples), simulation_lines(
-            config, actor=actor, nsp=nsp, env=env, prompts=library), json_=json_, epochs=epochs)
+    def setup() -> SimulationSetup:
+        # Made only when the cases run (not on --dry-run): models loaded, run store opened.
+        cache_arg = _cache_arg(cache, no_cache)
+        models = load_models([actor, nsp, env], cache_arg)
+        memory = (BookMemory(book_data, load_embedder(embedder, cache=cache_arg), spec, scope=rag_scope)  # type: ignore[arg-type]
+                  if spec and book_data else None)
+        return SimulationSetup(
+            cast=Cast(actor=models[actor], nsp=models[nsp], environment=models[env], prompts=library, memory=memory),
+            specs={"actor": actor, "nsp": nsp, "env": env}, store=_store(runs, must_exist=False), config=config,
+            dataset={"test": test.name, "sha256": file_digest(test),
+                     **({"embedder": embedder, "book_data": str(book_data), "rag_scope": rag_scope} if memory else {})},
+            rag=spec.name if spec else None, name=name, epochs=epochs, concurrency=concurrency, fresh=fresh,
+            progress=not json_,
+            worker=SimulationWorker(actor=actor, nsp=nsp, env=env, config=config, cache=cache_setting(cache, no_cache),
+                                    prompts=path_or_none(prompts), rag=rag if memory else None,
+                                    book_data=path_or_none(book_data), embedder=embedder, rag_scope=rag_scope),
+        )
+
+    bench = CoserSimulation(samples, setup, dry_run=SimulationDryRun(config, actor=actor, nsp=nsp, env=env,
+                                                                     prompts=library, epochs=epochs))
+    if run_options.show_dry_run(bench, json_=json_):
         return
-    cache_arg = _cache_arg(cache, no_cache)
-    models = load_models([actor, nsp, env], cache_arg)
-    memory = (BookMemory(book_data, load_embedder(embedder, cache=cache_arg), spec, scope=rag_scope)  # type: ignore[arg-type]
-              if spec and book_data else None)
-    store = _store(runs, must_exist=False)
-    setup = SimulationSetup(
-        cast=Cast(actor=models[actor], nsp=models[nsp], environment=models[env], prompts=library, memory=memory),
-        specs={"actor": actor, "nsp": nsp, "env": env}, store=store, config=config,
-        dataset={"test": test.name, "sha256": file_digest(test),
-                 **({"embedder": embedder, "book_data": str(book_data), "rag_scope": rag_scope} if memory else {})},
-        rag=spec.name if spec else None, name=name, epochs=epochs, concurrency=concurrency, fresh=fresh,
-        progress=not json_,
-        worker=SimulationWorker(actor=actor, nsp=nsp, env=env, config=config, cache=cache_setting(cache, no_cache),
-                                prompts=path_or_none(prompts), rag=rag if memory else None,
-                                book_data=path_or_none(book_data), embedder=embedder, rag_scope=rag_scope),
-    )
-    with run_options.applied():
-        result = asyncio.run(run_simulation(samples, setup))
+    store = bench.setup.store  # models and run store made here, before the run
+    (result,) = run_options.evaluate(bench, bench.setup.settings()).results
     if not json_:
         err.print(f"run {result.run_id}: {result.status}, ran {result.ran} ({result.failed} failed), "
                   f"{result.skipped} already done, {result.usage.calls} model calls, ${result.usage.cost:.4f}; "
@@ -175,7 +178,8 @@ def judge(
     from incanon.bench.coser.files import write_json
     from incanon.bench.coser.report import report_from_runs
     from incanon.bench.coser.rescore import evaluation_file
-    from incanon.bench.coser.simulation.runs import JudgeSetup, run_judging
+    from incanon.bench.coser.benchmark import CoserJudging
+    from incanon.bench.coser.simulation.runs import JudgeSetup
     from incanon.bench.coser.worker import CriticWorker
     from incanon.bench.remote import cache_setting, path_or_none
     from incanon.models import GenerationParams
@@ -189,26 +193,23 @@ def judge(
     store = _store(runs, must_exist=True)
     source = store.resolve(run)
     params = GenerationParams(max_tokens=max_tokens)
-    if run_options.dry_run:
-        from incanon.bench.coser.estimate import critic_line
-        from incanon.bench.coser.simulation.runs import judge_items
 
-        run_options.print_estimate(list(judge_items(store, source)), [critic_line(critic, library)],
-                                   json_=json_)
+    def setup() -> JudgeSetup:
+        # Made only when the cases are judged (not on --dry-run): the critic model loaded.
+        models = load_models([critic], _cache_arg(cache, no_cache))
+        return JudgeSetup(critic=models[critic], critic_spec=critic, store=store, prompts=library,
+                          params=params, thoughts=critic_thoughts, name=name,
+                          concurrency=concurrency, fresh=fresh, progress=not json_,
+                          worker=CriticWorker(critic=critic, params=params, thoughts=critic_thoughts,
+                                              cache=cache_setting(cache, no_cache), prompts=path_or_none(prompts),
+                                              prompts_from=path_or_none(prompts_from)))
+
+    bench = CoserJudging(store, source, setup, critic=critic, prompts=library)
+    if run_options.show_dry_run(bench, json_=json_):
         return
-    models = load_models([critic], _cache_arg(cache, no_cache))
-    setup = JudgeSetup(critic=models[critic], critic_spec=critic, store=store, prompts=library,
-                       params=params, thoughts=critic_thoughts, name=name,
-                       concurrency=concurrency, fresh=fresh, progress=not json_,
-                       worker=CriticWorker(critic=critic, params=params, thoughts=critic_thoughts,
-                                           cache=cache_setting(cache, no_cache), prompts=path_or_none(prompts),
-                                           prompts_from=path_or_none(prompts_from)))
-    with run_options.applied():
-        result = asyncio.run(run_judging(source, setup))
+    (result,) = run_options.evaluate(bench, bench.setup.settings()).results
     if out_file is not None:
-        from incanon.bench.coser.simulation.runs import epochs_of, judge_items
-
-        for epoch in range(epochs_of(list(judge_items(store, source)))):
+        for epoch in range(bench.epochs):
             # One file per epoch, as CoSER writes one per repeated experiment.
             path = out_file if epoch == 0 else out_file.with_name(f"{out_file.stem}.epoch{epoch}{out_file.suffix}")
             write_json(path, evaluation_file(store, result.run_id, epoch))
