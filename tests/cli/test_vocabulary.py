@@ -14,15 +14,22 @@ from incanon.testing.cli import run_main
 
 #: Older spellings: still accepted (hidden from --help) with a note on stderr, for one release.
 RENAMED = {
-    ("coser", "simulate"): {"--actor": "--model"},
+    ("coser", "simulate"): {"--actor": "--model", "--nsp": "--nsp-model", "--env": "--env-model"},
     ("sharp", "claims"): {"-n": "--limit", "--n": "--limit"},
     ("coser", "sample"): {"--n": "--limit"},
-    ("graph", "build"): {"--position": "--at"},
+    ("graph", "build"): {"--position": "--at", "--description-budget": "--description-tokens"},
+    ("canon", "build"): {"--main": "--main-count"},
+    ("dialsim", "questions"): {"--main": "--character"},
+    ("dialsim", "run"): {"--main": "--character"},
+    ("scene",): {"--nsp": "--nsp-model"},
+    ("runs", "export"): {"-o": "--out"},
     ("canon", "import"): {"--replace": "--fresh"},
     ("dialsim", "ingest"): {"--replace": "--fresh"},
 }
 #: Names the vocabulary gives no command, whatever it is called.
-RETIRED = {"--actor", "-n", "--n", "--position", "--replace", "--count", "--num", "--restart", "--overwrite"}
+RETIRED = {"--actor", "-n", "--n", "--position", "--replace", "--count", "--num", "--restart", "--overwrite",
+           # --main was a count in one command and a name in another; model roles end in -model.
+           "--main", "--nsp", "--env", "--description-budget"}
 #: Commands that print no result of their own: `run` prints the commands it runs, which take --json.
 NO_RESULT = {("run",)}
 
@@ -46,6 +53,18 @@ def _options(command: Any, hidden: bool) -> dict[str, Any]:
 def test_no_visible_option_uses_a_retired_name() -> None:
     offenders = {" ".join(path): sorted(set(_options(cmd, hidden=False)) & RETIRED) for path, cmd in _commands()}
     assert not {k: v for k, v in offenders.items() if v}
+
+
+def test_a_short_flag_means_one_long_option_everywhere() -> None:
+    meaning: dict[str, set[str]] = {}
+    for _, cmd in _commands():
+        for param in cmd.params:
+            if type(param).__name__.endswith("Option") and not param.hidden:
+                longs = {o for o in param.opts if o.startswith("--")}
+                for short in (o for o in param.opts if not o.startswith("--")):
+                    meaning.setdefault(short, set()).update(longs)
+    assert {short: sorted(longs) for short, longs in meaning.items() if len(longs) > 1} == {}
+    assert meaning["-o"] == {"--option"}
 
 
 def test_every_command_that_prints_a_result_takes_json() -> None:

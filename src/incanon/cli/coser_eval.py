@@ -49,8 +49,10 @@ def simulate(
     test: Path = typer.Option(..., "--test", help="Test-set JSON (CoSER's published test set or `incanon coser sample` output)."),
     model: Optional[str] = typer.Option(None, "--model", help="The model under test (the actor): plays every character."),
     actor_old: Optional[str] = typer.Option(None, "--actor", hidden=True, help="Older spelling of --model."),
-    nsp: str = typer.Option(..., "--nsp", help="Next-speaker prediction model spec."),
-    env: str = typer.Option(..., "--env", help="Environment model spec."),
+    nsp_new: Optional[str] = typer.Option(None, "--nsp-model", help="Next-speaker prediction model spec (required)."),
+    env_new: Optional[str] = typer.Option(None, "--env-model", help="Environment model spec (required)."),
+    nsp_old: Optional[str] = typer.Option(None, "--nsp", hidden=True, help="Older spelling of --nsp-model."),
+    env_old: Optional[str] = typer.Option(None, "--env", hidden=True, help="Older spelling of --env-model."),
     continue_from: int = typer.Option(0, "--continue-from", min=0, help="Replay the first K original messages before the models take over."),
     rag: Optional[str] = typer.Option(None, "--rag", help="Retrieval augmentation before every actor message: raw_text, exprN, convM or exprN_convM (e.g. expr3_conv1); needs --book-data."),
     book_data: Optional[Path] = typer.Option(None, "--book-data", help="Folder of per-book CoSER JSON files (<title>.json), for --rag."),
@@ -80,7 +82,7 @@ def simulate(
 ) -> None:
     """Simulate test cases with one agent per character (resumable run); BLEU / ROUGE-L included.
 
-    Example: incanon coser simulate --test examples/coser/gca/test.json --model openai/gpt-4o --nsp openai/gpt-4o-mini --env openai/gpt-4o-mini --rag expr3_conv1
+    Example: incanon coser simulate --test examples/coser/gca/test.json --model openai/gpt-4o --nsp-model openai/gpt-4o-mini --env-model openai/gpt-4o-mini --rag expr3_conv1
     """
     from incanon.bench.coser.files import load_test_set
     from incanon.bench.coser.report import report_from_runs
@@ -98,6 +100,11 @@ def simulate(
     from incanon.cli.renamed import renamed
 
     actor = renamed(model, actor_old, new_flag="--model", old_flag="--actor", default=None)
+    nsp = renamed(nsp_new, nsp_old, new_flag="--nsp-model", old_flag="--nsp", default=None)
+    env = renamed(env_new, env_old, new_flag="--env-model", old_flag="--env", default=None)
+    for flag, value in (("--nsp-model", nsp), ("--env-model", env)):
+        if not value:
+            raise ConfigError(f"coser simulate needs {flag} SPEC (the paper's roles: actor --model, {flag})")
     if actor is None:
         raise ConfigError("coser simulate needs --model SPEC: the model under test, which plays every character")
     spec = parse_rag(rag)

@@ -112,7 +112,8 @@ def questions(
     store: Optional[Path] = typer.Option(None, "--store", help=CANON_HELP),
     out_path: Path = typer.Option(..., "--out", help="Questions file to write (JSON Lines)."),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only dialogue)."),
-    main: Optional[str] = typer.Option(None, "--main", help="The character the agent plays (default: most lines)."),
+    main: Optional[str] = typer.Option(None, "--character", help="The character the agent plays (default: most lines)."),
+    main_old: Optional[str] = typer.Option(None, "--main", hidden=True, help="Older spelling of --character."),
     tkg: Optional[Path] = typer.Option(None, "--tkg", help="TKG file: incanon's JSON or [head, relation, tail, session] rows."),
     helper: Optional[str] = typer.Option(None, "--helper", help="Model that extracts the TKG when the store has none (spec)."),
     extract: bool = typer.Option(False, "--extract", help="Extract the TKG again even if the store has one (cached per session)."),
@@ -127,8 +128,11 @@ def questions(
 ) -> None:
     """Build every session's candidate questions (TKG, fan quiz, published) with answerability.
 
-    Example: incanon dialsim questions --store bakery-canon --out q.jsonl --helper scripted:examples/dialsim/extract.json --main Ana
+    Example: incanon dialsim questions --store bakery-canon --out q.jsonl --helper scripted:examples/dialsim/extract.json --character Ana
     """
+    from incanon.cli.renamed import renamed
+
+    main = renamed(main, main_old, new_flag="--character", old_flag="--main", default=None)
     store = canon_path(store)
     from incanon.bench.dialsim import StyleTransfer, build_questions, write_questions
     from incanon.bench.dialsim.files import DialsimFiles
@@ -185,7 +189,8 @@ def run(
     prompt_set: str = typer.Option("incanon", "--prompt-set", help="Answer, summary and judge prompts: incanon (its own) or paper (the paper's structure and fields, in incanon's words)."),
     match: str = typer.Option("strict", "--match", help="strict (the reference: the gold marker exactly as written, the literal exact step) or lenient (any case and spacing, normalized exact match)."),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only dialogue)."),
-    main: Optional[str] = typer.Option(None, "--main", help="The character the agent plays (default: the questions' own)."),
+    main: Optional[str] = typer.Option(None, "--character", help="The character the agent plays (default: the questions' own)."),
+    main_old: Optional[str] = typer.Option(None, "--main", hidden=True, help="Older spelling of --character."),
     sessions: Optional[int] = typer.Option(None, "--sessions", min=1, help="Only the first N sessions of the dialogue (a quick trial)."),
     name: Optional[str] = typer.Option(None, "--name", help="Label prefixed to the run ids."),
     fresh: bool = typer.Option(False, "--fresh", help="Start new runs instead of resuming."),
@@ -205,6 +210,9 @@ def run(
 
     Example: incanon dialsim run --store bakery-canon --questions q.jsonl --model ollama/llama3.1 --memory bm25-session --time-limit 6
     """
+    from incanon.cli.renamed import renamed
+
+    main = renamed(main, main_old, new_flag="--character", old_flag="--main", default=None)
     store = canon_path(store)
     run_store, runs = runs_and_repetitions(runs_opt, run_store, repetitions)
     from incanon.bench.dialsim import RunSetup, SimConfig, StyleTransfer, load_script, memory_method, read_questions

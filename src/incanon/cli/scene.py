@@ -121,7 +121,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def scene(
-        characters: Optional[str] = typer.Option(None, "--characters", "-c", help="Two to four characters, comma-separated (names or aliases): \"Wren,Ottilie\"."),
+        characters: Optional[str] = typer.Option(None, "--characters", help="Two to four characters, comma-separated (names or aliases): \"Wren,Ottilie\"."),
         at: Optional[str] = typer.Option(None, "--at", help="Where in the story the scene stands: a position (1-2-1) or a time-point label of one of the characters."),
         store: Optional[Path] = typer.Option(None, "--store", help=SAMPLE_CANON_HELP),
         work: Optional[str] = typer.Option(None, "--work", help="Work id (needed only when the store holds several)."),

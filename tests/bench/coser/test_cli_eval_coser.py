@@ -65,7 +65,7 @@ def root(tmp_path_factory) -> Path:
 
 def _simulate(root: Path, *extra: str) -> subprocess.CompletedProcess:
     return _cli("simulate", "--test", str(root / "test.json"), "--model", f"scripted:{root / 'actor.json'}",
-                "--nsp", f"scripted:{root / 'nsp.json'}", "--env", f"scripted:{root / 'actor.json'}",
+                "--nsp-model", f"scripted:{root / 'nsp.json'}", "--env-model", f"scripted:{root / 'actor.json'}",
                 "--runs", str(root / "runs.sqlite"), *extra, home=root)
 
 

@@ -33,7 +33,7 @@ def _coser(*args: str) -> dict:
 
 def _simulate(root: Path, *extra: str) -> dict:
     return _coser("simulate", "--test", str(root / "test.json"), "--model", f"scripted:{root / 'actor.json'}",
-                  "--nsp", f"scripted:{root / 'nsp.json'}", "--env", f"scripted:{root / 'actor.json'}",
+                  "--nsp-model", f"scripted:{root / 'nsp.json'}", "--env-model", f"scripted:{root / 'actor.json'}",
                   "--max-rounds", str(ROUNDS), "--runs", str(root / "runs.sqlite"), "--no-cache", "--json", *extra)
 
 

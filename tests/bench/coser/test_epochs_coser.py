@@ -39,7 +39,7 @@ def test_epochs_are_simulated_judged_and_reported_apart(tmp_path):
     (tmp_path / "nsp.json").write_text(json.dumps({"default": "random"}))  # speakers drawn per epoch
     (tmp_path / "critic.json").write_text(json.dumps(CRITIC))
     common = ["--test", str(tmp_path / "test.json"), "--model", f"scripted:{tmp_path / 'actor.json'}",
-              "--nsp", f"scripted:{tmp_path / 'nsp.json'}", "--env", f"scripted:{tmp_path / 'actor.json'}",
+              "--nsp-model", f"scripted:{tmp_path / 'nsp.json'}", "--env-model", f"scripted:{tmp_path / 'actor.json'}",
               "--runs", str(tmp_path / "runs.sqlite"), "--max-rounds", "8"]
     res = _cli("simulate", *common, "--epochs", "3", home=tmp_path)
     assert res.returncode == 2 and "--temperature" in res.stderr

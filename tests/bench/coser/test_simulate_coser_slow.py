@@ -29,7 +29,7 @@ def test_one_short_scene_on_the_embedded_model(tmp_path):
     env = dict(os.environ, INCANON_HOME=str(tmp_path))
     res = run_cli(
         ["coser", "simulate", "--test", str(tmp_path / "test.json"),
-         "--model", "embedded", "--nsp", "embedded", "--env", "embedded", "--continue-from", "1",
+         "--model", "embedded", "--nsp-model", "embedded", "--env-model", "embedded", "--continue-from", "1",
          "--max-rounds", "5", "--max-tokens", "48", "--frequency-penalty", "0.5",
          "--runs", str(tmp_path / "runs.sqlite"), "--json"], env=env, timeout=1800,
     )
