@@ -118,9 +118,10 @@ def test_workers_simulate_whole_repetitions_from_picklable_specs(files, tmp_path
 
 
 @pytest.mark.slow
-def test_ray_workers_simulate_whole_repetitions(files, tmp_path):
+def test_ray_workers_simulate_whole_repetitions(files, tmp_path, ray_session):
     """On a real local Ray instance: each repetition simulated whole on a worker, the same samples
-    and usage as the local run, stored by the driver under the same run id."""
+    and usage as the local run, stored by the driver under the same run id. On the suite's shared
+    Ray instance (the ``ray`` group): a guide's own Ray head must not be joined by mistake."""
     remote = _run(files, tmp_path / "ray.sqlite", "--executor", "ray")["runs"][0]
     local = _run(files, tmp_path / "local.sqlite")["runs"][0]
     assert (remote["run_id"], remote["simulated"]) == (local["run_id"], [0, 1])
