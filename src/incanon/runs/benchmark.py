@@ -24,12 +24,14 @@ Optional members, read with the helpers below when a benchmark has them:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Awaitable, Mapping, Protocol, Sequence, runtime_checkable
+import functools
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, Mapping, Protocol, Sequence, TypeVar, runtime_checkable
 
 from incanon.runs.config import RunConfig
 from incanon.runs.estimate import EstimateLine
 from incanon.runs.records import RunItem
 from incanon.runs.sample import TaskResult
+from incanon.templates import PromptLibrary, default_library
 
 if TYPE_CHECKING:
     from incanon.runs.store import RunStore
@@ -84,4 +86,31 @@ def templates_of(bench: Benchmark) -> Mapping[str, str] | None:
     return getattr(bench, "templates", None)
 
 
-__all__ = ["Benchmark", "epochs_of", "templates_of"]
+__all__ = ["Benchmark", "SetupOnFirstUse", "epochs_of", "templates_of"]
+
+
+S = TypeVar("S")
+
+
+class SetupOnFirstUse(Generic[S]):
+    """What benchmarks whose models load only when runs start share: ``_setup`` is the setup
+    (models, stores, settings) or a function making it, made on first use so a dry run loads no
+    model; ``prompts`` is the setup's prompt library (else the built-in one) and ``templates``
+    what it rendered so far (recorded with each run)."""
+
+    _setup: S | Callable[[], S]
+
+    @functools.cached_property
+    def setup(self) -> S:
+        """The evaluation's models, stores and settings (made on first use)."""
+        return self._setup() if callable(self._setup) else self._setup  # type: ignore[return-value]
+
+    @functools.cached_property
+    def prompts(self) -> PromptLibrary:
+        """The prompt library every agent and judge renders with."""
+        return getattr(self.setup, "prompts", None) or default_library()
+
+    @property
+    def templates(self) -> Mapping[str, str]:
+        """The templates rendered so far (recorded with each run)."""
+        return self.prompts.used

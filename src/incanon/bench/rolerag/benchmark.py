@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from incanon.agents.base import Agent
 from incanon.bench.registry import register_benchmark
@@ -17,12 +17,13 @@ from incanon.bench.rolerag.estimate import judge_lines, profile_line
 from incanon.bench.rolerag.evaluate import BENCHMARK, EvalSetup, answer_item, method_agent, run_config
 from incanon.bench.rolerag.items import RoleRAGQuestion, fingerprint
 from incanon.bench.rolerag.judges import RoleRAGJudges
+from incanon.runs.benchmark import SetupOnFirstUse
 from incanon.runs.config import RunConfig
 from incanon.runs.estimate import EstimateLine, method_lines, repeated
 from incanon.runs.executor import PerWorker, per_worker
 from incanon.runs.records import ItemOutcome, RunItem
 from incanon.runs.store import RunStore
-from incanon.templates import PromptLibrary, default_library
+from incanon.templates import PromptLibrary
 
 #: How a Ray worker rebuilds a method's task (named, not imported: the worker imports this side).
 WORKER_TASK = "incanon.bench.rolerag.worker:build_task"
@@ -46,7 +47,7 @@ class DryRun:
 
 
 @register_benchmark(BENCHMARK)
-class RoleRAG:
+class RoleRAG(SetupOnFirstUse[EvalSetup]):
     """RoleRAG questions × methods. ``setup`` may be a function that makes it: it is called when
     a method's agent is first needed, so a dry run loads no model and opens no store."""
 
@@ -58,21 +59,6 @@ class RoleRAG:
         self._methods = list(methods)
         self._setup = setup
         self._dry = dry_run if dry_run is not None or callable(setup) else DryRun.of(setup)
-
-    @functools.cached_property
-    def setup(self) -> EvalSetup:
-        """The evaluation's models, stores and settings (made on first use)."""
-        return self._setup() if callable(self._setup) else self._setup
-
-    @functools.cached_property
-    def prompts(self) -> PromptLibrary:
-        """The prompt library every agent and judge renders with."""
-        return self.setup.prompts or default_library()
-
-    @property
-    def templates(self) -> Mapping[str, str]:
-        """The templates rendered so far (recorded with each run)."""
-        return self.prompts.used
 
     @functools.cached_property
     def judges(self) -> RoleRAGJudges:

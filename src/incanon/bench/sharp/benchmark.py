@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from incanon.agents.base import Agent
 from incanon.bench.registry import register_benchmark
@@ -22,12 +22,13 @@ from incanon.bench.sharp.evaluate import (
 from incanon.bench.sharp.judged import RunCounts
 from incanon.canon.store import CanonStore
 from incanon.errors import ModelError
+from incanon.runs.benchmark import SetupOnFirstUse
 from incanon.runs.config import RunConfig
 from incanon.runs.estimate import EstimateLine, repeated
 from incanon.runs.executor import PerWorker, per_worker
 from incanon.runs.records import ItemOutcome, RunItem
 from incanon.runs.store import RunStore
-from incanon.templates import PromptLibrary, default_library
+from incanon.templates import PromptLibrary
 
 #: How a Ray worker rebuilds a method's task (named, not imported: the worker imports this side).
 WORKER_TASK = "incanon.bench.sharp.worker:build_task"
@@ -76,7 +77,7 @@ class DryRun:
 
 
 @register_benchmark(BENCHMARK)
-class Sharp:
+class Sharp(SetupOnFirstUse[SharpSetup]):
     """A cast's partner roles × claims × methods. ``setup`` may be a function that makes it: it is
     called when a method's agent is first needed, so a dry run loads no model."""
 
@@ -91,21 +92,6 @@ class Sharp:
         self._setup = setup
         self._dry = dry_run
         self._agents: dict[str, Agent] | None = None
-
-    @functools.cached_property
-    def setup(self) -> SharpSetup:
-        """The evaluation's models, run store and settings (made on first use)."""
-        return self._setup() if callable(self._setup) else self._setup
-
-    @functools.cached_property
-    def prompts(self) -> PromptLibrary:
-        """The prompt library the agents, questions and detector render with."""
-        return self.setup.prompts or default_library()
-
-    @property
-    def templates(self) -> Mapping[str, str]:
-        """The templates rendered so far (recorded with each run)."""
-        return self.prompts.used
 
     @functools.cached_property
     def runner(self) -> ItemRunner:

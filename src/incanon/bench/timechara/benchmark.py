@@ -18,12 +18,13 @@ from incanon.bench.timechara.estimate import judge_lines
 from incanon.bench.timechara.evaluate import (
     BENCHMARK, EvalSetup, Judges, answer_item, items_fingerprint, run_config, setup_agents)
 from incanon.bench.timechara.items import TimeCharaItem
+from incanon.runs.benchmark import SetupOnFirstUse
 from incanon.runs.config import RunConfig
 from incanon.runs.estimate import EstimateLine, method_lines, repeated
 from incanon.runs.executor import PerWorker, per_worker
 from incanon.runs.records import ItemOutcome, RunItem
 from incanon.runs.store import RunStore
-from incanon.templates import PromptLibrary, default_library
+from incanon.templates import PromptLibrary
 
 #: How a Ray worker rebuilds a method's task (named, not imported: the worker imports this side).
 WORKER_TASK = "incanon.bench.timechara.worker:build_task"
@@ -49,7 +50,7 @@ class DryRun:
 
 
 @register_benchmark(BENCHMARK)
-class TimeChara:
+class TimeChara(SetupOnFirstUse[EvalSetup]):
     """TimeChara items × methods. ``setup`` may be a function that makes it: it is called when a
     method's agent is first needed, so a dry run loads no model and opens no run store."""
 
@@ -62,21 +63,6 @@ class TimeChara:
         self._setup = setup
         self._dry = dry_run if dry_run is not None or callable(setup) else DryRun.of(setup)
         self._agents: dict[str, Agent] | None = None
-
-    @functools.cached_property
-    def setup(self) -> EvalSetup:
-        """The evaluation's models, stores and settings (made on first use)."""
-        return self._setup() if callable(self._setup) else self._setup
-
-    @functools.cached_property
-    def prompts(self) -> PromptLibrary:
-        """The prompt library every agent and judge renders with."""
-        return self.setup.prompts or default_library()
-
-    @property
-    def templates(self) -> Mapping[str, str]:
-        """The templates rendered so far (recorded with each run)."""
-        return self.prompts.used
 
     @functools.cached_property
     def judges(self) -> Judges:
