@@ -7,34 +7,27 @@ counted only those said "entities 0 | 0" on a store whose build reported 7. The 
 an edge once both ends and a mention are) decides what counts as visible here.
 
 Reading every mention costs a few milliseconds per thousand, so counts are kept per scope until
-the graph changes (its nodes, edges or integrated chunks are counted again).
+the store changes (``CanonStore.data_version``): a chat asks on every reply, and then reads nothing.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from incanon.canon.scope import KnowledgeScope
 from incanon.canon.store import CanonStore
 
-_CACHE: dict[tuple[Any, ...], tuple[tuple[int, ...], dict[str, dict[str, int]] | None]] = {}
+if TYPE_CHECKING:
+    from incanon.graph.db import GraphDB
+
+_CACHE: dict[tuple[Any, ...], tuple[tuple[int, int], dict[str, dict[str, int]] | None]] = {}
 _LOCK = threading.Lock()
 _MAX = 512
 
 
-def _stamp(store: CanonStore, work: str) -> tuple[int, ...]:
-    from incanon.graph.db import GraphDB
-
-    db = GraphDB(store, work)
-    try:
-        row = db.conn.execute(
-            "SELECT (SELECT COUNT(*) FROM graph_nodes WHERE work_id = ?), (SELECT COUNT(*) FROM graph_edges WHERE "
-            "work_id = ?), (SELECT COUNT(*) FROM graph_chunks WHERE work_id = ? AND status = 'integrated')",
-            (db.wid, db.wid, db.wid)).fetchone()
-        return tuple(int(v) for v in row)
-    finally:
-        db.close()
+def _count(db: "GraphDB", sql: str) -> int:
+    return int(db.conn.execute(sql, (db.wid,)).fetchone()[0])
 
 
 def graph_counts(store: CanonStore, scope: KnowledgeScope) -> dict[str, dict[str, int]] | None:
@@ -43,25 +36,25 @@ def graph_counts(store: CanonStore, scope: KnowledgeScope) -> dict[str, dict[str
     from incanon.graph.db import GraphDB
     from incanon.graph.view import GraphView
 
-    work = scope.work.id
-    stamp = _stamp(store, work)
-    if stamp[0] == 0:
-        return None
-    key = (str(store.path), work, scope.character.name if scope.character else None, str(scope.at),
+    key = (str(store.path), scope.work.id, scope.character.name if scope.character else None, str(scope.at),
            scope.witnessed_only)
+    stamp = store.data_version()  # a reply asks again: nothing is read unless the store changed
     with _LOCK:
         known = _CACHE.get(key)
     if known is not None and known[0] == stamp:
         return known[1]
-    db = GraphDB(store, work)
+    db = GraphDB(store, scope.work.id)
     try:
-        view = GraphView(db, scope)
-        nodes = len(view.node_ids())
-        edges = view.visible_edge_count()
+        nodes = _count(db, "SELECT COUNT(*) FROM graph_nodes WHERE work_id = ?")
+        counts = None
+        if nodes:
+            view = GraphView(db, scope)
+            edges = _count(db, "SELECT COUNT(*) FROM graph_edges WHERE work_id = ?")
+            seen_nodes, seen_edges = len(view.node_ids()), view.visible_edge_count()
+            counts = {"visible": {"graph_entities": seen_nodes, "graph_relations": seen_edges},
+                      "hidden": {"graph_entities": nodes - seen_nodes, "graph_relations": edges - seen_edges}}
     finally:
         db.close()
-    counts = {"visible": {"graph_entities": nodes, "graph_relations": edges},
-              "hidden": {"graph_entities": stamp[0] - nodes, "graph_relations": stamp[1] - edges}}
     with _LOCK:
         if len(_CACHE) >= _MAX:
             _CACHE.clear()
