@@ -356,15 +356,19 @@ class CharacterKnowledge:
         return found
 
     @cached_property
-    def _said(self) -> list[set[str]]:
-        # Per known fact: the normalized canonical names it is about (its subject, the names it uses).
+    def _said(self) -> dict[str, set[int]]:
+        # Normalized canonical name → the known facts about it (their subject, or a name they
+        # use), by index: a relation is told when one fact names both of its ends.
         owners = self.names.book.owners
-        return [{norm(owners.get(n, n)) for n in self.names.book.mentions(f.text)} | {norm(f.subject)}
-                for f in self.facts]
+        found: dict[str, set[int]] = {}
+        for i, f in enumerate(self.facts):
+            for name in {norm(owners.get(n, n)) for n in self.names.book.mentions(f.text)} | {norm(f.subject)}:
+                found.setdefault(name, set()).add(i)
+        return found
 
     def _fact_names_both(self, r: RelationRecord) -> bool:
-        a, b = norm(r.source), norm(r.target)
-        return any(a in said and b in said for said in self._said)
+        said = self._said
+        return not said.get(norm(r.source), set()).isdisjoint(said.get(norm(r.target), ()))
 
     def relations(self, *, include_ended: bool = False) -> list[RelationRecord]:
         """The relations the character can know at the position, in import order. Computed once
