@@ -92,9 +92,10 @@ def load_facts(conn: sqlite3.Connection, cache: object, work_row_id: int, axis: 
     return table
 
 
-def facts_in_scope(table: FactTable, at_key: int, include_expired: bool, character_row_id: int | None,
-                   witnessed_scenes: np.ndarray | None) -> list[FactRecord]:
-    """The facts a scope allows (the rule of ``KnowledgeScope.facts``), in story order."""
+def scope_mask(table: FactTable, at_key: int, include_expired: bool, character_row_id: int | None,
+               witnessed_scenes: np.ndarray | None) -> np.ndarray:
+    """Which of the facts up to ``at_key`` (a prefix of the table, in story order) a scope
+    allows: the rule of ``KnowledgeScope.facts``."""
     n = int(np.searchsorted(table.keys, at_key, side="right"))
     mask = np.ones(n, dtype=bool) if include_expired else at_key < table.ends[:n]
     if character_row_id is not None:
@@ -105,6 +106,13 @@ def facts_in_scope(table: FactTable, at_key: int, include_expired: bool, charact
         if told is not None:
             known[told[told < n]] = True
         mask &= known
+    return mask
+
+
+def facts_in_scope(table: FactTable, at_key: int, include_expired: bool, character_row_id: int | None,
+                   witnessed_scenes: np.ndarray | None) -> list[FactRecord]:
+    """The facts a scope allows (the rule of ``KnowledgeScope.facts``), in story order."""
+    mask = scope_mask(table, at_key, include_expired, character_row_id, witnessed_scenes)
     out: list[FactRecord] = []
     for i in np.flatnonzero(mask).tolist():
         record = table.records[i]
@@ -114,4 +122,4 @@ def facts_in_scope(table: FactTable, at_key: int, include_expired: bool, charact
     return out
 
 
-__all__ = ["FactTable", "facts_in_scope", "load_facts"]
+__all__ = ["FactTable", "facts_in_scope", "load_facts", "scope_mask"]

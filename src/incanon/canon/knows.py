@@ -32,8 +32,10 @@ Knowledge is derived from what C witnessed and was told, never declared by C's o
 (profiles, time-point labels): those are outputs to audit.
 
 Fast paths. Where a question is asked of thousands of rows it is answered over columns, by the
-same rule: SQL (``KnowledgeScope._chunk_cond`` / ``_fact_cond``: listings and counts) and numpy
-(``chunk_order.search_ordered``: vector search; ``fact_table.facts_in_scope``: the fact list).
+same rule: SQL (``KnowledgeScope._chunk_cond``: chunk listings and counts; ``_fact_cond``, the
+rule for facts in SQL, kept as the property test's independent statement of it) and numpy
+(``chunk_order.search_ordered``: vector search; ``fact_table.facts_in_scope`` and ``scope_mask``:
+the fact list and count).
 Relations and entities are narrowed by SQL to candidates (in force, ends introduced) and decided
 here. ``tests/canon/test_knowledge_paths.py`` checks on generated worlds that every path (these,
 ``retrieval.within``, ``Horizon`` and the card's ``gather``) gives the same answer.

@@ -13,8 +13,8 @@ evaluates the same rule over columns:
   ``chunk_order.search_ordered`` in numpy); messages of a missed scene are never returned;
   nobody sees another character's ``[thought]``.
 * **facts**: known when past, not expired (``at < valid_to``), and public, or established in a
-  scene the character witnessed, or listed in ``known_by`` (``_fact_cond`` in SQL,
-  ``fact_table.facts_in_scope`` in numpy).
+  scene the character witnessed, or listed in ``known_by`` (``fact_table`` in numpy lists and
+  counts them; ``_fact_cond`` states the same rule in SQL, which the property test holds equal).
 * **relations** and **entities**: SQL keeps the candidates (a relation in force with both ends
   introduced; an entity introduced by then), and for a character the knowledge object decides
   which of them it knows (``relations()``, ``entities()``); ``relations_in_force()`` is the world
@@ -55,6 +55,7 @@ from incanon.canon.records import (
     WorkRecord,
 )
 from incanon.canon.chunk_order import load_ordered, search_ordered
+from incanon.canon.scope_summary import summarize
 from incanon.canon.fact_table import facts_in_scope, load_facts
 from incanon.canon.vectors import VectorCache, VectorKind, _set_row, search
 from incanon.errors import InputError, NotFoundError
@@ -72,12 +73,6 @@ _WITNESSED = (
 _PRESENT = (
     "EXISTS (SELECT 1 FROM scene_participants p"
     " WHERE p.scene_id = s.id AND p.character_id = ? AND p.present)"
-)
-_RELATIONS_FROM = (
-    "relations r LEFT JOIN characters sc ON sc.id = r.source_character_id"
-    " LEFT JOIN entities se ON se.id = r.source_entity_id"
-    " LEFT JOIN characters tc ON tc.id = r.target_character_id"
-    " LEFT JOIN entities te ON te.id = r.target_entity_id"
 )
 
 
@@ -303,9 +298,12 @@ class KnowledgeScope:
     def facts(self, include_expired: bool = False) -> list[FactRecord]:
         """Facts the character knows at the position (see the module docstring for the rule);
         evaluated over the work's facts held as columns (:mod:`incanon.canon.fact_table`)."""
+        return facts_in_scope(*self._fact_args(include_expired))
+
+    def _fact_args(self, include_expired: bool) -> tuple[Any, int, bool, int | None, np.ndarray | None]:
         table = load_facts(self._conn, self._cache, self._wid, self.work.axis)
         witnessed = self.knowledge().witnessed_rows if self._cid is not None else None
-        return facts_in_scope(table, self._at, include_expired, self._cid, witnessed)
+        return table, self._at, include_expired, self._cid, witnessed
 
     # -- vector search ---------------------------------------------------------------------
     def search_chunks(
@@ -353,49 +351,6 @@ class KnowledgeScope:
         if known is None or known[0] != stamp:
             if len(self._cache.summaries) >= 1024:  # scopes of many positions: keep it bounded
                 self._cache.summaries.clear()
-            known = self._cache.summaries[key] = (stamp, self._summary())
+            known = self._cache.summaries[key] = (stamp, summarize(self))
         summary = known[1]  # a copy out: callers may change theirs
         return {**summary, "visible": dict(summary["visible"]), "hidden": dict(summary["hidden"])}
-
-    def _summary(self) -> dict[str, Any]:
-        wid = [self._wid]
-        total = {
-            t: self._count(t, ("work_id = ?", wid))
-            for t in ("scenes", "chunks", "facts", "entities", "relations")
-        }
-        # A character sees only the chunks of scenes it witnessed: text before now from a missed
-        # scene is hidden ("before now, not witnessed"), whatever a method's own cut-off reads.
-        past_chunks = self._count("chunks k", self._chunk_cond(False))
-        visible = {
-            "scenes": self._count("scenes s", self._scene_cond(None)),
-            "witnessed_scenes": self._count("scenes s", self._scene_cond(True)),
-            "chunks": self._count("chunks k", self._chunk_cond(True)),
-            "facts": self._count("facts f", self._fact_cond(False)),
-        }
-        if self.character is not None:
-            # Which entities and relations a character knows is decided by its knowledge (names
-            # met, relations witnessed or told), not by a SQL condition.
-            knows = self.knowledge()
-            visible["entities"], visible["relations"] = len(knows.entities()), len(knows.relations())
-        else:
-            visible["entities"] = self._count("entities e", self._entity_cond())
-            visible["relations"] = self._count(_RELATIONS_FROM, self._relation_cond(True))
-        future = self._count("scenes s", ("s.work_id = ? AND s.pos_key > ?", [self._wid, self._at]))
-        past = self._count("scenes s", self._scene_cond(False))
-        return {
-            "work": self.work.id,
-            "character": self.character.name if self.character else None,
-            "at": str(self.at),
-            "witnessed_only": self.witnessed_only,
-            "visible": visible,
-            "hidden": {
-                "future_scenes": future,
-                "missed_scenes": past - visible["witnessed_scenes"],
-                "chunks": total["chunks"] - visible["chunks"],
-                "chunks_after_now": total["chunks"] - past_chunks,
-                "chunks_not_witnessed": past_chunks - visible["chunks"],
-                "facts": total["facts"] - visible["facts"],
-                "entities": total["entities"] - visible["entities"],
-                "relations": total["relations"] - visible["relations"],
-            },
-        }
