@@ -4,7 +4,8 @@ knowledge scope and hearing only what was said while it was there.
 ``SceneSession`` holds the scene (cast, position, setting, lines with who heard them) and lets
 characters speak through the one scoped builder and the ``in-canon`` method; ``handle`` runs one
 line of the scene protocol (text or a ``/command``); ``ScenesStore`` keeps scenes in SQLite;
-``Scene`` is what ``/save`` writes. The terminal (``incanon scene``) and the web app's Scene tab
+``Scene`` is what ``/save`` writes; ``SceneEngine`` takes every scene's turns (CoSER's
+``coser simulate`` runs on it too). The terminal (``incanon scene``) and the web app's Scene tab
 are front ends over these::
 
     from incanon.scenes import SceneSession, handle
@@ -14,6 +15,7 @@ are front ends over these::
     outcome = await handle(session, "/why")
 """
 
+from incanon.scenes.engine import Cue, Performance, SceneEngine
 from incanon.scenes.commands import COMMANDS, Outcome, default_save_path, handle, split_name
 from incanon.scenes.record import FORMAT, MAX_CAST, MIN_CAST, NARRATOR, CastChange, Scene, SceneLine
 from incanon.scenes.session import SceneSession, new_scene_id
@@ -26,8 +28,11 @@ __all__ = [
     "MIN_CAST",
     "NARRATOR",
     "CastChange",
+    "Cue",
     "Outcome",
+    "Performance",
     "SavedScene",
+    "SceneEngine",
     "Scene",
     "SceneLine",
     "SceneSession",

@@ -24,6 +24,7 @@ from incanon.canon.position import Position
 from incanon.chat.transcript import Evidence, Stop, utcnow
 from incanon.errors import InputError, NotFoundError
 from incanon.files import write_text_atomic
+from incanon.scenes.engine import hears, said_by
 
 FORMAT = "incanon-scene/1"
 
@@ -57,12 +58,6 @@ class SceneLine(BaseModel):
     prediction`` or the prediction's fallback."""
     evidence: Evidence | None = None
     """Whose scope answered and what shaped the line (model lines)."""
-
-
-def said_by(line: SceneLine, at: Position) -> bool:
-    """True when ``line`` was said at or before the story position ``at``: what a character
-    heard in a scene is known from where it was said on, like anything else it comes across."""
-    return Position.parse(line.at) <= at
 
 
 class CastChange(BaseModel):
@@ -104,7 +99,7 @@ class Scene(BaseModel):
     def heard(self, character: str, at: Position | None = None) -> list[SceneLine]:
         """The lines ``character`` heard, in order; with ``at``, only those said at or before that
         story position (a line said later in the story is not known yet there)."""
-        return [line for line in self.lines if character in line.heard_by and (at is None or said_by(line, at))]
+        return [line for line in self.lines if hears(character, line) and said_by(line, at)]
 
     def learned(self, character: str, at: Position | None = None) -> list[SceneLine]:
         """What ``character`` learned in the scene: the lines others said that it heard (its own

@@ -13,6 +13,9 @@ Each character's turn is built the same way every time:
   know it yet), and what it learned so stays with the scene, never in the canon;
 * the role-play method (``in-canon`` by default) answers; its evidence is kept on the line.
 
+The turns are taken by the scene engine (:mod:`incanon.scenes.engine`) that ``coser simulate``
+runs too; the session is its stage and director, the method with the staged character its performer.
+
 So a character never receives another's private knowledge: nothing of another character's scope
 reaches its prompt except what that character *said* in the scene while it listened. Nothing
 here touches a terminal: the CLI and the web app drive the same object::
@@ -45,18 +48,11 @@ from incanon.chat.transcript import Stop
 from incanon.errors import InputError, NotFoundError
 from incanon.models.types import ChatModel, Embedder, GenerationParams
 from incanon.retrieval import ChunkRetriever
-from incanon.scenes.cast import (
-    STRANGER,
-    Member,
-    build_member,
-    labels_for,
-    public_names,
-    resolve_cast,
-    resolve_position,
-    setting_scene,
-)
+from incanon.scenes.cast import (STRANGER, Member, build_member, labels_for, public_names, resolve_cast,
+                                 resolve_position, setting_scene)
+from incanon.scenes.engine import DIRECTOR, Cue, Performance, SceneEngine, hearers, said_by
 from incanon.scenes.heard import heard_turns, told_text
-from incanon.scenes.record import MAX_CAST, NARRATOR, CastChange, Scene, SceneLine, said_by
+from incanon.scenes.record import MAX_CAST, NARRATOR, CastChange, Scene, SceneLine
 from incanon.scenes.turns import ORDERS, Choice, predict, round_robin
 from incanon.templates import PromptLibrary, default_library
 
@@ -139,6 +135,9 @@ class SceneSession:
             present=list(self.members), at=str(position), order=order,  # type: ignore[arg-type]
             method=method, model=model_spec or str(getattr(model, "name", "")),
             stops=[Stop(turn=0, at=str(position))])
+        stage = _SessionStage(self)
+        self.engine: SceneEngine[SceneLine] = SceneEngine(stage, stage, lambda _speaker: stage.perform)
+        """Takes the scene's turns (the one engine of every scene)."""
 
     @classmethod
     def reopen(cls, store: CanonStore, scene: Scene, *, model: ChatModel, **kwargs: Any) -> "SceneSession":
@@ -173,12 +172,12 @@ class SceneSession:
     # -- what one character is given ------------------------------------------------------------
     def heard(self, name: str) -> list[SceneLine]:
         """The lines ``name`` heard in the scene, said at or before where the scene stands now."""
-        return self.scene.heard(name, self.position)
+        return self.engine.heard(name)
 
     def learned(self, name: str) -> list[SceneLine]:
         """What ``name`` learned in the scene up to where it stands now: the lines others said
         that it heard. Kept with the scene (the scenes store, ``/save``), never in the canon."""
-        return self.scene.learned(name, self.position)
+        return [line for line in self.heard(name) if line.speaker != name]
 
     def labels(self, name: str) -> dict[str, str]:
         """Canonical name → how ``name`` knows each other cast member now."""
@@ -209,7 +208,7 @@ class SceneSession:
         its method answers (:func:`incanon.scenes.heard.heard_turns`). Others' lines in a row are
         one user turn (the narrator's as said, a character's as ``Name: words``), its own in a
         row one assistant turn; it ends with a cue when the last line it heard is its own."""
-        return heard_turns(name, self.heard(name), self.labels(name), self.prompts)
+        return self.engine.view(name)
 
     def cleaned(self, name: str, text: str) -> str:
         """A model's line as ``name`` says it: without a leading ``Name:`` of its own, and cut
@@ -231,9 +230,7 @@ class SceneSession:
         text = text.strip()
         if not text:
             raise InputError("there is nothing to say: the line is empty")
-        heard = [to] if to is not None else self.present
-        if speaker != NARRATOR and speaker not in heard:
-            heard = [speaker, *heard]
+        heard = hearers(speaker, self.present, to, voices=(NARRATOR,))
         line = SceneLine(index=len(self.lines), speaker=speaker, text=text, to=to, heard_by=heard,
                          at=str(self.position), **fields)
         self.lines.append(line)
@@ -241,7 +238,7 @@ class SceneSession:
 
     def narrate(self, text: str) -> SceneLine:
         """The narrator (the user) says ``text`` to everyone present."""
-        return self._add(NARRATOR, text)
+        return self.engine.say(Cue(NARRATOR, how="user", script=text))
 
     def aside(self, to: str, text: str, *, speaker: str = NARRATOR) -> SceneLine:
         """``text`` said to ``to`` alone (by the narrator, or by ``speaker``, a character present)."""
@@ -250,11 +247,11 @@ class SceneSession:
             speaker = self.member(speaker).name
             if speaker == target:
                 raise InputError(f"{speaker} cannot take themselves aside")
-        return self._add(speaker, text, to=target)
+        return self.engine.say(Cue(speaker, how="user", script=text, to=target))
 
     def speak_as(self, name: str, text: str) -> SceneLine:
         """The user speaks for the character ``name``: everyone present hears it."""
-        return self._add(self.member(name).name, text)
+        return self.engine.say(Cue(self.member(name).name, how="user", script=text))
 
     def last_speaker(self) -> str | None:
         """The character who spoke last (None: none yet)."""
@@ -263,8 +260,7 @@ class SceneSession:
     def public_turns(self) -> list[Turn]:
         """The lines everyone present could hear (no aside), said at or before where the scene
         stands, by canonical name: what the next-speaker predictor reads."""
-        return [Turn(speaker="Narrator" if line.speaker == NARRATOR else line.speaker, text=line.text)
-                for line in self.lines if line.to is None and said_by(line, self.position)]
+        return self.engine.public_view()
 
     async def choose_next(self) -> Choice:
         """Who speaks next when the user names nobody (by the scene's order)."""
@@ -282,14 +278,9 @@ class SceneSession:
 
     async def next(self, name: str | None = None) -> SceneLine:
         """Let ``name`` (or the next speaker, see ``choose_next``) speak: its method answers the
-        scene as it heard it. When the method fails, nothing is added."""
-        choice = Choice(self.member(name).name, "user") if name else await self.choose_next()
-        speaker = choice.speaker
-        who = self.staged(speaker)
-        reply = await self.agent.respond(who, self.dialogue_for(speaker))
-        line = self._add(speaker, self.cleaned(speaker, reply.text) or reply.text.strip() or "…", written_by="model", method=reply.method, chosen=choice.how,
-                         evidence=build_evidence(reply, self.members[speaker].who, self._chunk))
-        self.replies[line.index] = reply
+        scene as it heard it (one turn of the engine). When the method fails, nothing is added."""
+        line = await self.engine.step(Cue(self.member(name).name, how="user") if name else None)
+        assert line is not None  # the session's director never ends a scene
         return line
 
     # -- the scene itself -----------------------------------------------------------------------
@@ -361,3 +352,44 @@ class SceneSession:
     def close(self) -> None:
         """Close the canon store."""
         self.store.close()
+
+
+class _SessionStage:
+    """A session as the engine sees it: stage (lines, position, views, records), director
+    (``choose_next``) and the performer of every character (the method, the staged character)."""
+
+    def __init__(self, session: SceneSession) -> None:
+        self.session = session
+
+    @property
+    def lines(self) -> list[SceneLine]:
+        return self.session.lines
+
+    @property
+    def position(self) -> Position:
+        return self.session.position
+
+    def render(self, viewer: str, lines: Sequence[SceneLine]) -> list[Turn]:
+        # The predictor reads the public lines by canonical name; a character, what it heard by
+        # the names it knows.
+        if viewer == DIRECTOR:
+            return [Turn(speaker="Narrator" if ln.speaker == NARRATOR else ln.speaker, text=ln.text) for ln in lines]
+        return heard_turns(viewer, lines, self.session.labels(viewer), self.session.prompts)
+
+    async def perform(self, speaker: str, dialogue: list[Turn]) -> Performance:
+        reply = await self.session.agent.respond(self.session.staged(speaker), dialogue)
+        text = self.session.cleaned(speaker, reply.text) or reply.text.strip() or "…"
+        return Performance(text=text, source="model", raw=reply.text, reply=reply)
+
+    def record(self, cue: Cue, performance: Performance) -> SceneLine:
+        session, speaker, reply = self.session, str(cue.speaker), performance.reply
+        if reply is None:  # the user's: the narrator's line, an aside, or one spoken for a character
+            return session._add(speaker, performance.text, to=cue.to)
+        line = session._add(speaker, performance.text, written_by="model", method=reply.method, chosen=cue.how,
+                            evidence=build_evidence(reply, session.members[speaker].who, session._chunk))
+        session.replies[line.index] = reply
+        return line
+
+    async def cue(self, engine: SceneEngine[Any]) -> Cue:
+        choice = await self.session.choose_next()
+        return Cue(choice.speaker, how=choice.how, raw=choice.raw)

@@ -5,32 +5,35 @@ Environment and a next-speaker predictor. Each round one role speaks, then the p
 the next one (see ``nsp`` for the rules); at most ``max_rounds`` rounds. With ``continue_from =
 k`` the first k rounds replay the original messages and speakers without calling any model.
 
-Visibility is enforced here, not left to prompts: an agent receives its own messages with their
-[thoughts] and everyone else's with the thoughts removed; the environment model and the
-predictor see no thoughts at all.
+The rounds are taken by the product's scene engine (:mod:`incanon.scenes.engine`), the same one
+``incanon scene`` runs: this module only casts it. The stage (:mod:`.stage`) holds the messages
+and shows each role its view (its own messages with their [thoughts], everyone else's with the
+thoughts removed; the environment model and the predictor see no thoughts at all); the
+performers are the actors and the environment model; the director (:mod:`.director`) is the
+predictor with CoSER's end rules, the replay and the round cap.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Sequence
 
 from pydantic import BaseModel, Field
 
-from incanon.agents.base import CharacterAt, Turn
+from incanon.agents.base import CharacterAt
 from incanon.agents.registry import create_agent
 from incanon.bench.coser.agents import ActorSetting, GcaActor
-from incanon.bench.coser.formats import ENVIRONMENT, TestSample, remove_thoughts
-from incanon.bench.coser.scoring import actor_rounds
+from incanon.bench.coser.formats import ENVIRONMENT, TestSample
 import incanon.bench.coser.simulation.case as cases
-from incanon.bench.coser.simulation.nsp import Decision, case_rng, decide, parse_prediction
+from incanon.bench.coser.simulation.director import CoserDirector
+from incanon.bench.coser.simulation.messages import SimMessage, Simulation, Source
+from incanon.bench.coser.simulation.nsp import case_rng
 from incanon.bench.coser.simulation.rag import BookMemory
 from incanon.bench.coser.simulation.roles import EnvironmentRole, SpeakerPredictor
+from incanon.bench.coser.simulation.stage import SimulationStage, actor_performer, environment_performer, view
 from incanon.canon.position import Position
 from incanon.models.types import ChatModel, GenerationParams
+from incanon.scenes.engine import Performer, SceneEngine
 from incanon.templates import PromptLibrary, default_library
-
-Source = Literal["original", "actor", "environment"]
 
 
 class SimulationConfig(BaseModel):
@@ -57,39 +60,6 @@ class SimulationConfig(BaseModel):
     nsp_params: GenerationParams = GenerationParams(max_tokens=24)
 
 
-class SimMessage(BaseModel):
-    """One message of the simulated scene (CoSER's ``{"role", "content"}`` plus provenance)."""
-
-    role: str
-    content: str
-    source: Source
-    raw: str | None = None
-    """The model's output before cleaning, when cleaning changed it."""
-    retrieved: list[str] | None = None
-    """What the actor recalled just before writing this message (retrieval augmentation)."""
-
-
-class Simulation(BaseModel):
-    """A simulated scene and how it came about."""
-
-    case_id: str
-    messages: list[SimMessage] = Field(default_factory=list)
-    decisions: list[Decision] = Field(default_factory=list)
-    """Every next-speaker decision, in order."""
-    ended_by: Literal["nsp", "max_rounds", "original"] = "max_rounds"
-    prompts: dict[str, str] = Field(default_factory=dict)
-    """Role → system prompt it was given (actors without what they recalled, Environment, NSP)."""
-
-    @property
-    def actor_rounds(self) -> int:
-        """Messages not spoken by the Environment (the scoring's length correction)."""
-        return actor_rounds([m.model_dump() for m in self.messages])
-
-    def coser_messages(self) -> list[dict[str, str]]:
-        """The scene in CoSER's layout: ``[{"role", "content"}]``."""
-        return [{"role": m.role, "content": m.content} for m in self.messages]
-
-
 @dataclass
 class Cast:
     """The models (and optional book memory) a simulation draws on."""
@@ -99,15 +69,6 @@ class Cast:
     environment: ChatModel
     prompts: PromptLibrary = field(default_factory=default_library)
     memory: BookMemory | None = None
-
-
-def view(viewer: str, history: Sequence[SimMessage]) -> list[Turn]:
-    """The scene as ``viewer`` may see it: its own messages whole, others' without thoughts."""
-    turns = []
-    for m in history:
-        text = m.content if m.role in (viewer, ENVIRONMENT) else remove_thoughts(m.content)
-        turns.append(Turn(speaker=m.role, text=text))
-    return turns
 
 
 def _actors(sample: TestSample, cast: Cast, config: SimulationConfig, params: GenerationParams) -> dict[str, GcaActor]:
@@ -163,42 +124,16 @@ async def simulate_case(sample: TestSample, cast: Cast, config: SimulationConfig
                      prompts={**{n: a.system_prompt(n) for n, a in actors.items()},
                               ENVIRONMENT: environment.system_prompt, "NSP": predictor.system_prompt})
 
-    originals = sample.dialogues[: config.continue_from]
-    current = originals[0].character if originals else speakers[0]
-    for round_index in range(config.max_rounds):
-        if round_index < len(originals):
-            turn = originals[round_index]
-            sim.messages.append(SimMessage(role=turn.character, content=turn.message, source="original"))
-            if round_index + 1 < len(originals):
-                current = originals[round_index + 1].character
-                continue
-            following = sample.dialogues[round_index + 1].character if round_index + 1 < len(sample.dialogues) else None
-            raw = following or "END"
-            prediction = parse_prediction(raw, speakers)
-            decision = decide(prediction, raw=f"original: {raw}", current=turn.character, round_index=round_index,
-                              speakers=speakers, majors=majors, rng=rng, end_from_round=config.end_from_round)
-        else:
-            if current == ENVIRONMENT:
-                text, raw = await environment.respond(view(ENVIRONMENT, sim.messages))
-                recalled = None
-                source: Source = "environment"
-            else:
-                agent = actors[current]
-                reply = await agent.respond(_who(sample, current, profiles.get(current, "")), view(current, sim.messages))
-                text, raw = reply.text, reply.details.get("raw", reply.text)
-                recalled = reply.details.get("recalled")
-                source = "actor"
-            sim.messages.append(SimMessage(role=current, content=text, source=source,
-                                           raw=raw if raw.strip() != text else None,
-                                           retrieved=recalled))
-            if round_index + 1 >= config.max_rounds:
-                break  # the cap is reached: no one speaks next, so no prediction is needed
-            raw = await predictor.predict(view("NSP", sim.messages))
-            decision = decide(parse_prediction(raw, speakers), raw=raw, current=current, round_index=round_index,
-                              speakers=speakers, majors=majors, rng=rng, end_from_round=config.end_from_round)
-        sim.decisions.append(decision)
-        if decision.speaker is None:
-            sim.ended_by = "original" if decision.raw.startswith("original: ") else "nsp"
-            break
-        current = decision.speaker
+    performers: dict[str, Performer] = {
+        name: actor_performer(agent, _who(sample, name, profiles.get(name, ""))) for name, agent in actors.items()}
+    performers[ENVIRONMENT] = environment_performer(environment)
+    director = CoserDirector(dialogues=sample.dialogues, continue_from=config.continue_from, speakers=speakers,
+                             majors=majors, predictor=predictor, rng=rng, max_rounds=config.max_rounds,
+                             end_from_round=config.end_from_round)
+    ending = await SceneEngine(SimulationStage(sim), director, performers.__getitem__).run()
+    sim.decisions = director.decisions
+    sim.ended_by = ending.ended_by  # type: ignore[assignment]
     return sim
+
+
+__all__ = ["Cast", "SimMessage", "Simulation", "SimulationConfig", "Source", "simulate_case", "view"]
