@@ -71,13 +71,42 @@ ensure_browser() {
   fi
 }
 
+# The real-client test drives Open WebUI (tests/serve/test_openwebui.py). It gets a venv of its
+# own, outside the checkout and kept across clones (like the llama-cpp wheel), from the lock in
+# tests/serve/openwebui/lock.txt; INCANON_OPENWEBUI=skip leaves it out (the test is then skipped).
+ensure_openwebui() {
+  local lock=tests/serve/openwebui/lock.txt py="" cand dir
+  if [ "${INCANON_OPENWEBUI:-}" = "skip" ] || [ -x "${INCANON_OPENWEBUI:-}" ]; then return 0; fi
+  for cand in "$PY" python3.11 python3.12; do  # Open WebUI supports Python 3.11 and 3.12
+    if command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import sys; sys.exit(not (3, 11) <= sys.version_info < (3, 13))'; then
+      py="$cand"; break
+    fi
+  done
+  if [ -z "$py" ]; then
+    echo "[setup] no Python 3.11 or 3.12 for Open WebUI: its real-client test will be skipped" >&2
+    return 0
+  fi
+  dir="${XDG_CACHE_HOME:-$HOME/.cache}/incanon/openwebui/$(sha256sum < "$lock" | cut -c1-12)"
+  if [ ! -f "$dir/.complete" ]; then
+    echo "[setup] installing Open WebUI for the real-client test (1.3 GB, once per machine)" >&2
+    rm -rf "$dir"
+    if ! { "$py" -m venv "$dir" && "$dir/bin/python" -m pip install --quiet --no-deps -r "$lock" >&2; }; then
+      echo "[setup] could not install Open WebUI: its real-client test will be skipped" >&2
+      rm -rf "$dir"
+      return 0
+    fi
+    touch "$dir/.complete"
+  fi
+  export INCANON_OPENWEBUI="$dir/bin/open-webui"
+}
+
 job="${1:-}"; shift || true
 case "$job" in
   setup) setup ;;
   demo)  setup; exec .venv/bin/incanon demo "$@" ;;
   # One pytest-xdist worker per core (INCANON_TEST_WORKERS: a number, or 0 for one process);
   # --dist loadgroup keeps each xdist_group of tests/conftest.py (Ray, the browser) on one worker.
-  test)  setup; ensure_browser
+  test)  setup; ensure_browser; ensure_openwebui
          exec .venv/bin/python -m pytest -n "${INCANON_TEST_WORKERS:-auto}" --dist loadgroup "$@" ;;
   *) echo "usage: ./dev.sh demo|test|setup [ARGS...]" >&2; exit 2 ;;
 esac

@@ -5,15 +5,25 @@ into a fresh store, embeds the chunks with random 384-dimensional vectors, then 
 queries for random (character, position) pairs. Prints figures; not a test.
 
     .venv/bin/python benchmarks/canon_scope.py [--chunks N] [--facts N] [--scenes N] [--queries N]
+        [--before REV]
+
+``--before REV``: after building the store, the scope queries run in fresh processes on commit
+REV's source and on this tree's, alternated twice (before and after from one run, on one store).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import random
+import subprocess
+import sys
+import tarfile
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,6 +31,7 @@ import numpy as np
 from incanon.canon import CanonStore, KnowledgeScope, World
 
 BOOKS, CHAPTERS = 10, 20
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def build_world(n_chunks: int, n_scenes: int, n_chars: int, n_facts: int, seed: int = 7) -> dict[str, Any]:
@@ -47,14 +58,18 @@ def build_world(n_chunks: int, n_scenes: int, n_chars: int, n_facts: int, seed: 
         tied = rng.random() < 0.8
         chunks.append({
             "id": f"c{i}", "position": sc["position"] if tied else sc["position"].rsplit("-", 1)[0],
-            "text": f"Chunk {i}: " + "words " * 30, "scene": sc["id"] if tied else None,
+            # Names in the text, as a novel's: what a character's known names are read from.
+            "text": f"Chunk {i}: {sc['participants'][0]} spoke with {sc['participants'][-1]} near Place {i % 200}. "
+                    + "words " * 24, "scene": sc["id"] if tied else None,
         })
     facts = []
     for i in range(n_facts):
         sc = rng.choice(scenes)
         kind = rng.random()
         fact: dict[str, Any] = {
-            "id": f"f{i}", "subject": rng.choice(names), "text": f"Fact {i}.", "position": sc["position"],
+            # A fact names a second person: a relation whose ends one known fact names is told.
+            "id": f"f{i}", "subject": sc["participants"][0], "text": f"Fact {i}: {sc['participants'][0]} and "
+            f"{rng.choice(names)}.", "position": sc["position"],
         }
         if kind < 0.6:
             fact["scene"] = sc["id"]
@@ -111,7 +126,12 @@ def main() -> None:
     parser.add_argument("--facts", type=int, default=50_000)
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--before", help="also measure commit REV's source on the same store, alternated")
+    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)  # a child of --before
     args = parser.parse_args()
+    if args.measure:
+        measure(args.measure, args.queries, args.dim)
+        return
 
     print(f"synthetic work: {args.chunks:,} chunks, {args.scenes:,} scenes, {args.characters} characters, "
           f"{args.facts:,} facts, {args.dim}-dim vectors")
@@ -126,28 +146,57 @@ def main() -> None:
         matrix = rng.standard_normal((args.chunks, args.dim), dtype=np.float32)
         ids = [f"c{i}" for i in range(args.chunks)]
         timed("put_vectors (all chunks)", lambda: store.put_vectors("synthetic", "chunk", ids, "random", matrix))
-
-        py_rng = random.Random(1)
-        names = [c.name for c in store.characters("synthetic")]
-        points = [f"{py_rng.randint(1, BOOKS)}-{py_rng.randint(1, CHAPTERS)}" for _ in range(args.queries)]
-        scopes = [store.scope("synthetic", py_rng.choice(names), p) for p in points]
-        strict = [store.scope("synthetic", s.character, s.at, witnessed_only=True) for s in scopes]
-        query = rng.standard_normal(args.dim, dtype=np.float32)
-        timed("first search_chunks (loads the matrix)", lambda: scopes[0].search_chunks(query, "random", 10))
-        timed("first facts() (reads the work's facts)", lambda: scopes[0].facts())
-
-        print(f"-- {args.queries} random (character, position) scopes --")
-        rate("scope.facts()", scopes, lambda s: s.facts())
-        rate("scope.chunk_ids()", scopes, lambda s: s.chunk_ids())
-        rate("scope.chunk_ids(witnessed_only=True)", strict, lambda s: s.chunk_ids())
-        rate("scope.chunks() (records with text)", scopes, lambda s: s.chunks())
-        rate("scope.scenes()", scopes, lambda s: s.scenes())
-        rate("scope.missed_scenes()", scopes, lambda s: s.missed_scenes())
-        rate("scope.relations()", scopes, lambda s: s.relations())
-        rate("scope.search_chunks(k=10)", scopes, lambda s: s.search_chunks(query, "random", 10))
-        rate("scope.search_chunks(k=10, witnessed_only)", strict, lambda s: s.search_chunks(query, "random", 10))
-        rate("scope.describe()", scopes, lambda s: [s.describe()])
         store.close()
+        if not args.before:
+            measure(Path(tmp), args.queries, args.dim)
+            return
+        before = _extract(args.before, Path(tmp) / "before-src")
+        for round_ in (1, 2):
+            for side, src in ((f"before ({args.before})", before), ("now", None)):
+                print(f"== {side}, round {round_}, load {os.getloadavg()[0]:.2f} ==", flush=True)
+                env = {**os.environ, **({"PYTHONPATH": str(src)} if src else {})}
+                subprocess.run([sys.executable, __file__, "--measure", tmp, "--queries", str(args.queries),
+                                "--dim", str(args.dim)], env=env, check=True)
+
+
+def _extract(rev: str, dest: Path) -> Path:
+    """``src/`` of commit ``rev`` in ``dest``."""
+    blob = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
+        tar.extractall(dest, filter="data")
+    return dest / "src"
+
+
+def measure(path: Path, queries: int, dim: int) -> None:
+    """The scope queries on the store at ``path``, in this process (cold caches)."""
+    store = CanonStore.open(path)
+    rng = np.random.default_rng(1)
+    py_rng = random.Random(1)
+    names = [c.name for c in store.characters("synthetic")]
+    points = [f"{py_rng.randint(1, BOOKS)}-{py_rng.randint(1, CHAPTERS)}" for _ in range(queries)]
+    scopes = [store.scope("synthetic", py_rng.choice(names), p) for p in points]
+    strict = [store.scope("synthetic", s.character, s.at, witnessed_only=True) for s in scopes]
+    query = rng.standard_normal(dim, dtype=np.float32)
+    timed("first search_chunks (loads the matrix)", lambda: scopes[0].search_chunks(query, "random", 10))
+    timed("first facts() (reads the work's facts)", lambda: scopes[0].facts())
+
+    print(f"-- {queries} random (character, position) scopes --")
+    rate("scope.describe() (first: builds the names)", scopes, lambda s: [s.describe()])
+    rate("scope.relations() (kept)", scopes, lambda s: s.relations())
+    rate("scope.facts()", scopes, lambda s: s.facts())
+    rate("scope.chunk_ids()", scopes, lambda s: s.chunk_ids())
+    rate("scope.chunk_ids(witnessed_only=True)", strict, lambda s: s.chunk_ids())
+    rate("scope.chunks() (records with text)", scopes, lambda s: s.chunks())
+    rate("scope.scenes()", scopes, lambda s: s.scenes())
+    rate("scope.missed_scenes()", scopes, lambda s: s.missed_scenes())
+    rate("scope.search_chunks(k=10)", scopes, lambda s: s.search_chunks(query, "random", 10))
+    rate("scope.search_chunks(k=10, witnessed_only)", strict, lambda s: s.search_chunks(query, "random", 10))
+    store.close()
+    store = CanonStore.open(path)  # a new connection: no summary or names kept
+    fresh = [store.scope("synthetic", s.character, s.at) for s in scopes]
+    rate("scope.relations() (first: builds the names)", fresh, lambda s: s.relations())
+    rate("scope.describe() (names already built)", fresh, lambda s: [s.describe()])
+    store.close()
 
 
 if __name__ == "__main__":
