@@ -20,16 +20,37 @@ RENAMED = {
     ("graph", "build"): {"--position": "--at", "--description-budget": "--description-tokens"},
     ("canon", "build"): {"--main": "--main-count"},
     ("dialsim", "questions"): {"--main": "--character"},
-    ("dialsim", "run"): {"--main": "--character"},
     ("scene",): {"--nsp": "--nsp-model"},
     ("runs", "export"): {"-o": "--out"},
     ("canon", "import"): {"--replace": "--fresh"},
     ("dialsim", "ingest"): {"--replace": "--fresh"},
+    ("coser", "curate"): {"--max-tokens": "--chunk-tokens", "--model": "--helper"},
+    # The retrieval depth is a method option, spelled as in chat: -o k=N.
+    ("dialsim", "run"): {"--main": "--character", "--k": "--option"},
+    ("rolerag", "eval"): {"--k": "--option"},
 }
 #: Names the vocabulary gives no command, whatever it is called.
 RETIRED = {"--actor", "-n", "--n", "--position", "--replace", "--count", "--num", "--restart", "--overwrite",
            # --main was a count in one command and a name in another; model roles end in -model.
-           "--main", "--nsp", "--env", "--description-budget"}
+           "--main", "--nsp", "--env", "--description-budget",
+           # The retrieval depth is -o k=N everywhere, as in chat and serve.
+           "--k"}
+#: Every visible token budget: one meaning per name. ``--max-tokens`` is the completion limit of a
+#: model call wherever it appears; a budget of anything else says what it bounds.
+TOKEN_BUDGETS = {
+    "--max-tokens": "completion", "--output-tokens": "completion",  # coser curate: --max-tokens was its chunk budget
+    "--chunk-tokens": "chunk", "--overlap": "chunk overlap", "--profile-tokens": "profile call input",
+    "--context-tokens": "remembered text in a prompt", "--description-tokens": "merged description",
+}
+TOKEN_OPTIONS = {
+    ("canon", "build"): {"--profile-tokens"},
+    ("coser", "curate"): {"--chunk-tokens", "--output-tokens"},
+    ("coser", "simulate"): {"--max-tokens"},
+    ("coser", "judge"): {"--max-tokens"},
+    ("dialsim", "run"): {"--context-tokens"},
+    ("graph", "build"): {"--chunk-tokens", "--overlap", "--max-tokens", "--description-tokens"},
+    ("sharp", "eval"): {"--max-tokens"},
+}
 #: Commands that print no result of their own: `run` prints the commands it runs, which take --json.
 NO_RESULT = {("run",)}
 
@@ -136,3 +157,29 @@ def test_exports_print_json_summaries(tmp_path: Path, capsys: pytest.CaptureFixt
     assert summary["out"] == str(back) and back.is_file() and summary["counts"]["scenes"] > 0
     assert run_main(["canon", "export", sample_world().work.id, "--store", store, "--out", "-", "--json"]) == 2
     assert "give --out FILE" in capsys.readouterr().err
+
+
+def test_a_token_budget_name_has_one_meaning() -> None:
+    """Every visible option that bounds tokens is listed with what it bounds; `--max-tokens` is
+    always a completion limit (coser curate's chunk budget is now --chunk-tokens)."""
+    found = {path: names for path, cmd in _commands()
+             if (names := {o for o in _options(cmd, hidden=False) if o.endswith("-tokens") or o == "--overlap"})}
+    assert found == TOKEN_OPTIONS
+    assert set().union(*found.values()) <= set(TOKEN_BUDGETS)
+
+
+def test_curate_max_tokens_is_the_chunk_budget_still_with_a_note(capsys: pytest.CaptureFixture[str]) -> None:
+    books = "examples/coser/curate/books.jsonl"
+
+    def plan(*budget: str) -> tuple[list[dict[str, Any]], str]:
+        assert run_main(["coser", "curate", books, "--out", "unused", "--dry-run", "--json", *budget]) == 0
+        said = capsys.readouterr()
+        return json.loads(said.out)["books"], said.err
+
+    small, _ = plan("--chunk-tokens", "40")
+    old, note = plan("--max-tokens", "40")
+    assert old == small and small[0]["chunks"] > plan()[0][0]["chunks"]
+    assert "--max-tokens is deprecated here; use --chunk-tokens" in note
+    assert run_main(["coser", "curate", books, "--out", "unused", "--dry-run", "--max-tokens", "40",
+                     "--chunk-tokens", "100"]) == 2
+    assert "--max-tokens 40 and --chunk-tokens 100 disagree" in capsys.readouterr().err

@@ -130,21 +130,22 @@ class AuditReport:
 
 def audit_points(store: CanonStore, work: str, characters: Sequence[str] = ()) -> list[tuple[CharacterRecord, str, Position]]:
     """(character, label, position) to audit: every time point of every character (or of the
-    given ones); a character without time points at its first appearance and at the end."""
-    from incanon.retrieval.chunks import end_of_story
+    given ones); a character without time points at its first appearance and at the end of the
+    story, where ``/v1/models`` serves it, each named by its position as every surface names a
+    point without a label ("" label)."""
+    from incanon.canon.story_end import story_end
 
     wanted = {store.character(work, c).name for c in characters}
     points: list[tuple[CharacterRecord, str, Position]] = []
-    axis = store.work(work).axis
+    end = story_end(store, work)
     for record in store.characters(work):
         if wanted and record.name not in wanted:
             continue
         if record.time_points:
             points += [(record, tp.label, tp.position) for tp in record.time_points]
         else:
-            if record.first_position is not None:
-                points.append((record, "first appearance", record.first_position))
-            points.append((record, "end", end_of_story(axis)))
+            first = record.first_position
+            points += [(record, "", at) for at in dict.fromkeys([first, end]) if at is not None and at <= end]
     return points
 
 
@@ -217,7 +218,8 @@ async def audit_work(
     report.identities = identity_check(store, work, points)
     for n, (record, label, position) in enumerate(points, start=1):
         if progress:
-            progress(f"[{n}/{len(points)}] {record.name} at {label} ({position})")
+            progress(f"[{n}/{len(points)}] {record.name} at {label} ({position})" if label
+                     else f"[{n}/{len(points)}] {record.name} at {position}")
         # The same horizon the persona builder and in-canon use (built once per point).
         horizon = horizon_at(store, work, record, position)
         at = str(position)

@@ -60,8 +60,9 @@ def curate(
     store: Optional[Path] = typer.Option(None, "--store", help="Also import each book into this canon store folder."),
     helper: str = typer.Option("embedded", "--helper", help="Model that curates: every extraction, refinement and profile call."),
     model_old: Optional[str] = typer.Option(None, "--model", hidden=True, help="Older spelling of --helper."),
-    max_tokens: int = typer.Option(8192, "--max-tokens", help="Chunk budget in approximate tokens."),
-    output_tokens: int = typer.Option(4096, "--output-tokens", help="Completion budget of an extraction call."),
+    chunk_tokens: int = typer.Option(8192, "--chunk-tokens", help="Chunk budget in approximate tokens (the book text one extraction call reads)."),
+    chunk_tokens_old: Optional[int] = typer.Option(None, "--max-tokens", hidden=True, help="Older spelling of --chunk-tokens."),
+    output_tokens: int = typer.Option(4096, "--output-tokens", help="Completion budget of an extraction call (what --max-tokens is elsewhere; here --max-tokens is still the older spelling of --chunk-tokens, for one release)."),
     attempts: int = typer.Option(5, "--attempts", help="Attempts per chunk (generation + repair) before it is recorded as failed."),
     refine: bool = typer.Option(True, "--refine/--no-refine", help="Complete each conversation's setting with a second call."),
     profiles: bool = typer.Option(True, "--profiles/--no-profiles", help="Write character profiles."),
@@ -87,9 +88,12 @@ def curate(
     from incanon.models import load_chat_model
 
     model = renamed(helper, model_old, new_flag="--helper", old_flag="--model", default="embedded")
+    # --max-tokens is a completion limit in every other command; here it was the chunk budget.
+    chunk_tokens = renamed(chunk_tokens, chunk_tokens_old, new_flag="--chunk-tokens", old_flag="--max-tokens",
+                           default=8192)
 
     sources = read_books(list(books), author=author)
-    config = CurationConfig(max_tokens=max_tokens, output_tokens=output_tokens, max_attempts=attempts, refine=refine,
+    config = CurationConfig(max_tokens=chunk_tokens, output_tokens=output_tokens, max_attempts=attempts, refine=refine,
                             profiles=profiles, constrained=constrained, store_held_out=store_held_out,
                             concurrency=concurrency, limits=_caps(caps))
     if dry_run:

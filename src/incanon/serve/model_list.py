@@ -11,8 +11,8 @@
 * ``--spoilers`` and no reader position: labels, descriptions and each entry's later points.
 
 Ids of either form (and of the other) resolve when requested: a label is the user's to type.
-A character without time points is listed at the reader's position (at the work's last scene
-without one).
+A character without time points is listed at the reader's position, or at the end of the story
+(:func:`incanon.canon.story_end.story_end`) when there is none or it lies past the end.
 """
 
 from __future__ import annotations
@@ -46,15 +46,13 @@ def _stops(store: CanonStore, work: Any, character: Any, view: ReaderView) -> li
     points = sorted(character.time_points, key=lambda tp: tp.position.key)
     stops = [(tp.label, tp.position) for tp in points if view.shows(tp.position)]
     if not character.time_points:
-        stops = [("", view.at if view.at is not None else _last(store, work))]
+        # At the reader's position, else at the end of the story: the same point (and name) as a
+        # main character's "end of the story", never a place past it.
+        from incanon.canon.story_end import story_end
+
+        end = story_end(store, work.id)
+        stops = [("", view.at if view.at is not None and view.at < end else end)]
     return stops
-
-
-def _last(store: CanonStore, work: Any) -> Position:
-    from incanon.retrieval.chunks import end_of_story
-
-    scenes = store.scenes(work.id)
-    return scenes[-1].position if scenes else end_of_story(work.axis)
 
 
 def model_entries(config: ServeConfig, reader_at: str | None = None) -> list[dict[str, Any]]:
