@@ -31,6 +31,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 GROUPED_FILES = {
     "runs/test_runs_ray.py": "ray",
     "serve/test_serve_browser.py": "browser",
+    "serve/test_openwebui.py": "browser",
 }
 #: Tests of the guides (tests/test_docs.py) that belong to a group, by their id.
 GROUPED_GUIDES = {"docs/runs-at-scale.md": "ray"}

@@ -8,7 +8,9 @@ world, the scripted model) and Open WebUI (no accounts, no model downloads, its 
 set to incanon), signs in as Open WebUI's frontend does, then checks what its users get: the
 characters in its model list, a chat answered by the character (whole and streamed, as the chat
 page asks for it), and its background tasks (title, tags, follow-up suggestions) answered by incanon
-without a model call, naming nothing the character cannot know at its point.
+without a model call, naming nothing the character cannot know at its point. Last, the same in
+Open WebUI's own page in Chromium: a question sent to the character shows its answer, the chat's
+title and the follow-up suggestions.
 
 Without ``INCANON_OPENWEBUI`` the test is skipped (``INCANON_OPENWEBUI=skip ./dev.sh test``
 leaves the install out), unless ``INCANON_REQUIRE_OPENWEBUI=1`` makes that a failure.
@@ -24,6 +26,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -35,6 +38,7 @@ from incanon.serve import BackgroundServer, ServeConfig
 from incanon.testing.worlds import mini_world
 
 from serve_helpers import DEFAULT_REPLY, character_model
+from test_serve_browser import TIMEOUT_MS, browser  # noqa: F401  (browser is a fixture)
 
 pytestmark = pytest.mark.slow
 
@@ -192,6 +196,29 @@ def test_open_webuis_tasks_are_answered_without_a_model_call_and_in_scope(openwe
     if task == "follow_up":
         assert all(q.endswith("?") for q in parsed[key])
         assert not any(q.startswith("Tell me more about") for q in parsed[key])
+
+
+def test_open_webuis_page_chats_with_the_character(openwebui: OpenWebUI, browser) -> None:  # noqa: F811
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    try:
+        # Signed in by the page itself (accounts are off); its release notes come up once.
+        tab.goto(openwebui.url + "/")
+        tab.get_by_text("Okay, Let's Go!").click()
+        # The chat page with the character chosen and the question written, as a link would open it.
+        tab.goto(f"{openwebui.url}/?models={quote(MODEL)}&q={quote('Did you hear the flood bell?')}")
+        tab.locator("#send-message-button").click()
+        tab.get_by_text("I heard the bell from the lamp-room, nothing more.").first.wait_for()
+        tab.get_by_text("Follow up").first.wait_for()
+        page = tab.locator("body").inner_text()
+        assert MODEL in page
+        # The title Open WebUI asked incanon for, and suggestions from what Wren knows at 1-3.
+        assert "Did you hear the flood bell" in tab.title() + page
+        assert "What do you make of " in page and "Tell me more about" not in page
+        assert not leaked(page, unknown_names(openwebui.canon, MODEL))
+    finally:
+        context.close()
 
 
 def test_the_scope_check_catches_a_planted_name(openwebui: OpenWebUI) -> None:
