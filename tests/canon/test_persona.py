@@ -113,3 +113,14 @@ def test_dated_profile_segments_give_only_those_begun_by_the_position(tmp_path: 
     # The segments survive an export as the list a world file gives.
     alice = next(c for c in store.export_world("harbor").characters if c.name == "Alice Reed")
     assert [(s.text, s.from_) for s in alice.profile_segments] == [(s["text"], s.get("from")) for s in segments]
+
+
+def test_a_persona_at_the_axis_end_is_said_to_stand_at_the_end_of_the_story(lanterns: CanonStore) -> None:
+    """The omniscient reader's place (book 2047) is no place in the story: the warnings, which a
+    person reads, say "the end of the story" (RoleRAG's questions without a position stand there)."""
+    from incanon.canon.position import end_of_story
+
+    persona = persona_at(lanterns, "lanterns", "Ottilie Brand", end_of_story(lanterns.work("lanterns").axis))
+    assert persona.warnings, "a persona with withheld sentences is needed for the check to mean anything"
+    assert all(line.startswith("Ottilie Brand at the end of the story:") for line in persona.warnings)
+    assert "2047" not in " ".join(persona.warnings + persona.spoiler_warnings)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from incanon.canon.horizon import Horizon
-from incanon.canon.position import Position
+from incanon.canon.position import Position, end_of_story
 from incanon.canon.records import CharacterRecord, SegmentRecord, TimePointRecord
 from incanon.canon.store import CanonStore
 
@@ -89,7 +89,9 @@ class Persona:
                 kept = ("nothing kept; `incanon canon profiles` writes one from the scenes witnessed"
                         if not text else "the rest kept")
                 where = self.sources.get(name, "time point")
-                lines.append(f"{self.name} at {self.position}: {len(dropped)} sentence(s) of the {name} "
+                # The axis' end (the omniscient reader's place, book 2047) is no place in the story.
+                at = "the end of the story" if self.position == end_of_story(self.position.axis) else self.position
+                lines.append(f"{self.name} at {at}: {len(dropped)} sentence(s) of the {name} "
                              f"({where}) withheld ({kept}): {reasons}")
         return lines
 
