@@ -14,7 +14,7 @@ from incanon.cli.options import RunOptions, with_run_options
 from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
 from incanon.cli.dialsim_compat import runs_and_repetitions
 from incanon.cli.dialsim_progress import ProgressBars
-from incanon.cli.dialsim_setup import check_reference_prompts
+from incanon.cli.dialsim_setup import checked_settings
 from incanon.cli.renamed import renamed
 from incanon.cli.output import JSON_HELP, emit_json, emit_report, emit_text, err, out
 from incanon.errors import ConfigError, IncanonError, InputError
@@ -44,10 +44,6 @@ def _prompts(folder: Optional[Path]):
     from incanon.templates import PromptLibrary
 
     return PromptLibrary(folder)
-
-
-def _csv(text: str) -> list[str]:
-    return [p.strip() for p in text.split(",") if p.strip()]
 
 
 @app.command()
@@ -224,11 +220,9 @@ def run(
     constrain_choices = chosen.get("constrain_choices", False)
     store = canon_path(store)
     run_store, runs = runs_and_repetitions(runs_opt, run_store, repetitions)
-    from incanon.bench.dialsim import RunSetup, SimConfig, StyleTransfer, load_script, memory_method, read_questions
+    from incanon.bench.dialsim import RunSetup, SimConfig, StyleTransfer, load_script, read_questions
     from incanon.bench.dialsim.benchmark import DialSim, Grid
     from incanon.bench.dialsim.files import DialsimFiles
-    from incanon.bench.dialsim.formats import check_format
-    from incanon.bench.dialsim.promptsets import check_prompt_set
     from incanon.bench.dialsim.worker import WorkerSpec
     from incanon.bench.remote import cache_setting, path_or_none
     from incanon.paths import default_runs_path
@@ -246,31 +240,9 @@ def run(
         raise ConfigError(f"the questions were made for {', '.join(made_for)}, not {script.main}; build them with --main")
     if sessions is not None:
         script = script.first(sessions)
-    fmt = check_format(answer_format)
-    memories = [memory_method(m).removeprefix("dialsim-") for m in _csv(memory)]
-    try:
-        limits = [float(t) for t in _csv(time_limit)]
-    except ValueError:
-        raise ConfigError(f"--time-limit takes seconds (comma-separated), got {time_limit!r}") from None
-    if fmt != "mc" and not judge:
-        raise ConfigError(f"the {fmt} format needs a judge model (--judge SPEC)")
-    from incanon.bench.dialsim.names import check_names
-    from incanon.bench.dialsim.simulator import PROTOCOLS
-
-    names = check_names(names)
-    if protocol not in PROTOCOLS:
-        raise ConfigError(f"--protocol takes {' or '.join(PROTOCOLS)}, got {protocol!r}")
-    reference_prompts = check_reference_prompts(prompts_from, memories, fmt, judge)
-    if match not in ("strict", "lenient"):
-        raise ConfigError(f"--match takes strict or lenient, got {match!r}")
-    pset = check_prompt_set(prompt_set)
-    if "oracle" in memories:
-        blind = [q for q in pool if q.answerable and not q.evidence]
-        if blind:
-            raise ConfigError(
-                f"--memory oracle needs each answerable question's evidence sessions, and {len(blind)} of {len(pool)} "
-                f"questions in {questions_path} have none (first: {blind[0].id}); for published data, put the "
-                "authors' oracle files (<show>_oracle_tkg.*, <show>_oracle_fan.*) beside the script and ingest again")
+    fmt, memories, limits, names, reference_prompts, pset = checked_settings(
+        pool, questions_path, answer_format=answer_format, memory=memory, time_limit=time_limit, judge=judge,
+        names=names, protocol=protocol, prompts_from=prompts_from, match=match, prompt_set=prompt_set)
     library = _prompts(prompts)
     from incanon.bench.dialsim.scale import Scale
 
