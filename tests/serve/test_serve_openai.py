@@ -11,7 +11,8 @@ import pytest
 from incanon.canon import CanonStore
 from incanon.errors import InputError
 from incanon.models import load_chat_model
-from incanon.serve.characters import dialogue_from_messages, parse_model, stream_events
+from incanon.serve.characters import parse_model, stream_events
+from incanon.serve.requests import dialogue_from_messages
 from incanon.serve.server import BackgroundServer
 
 from serve_helpers import DEFAULT_REPLY, character_model

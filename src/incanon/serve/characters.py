@@ -45,12 +45,13 @@ from incanon.serve.indexing import IndexJobs
 from incanon.serve.model_list import find_entry, model_entries
 from incanon.serve.reader import READER_HEADER, reader_target
 from incanon.serve.follow_ups import follow_ups
-from incanon.serve.requests import BackgroundTask, background_task, choices_wanted, continue_turn, sampling
+from incanon.serve.requests import (BackgroundTask, background_task, choices_wanted, continue_turn,
+                                   dialogue_from_messages, sampling)
 from incanon.serve.scene_group import heard_in_group
 from incanon.serve.wire import Trim, chunk_event, completion_json, pieces, stream_events
 
-__all__ = ["CharacterModel", "CharacterReply", "CharacterServer", "ChatRequest", "completion_json",
-           "dialogue_from_messages", "parse_model", "stream_events"]
+__all__ = ["CharacterModel", "CharacterReply", "CharacterServer", "ChatRequest", "completion_json", "parse_model",
+           "stream_events"]
 
 log = logging.getLogger(__name__)
 
@@ -91,30 +92,6 @@ def parse_model(model: str, methods: tuple[str, ...]) -> CharacterModel:
             raise InputError(f"model {text[:200]!r}: method {tail.strip()!r} is not offered here; "
                              f"choose one of {', '.join(methods)}")
     return CharacterModel(work=(work or "").strip() or None, character=who.strip(), at=at.strip(), method=method)
-
-
-def dialogue_from_messages(messages: list[dict[str, Any]], character: str, *,
-                           allow_continue: bool = False) -> list[Turn]:
-    """The OpenAI ``messages`` as incanon's dialogue (system messages left out). It must end
-    with the user's message, or with the character's when ``allow_continue`` (a *Continue*)."""
-    turns: list[Turn] = []
-    for index, message in enumerate(messages):
-        role = message.get("role")
-        content = message.get("content")
-        if isinstance(content, list):  # content parts: keep the text ones
-            content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
-        if not isinstance(content, str):
-            raise InputError(f"messages[{index}].content: expected text")
-        if role in ("system", "developer"):
-            continue
-        if role not in ("user", "assistant"):
-            raise InputError(f"messages[{index}].role: expected system, user or assistant, not {role!r}")
-        turns.append(Turn(speaker="user" if role == "user" else character, text=content))
-    if not turns:
-        raise InputError("messages: expected at least one user or assistant message")
-    if turns[-1].speaker != "user" and not allow_continue:
-        raise InputError("messages: the last message must be the user's")
-    return turns
 
 
 @dataclass

@@ -38,6 +38,31 @@ MAX_CHOICES = 8
 MAX_STOPS = 4
 
 
+def dialogue_from_messages(messages: list[dict[str, Any]], character: str, *,
+                           allow_continue: bool = False) -> list[Turn]:
+    """The OpenAI ``messages`` as incanon's dialogue (system messages left out). It must end
+    with the user's message, or with the character's when ``allow_continue`` (a *Continue*)."""
+    turns: list[Turn] = []
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        content = message.get("content")
+        if isinstance(content, list):  # content parts: keep the text ones
+            content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+        if not isinstance(content, str):
+            raise InputError(f"messages[{index}].content: expected text")
+        if role in ("system", "developer"):
+            continue
+        if role not in ("user", "assistant"):
+            raise InputError(f"messages[{index}].role: expected system, user or assistant, not {role!r}")
+        turns.append(Turn(speaker="user" if role == "user" else character, text=content))
+    if not turns:
+        raise InputError("messages: expected at least one user or assistant message")
+    if turns[-1].speaker != "user" and not allow_continue:
+        raise InputError("messages: the last message must be the user's")
+    return turns
+
+
+
 class FieldError(InputError):
     """A request field with a wrong value; ``param`` names it (OpenAI's ``error.param``)."""
 

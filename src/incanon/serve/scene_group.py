@@ -24,7 +24,7 @@ character is the session's, built by the one scoped builder; of the other charac
 names are read, never their scopes.
 
 A request where nobody but the user and the answering character speaks is a one-to-one chat and
-is read as before (:func:`incanon.serve.characters.dialogue_from_messages`).
+is read as before (:func:`incanon.serve.requests.dialogue_from_messages`).
 """
 
 from __future__ import annotations
