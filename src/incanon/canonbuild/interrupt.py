@@ -12,11 +12,15 @@ the response cache, each store write a transaction, each batch of vectors its ow
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 def _raise(signum: int, frame: FrameType | None) -> None:
@@ -41,4 +45,29 @@ def sigint_stops_at_once() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-__all__ = ["sigint_stops_at_once"]
+def run_stoppable(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coro)`` for use within :func:`sigint_stops_at_once`. When the interrupt is
+    raised inside a task (a step of the build running when the signal lands), the main task ends
+    with it only while ``asyncio.run`` cancels what is left, and nothing reads it: asyncio then
+    printed "Task exception was never retrieved" and a traceback after the build's one-line
+    resume message. Here that end is read, and an interrupt is never logged by the loop: the
+    command reports it once."""
+    runner = asyncio.Runner()
+    loop = runner.get_loop()
+    loop.set_exception_handler(_quiet_interrupts)
+    task = loop.create_task(coro)
+    try:
+        return loop.run_until_complete(task)
+    finally:
+        runner.close()  # cancels what is left; the main task may end here, with the interrupt
+        if task.done() and not task.cancelled():
+            task.exception()
+
+
+def _quiet_interrupts(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    if isinstance(context.get("exception"), KeyboardInterrupt):
+        return
+    loop.default_exception_handler(context)
+
+
+__all__ = ["run_stoppable", "sigint_stops_at_once"]

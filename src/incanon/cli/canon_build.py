@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from pathlib import Path
@@ -168,7 +167,9 @@ def _build(book: Any, options: Any, report: Any, store_dir: Path, helper: str, c
     from incanon.models import load_chat_model
 
     llm = BuildHelper(load_chat_model(helper, cache=cache if cache is not None else False))
-    built = asyncio.run(build_canon(book, llm, library, options, say=_say, report=report))
+    from incanon.canonbuild.interrupt import run_stoppable
+
+    built = run_stoppable(build_canon(book, llm, library, options, say=_say, report=report))
     # One embedder for the graph and the vectors: each chunk embedded once, kept in the cache.
     embedder = build_embedder(options.embedder, cache) if options.embedder else None
     canon = open_canon(store_dir, create=True)

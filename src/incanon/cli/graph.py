@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -10,6 +9,7 @@ from typing import Any, Optional
 import typer
 from pydantic import ValidationError
 
+from incanon.canonbuild.interrupt import run_stoppable
 from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon, pick_work
 from incanon.cli.graph_build import NO_WORK_HINT, BuildFailedError  # noqa: F401  (BuildFailedError: re-exported)
 from incanon.cli.renamed import renamed
@@ -225,7 +225,7 @@ def delete(
         llm = load_chat_model(model, cache=False if no_cache else (cache or True))
         builder = GraphBuilder(canon, work_id, llm, config=GraphConfig(embedder=embedder))
         try:
-            result["graph"] = asyncio.run(builder.integrate()).graph
+            result["graph"] = run_stoppable(builder.integrate()).graph
         finally:
             builder.close()
     if json_:

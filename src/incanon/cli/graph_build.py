@@ -3,10 +3,10 @@ printed, and what a failed build created removed again; and its dry run."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any, Optional
 
+from incanon.canonbuild.interrupt import run_stoppable
 from incanon.cli.canonrefs import open_canon, pick_work
 from incanon.cli.output import emit_json, err, out
 from incanon.errors import IncanonError, NotFoundError
@@ -67,7 +67,7 @@ def build_locked(store: Path, work: Optional[str], title: Optional[str], axis: s
                                      documents=[] if limit else [d.id for d in found.documents])
 
     try:
-        report = asyncio.run(run())
+        report = run_stoppable(run())
     except BaseException:
         builder.close()
         _undo(canon, store, created_work, store_existed)
