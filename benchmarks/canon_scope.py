@@ -14,12 +14,10 @@ REV's source and on this tree's, alternated twice (before and after from one run
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import random
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from collections.abc import Callable
@@ -30,8 +28,9 @@ import numpy as np
 
 from incanon.canon import CanonStore, KnowledgeScope, World
 
+from benchtools import commit_source
+
 BOOKS, CHAPTERS = 10, 20
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def build_world(n_chunks: int, n_scenes: int, n_chars: int, n_facts: int, seed: int = 7) -> dict[str, Any]:
@@ -150,21 +149,13 @@ def main() -> None:
         if not args.before:
             measure(Path(tmp), args.queries, args.dim)
             return
-        before = _extract(args.before, Path(tmp) / "before-src")
+        before = commit_source(args.before, Path(tmp) / "before-src")
         for round_ in (1, 2):
             for side, src in ((f"before ({args.before})", before), ("now", None)):
                 print(f"== {side}, round {round_}, load {os.getloadavg()[0]:.2f} ==", flush=True)
                 env = {**os.environ, **({"PYTHONPATH": str(src)} if src else {})}
                 subprocess.run([sys.executable, __file__, "--measure", tmp, "--queries", str(args.queries),
                                 "--dim", str(args.dim)], env=env, check=True)
-
-
-def _extract(rev: str, dest: Path) -> Path:
-    """``src/`` of commit ``rev`` in ``dest``."""
-    blob = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], capture_output=True, check=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
-        tar.extractall(dest, filter="data")
-    return dest / "src"
 
 
 def measure(path: Path, queries: int, dim: int) -> None:

@@ -14,26 +14,16 @@ and the median of ``--runs`` calls is printed, with the load average before and 
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchtools import ROOT, commit_source
 COMMANDS = (["--help"], ["--version"], ["models", "--json"], ["runs", "list"], ["cache", "stats"], ["sharp", "--help"])
-
-
-def _extract(rev: str, dest: Path) -> Path:
-    """``src/`` of commit ``rev`` in ``dest``."""
-    blob = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], capture_output=True, check=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
-        tar.extractall(dest, filter="data")
-    return dest / "src"
 
 
 def _time(args: list[str], src: Path, home: Path) -> float:
@@ -53,7 +43,7 @@ def main() -> None:
     opts = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
-        before = _extract(opts.before, Path(tmp) / "before")
+        before = commit_source(opts.before, Path(tmp) / "before")
         after = ROOT / "src"
         home = Path(tmp) / "home"
         home.mkdir()

@@ -20,12 +20,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import multiprocessing as mp
 import os
 import statistics
 import subprocess
 import sys
 import time
+
+from benchtools import busy_machine
 
 CHILD = r"""
 import json, os, resource, time
@@ -40,12 +41,6 @@ cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
 print(json.dumps({"cpu_ms": 1000 * cpu / 40, "wall_ms": 1000 * (t1 - t0) / 40,
                   "policy": os.environ.get("OMP_WAIT_POLICY", "(default)")}))
 """
-
-
-def _spin(_: int) -> None:
-    x = 0
-    while True:
-        x += 1
 
 
 def _case(policy: str) -> dict:
@@ -108,16 +103,10 @@ def main() -> None:
     print(f"load before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     rows = []
     for busy in (False, True):
-        spinners = [mp.Process(target=_spin, args=(i,), daemon=True) for i in range(2 if busy else 0)]
-        for p in spinners:
-            p.start()
-        try:
+        with busy_machine(2 if busy else 0):
             for policy in ("ACTIVE", "PASSIVE"):
                 r = _case(policy)
                 rows.append(("busy (2 CPU-bound processes)" if busy else "idle", policy.lower(), r["cpu_ms"], r["wall_ms"]))
-        finally:
-            for p in spinners:
-                p.terminate()
     print(f"{'machine':30} {'wait policy':12} {'CPU ms/query':>13} {'wall ms/query':>14}")
     for machine, policy, cpu, wall in rows:
         print(f"{machine:30} {policy:12} {cpu:13.1f} {wall:14.1f}")

@@ -37,15 +37,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import io
-import multiprocessing as mp
 import os
 import platform
 import re
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import threading
 import time
@@ -57,9 +54,9 @@ from pathlib import Path
 import aiohttp
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))  # fast_openai_server.py, beside this script
 
+from benchtools import busy_machine, commit_source  # noqa: E402
 from fast_openai_server import serve_in_process  # noqa: E402
 
 from incanon import __version__
@@ -292,33 +289,6 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _extract(rev: str, dest: Path) -> Path:
-    """``src/`` of commit ``rev`` in ``dest``."""
-    blob = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], capture_output=True, check=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
-        tar.extractall(dest, filter="data")
-    return dest / "src"
-
-
-def _spin(_: int) -> None:
-    x = 0
-    while True:
-        x += 1
-
-
-@contextmanager
-def busy_machine(processes: int) -> Iterator[None]:
-    """``processes`` CPU-bound processes running beside the server (the shared-machine case)."""
-    spinners = [mp.Process(target=_spin, args=(i,), daemon=True) for i in range(processes)]
-    for p in spinners:
-        p.start()
-    try:
-        yield
-    finally:
-        for p in spinners:
-            p.terminate()
-
-
 def parallel_part(n: int, rounds: int, clients: tuple[str, ...], store: Path | None = None,
                   character: str = CHARACTER, methods: tuple[str, ...] = ("zero-shot",),
                   limits: tuple[str, ...] = ("default", "1000"), before: str | None = None,
@@ -337,7 +307,7 @@ def parallel_part(n: int, rounds: int, clients: tuple[str, ...], store: Path | N
     with tempfile.TemporaryDirectory() as tmp, serve_in_process(0.05) as model_url:
         sides: list[tuple[str, Path | None]] = [("now", None)]
         if before:
-            sides.insert(0, (f"before ({before})", _extract(before, Path(tmp) / "before")))
+            sides.insert(0, (f"before ({before})", commit_source(before, Path(tmp) / "before")))
         for label in limits:
             extra = () if label == "default" else ("--client-concurrency", label)
             if store is not None:
