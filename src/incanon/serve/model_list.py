@@ -41,8 +41,10 @@ def _views(config: ServeConfig, reader_at: str | None) -> ViewOf:
     return ViewOf(config.reader_at, reader_at, spoilers=config.spoilers, field=READER_HEADER)
 
 
-def _stops(store: CanonStore, work: Any, character: Any, view: ReaderView) -> list[tuple[str, Position]]:
-    """(label, position) of each listed point of ``character``, in story order."""
+def _stops(store: CanonStore, work: Any, character: Any, view: ReaderView,
+           ends: dict[str, Position]) -> list[tuple[str, Position]]:
+    """(label, position) of each listed point of ``character``, in story order. ``ends``: the
+    end of each work's story found so far in this request (read once per work, not per character)."""
     points = sorted(character.time_points, key=lambda tp: tp.position.key)
     stops = [(tp.label, tp.position) for tp in points if view.shows(tp.position)]
     if not character.time_points:
@@ -50,7 +52,9 @@ def _stops(store: CanonStore, work: Any, character: Any, view: ReaderView) -> li
         # main character's "end of the story", never a place past it.
         from incanon.canon.story_end import story_end
 
-        end = story_end(store, work.id)
+        end = ends.get(work.id)
+        if end is None:
+            end = ends[work.id] = story_end(store, work.id)
         stops = [("", view.at if view.at is not None and view.at < end else end)]
     return stops
 
@@ -61,13 +65,14 @@ def model_entries(config: ServeConfig, reader_at: str | None = None) -> list[dic
     malformed or too-late position is a ``FieldError`` naming the header."""
     views = _views(config, reader_at)
     entries: list[dict[str, Any]] = []
+    ends: dict[str, Position] = {}
     with CanonStore.open(config.canon) as store:
         for work in store.works():
             view = views.maybe(work)
             if view is None:
                 continue  # the reader's position is not on this work's axis: nothing to place
             for character in visible_characters(store, work.id, view):
-                for label, position in _stops(store, work, character, view):
+                for label, position in _stops(store, work, character, view, ends):
                     entries.append(model_entry(store, work, character, label, position, config.methods, view=view))
     return entries
 
@@ -89,7 +94,7 @@ def find_entry(config: ServeConfig, model_id: str, reader_at: str | None = None)
             else:
                 record = find_character(store, work.id, who.character, view)
                 position = resolve_at(store, work.id, record, who.at, view)
-            for label, stop in _stops(store, work, record, view):
+            for label, stop in _stops(store, work, record, view, {}):
                 if stop == position:
                     return model_entry(store, work, record, label, stop, config.methods, view=view)
     except FieldError:
