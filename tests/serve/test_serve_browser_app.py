@@ -150,6 +150,30 @@ def test_runs_fit_1280_pixels_with_a_question_column(browser, served, tmp_path):
         assert cell.get_attribute("title").endswith("walked to the gate?")
 
 
+def test_a_slow_first_page_does_not_cover_the_page_the_address_moved_to(browser, serve_config):  # noqa: F811
+    # The chat page waits for its works; hold that answer until the address is on the runs.
+    held, released = [], []
+    with BackgroundServer(serve_config, model=load_chat_model(character_model())) as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        tab = context.new_page()
+        tab.set_default_timeout(TIMEOUT_MS)
+        try:
+            tab.route("**/api/works", lambda request: request.continue_() if released else held.append(request))
+            tab.goto(url)
+            tab.goto(url + "#/runs")
+            tab.wait_for_timeout(200)
+            assert held, "the chat page did not ask for its works"
+            released.append(True)
+            for request in held:
+                request.continue_()
+            tab.wait_for_function("document.body.dataset.ready === 'runs'")
+            tab.wait_for_load_state("networkidle")
+            assert tab.locator(tid("runs-table")).is_visible()
+            assert tab.locator(tid("character")).count() == 0
+        finally:
+            context.close()
+
+
 def test_the_sample_drill_down_shows_the_judges_calls(browser, serve_config, served):  # noqa: F811
     run = served.timechara[0]
     with app_tab(browser, serve_config) as (tab, url):

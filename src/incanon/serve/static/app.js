@@ -416,7 +416,24 @@ async function save() {
 
 // -- router ---------------------------------------------------------------------------------------
 
-async function render() {
+// One render at a time, the last address wins. A page waits for the server before it fills the
+// view, so without this a slow first page (the chat, loading its works) could finish after a
+// quicker one the address moved on to, and cover it. A change of address during a render
+// asks for one more render of wherever the address is then.
+let rendering = null;
+let renderAgain = false;
+
+function render() {
+  if (rendering) { renderAgain = true; return rendering; }
+  rendering = (async () => {
+    try {
+      do { renderAgain = false; await renderPage(); } while (renderAgain);
+    } finally { rendering = null; }
+  })();
+  return rendering;
+}
+
+async function renderPage() {
   const { parts, params } = route();
   clearError();
   for (const link of document.querySelectorAll("[data-nav]")) link.classList.toggle("active", link.dataset.nav === parts[0]);
