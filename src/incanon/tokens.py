@@ -63,11 +63,13 @@ class GGUFTokenizer:
         share_cores()
         import llama_cpp
 
+        from incanon.models.gguf import free_at_exit
+
         self.path = path
         self.name = f"gguf:{os.path.basename(path)}"
         self._lock = threading.Lock()
         with _quiet_stderr():
-            self._llama = llama_cpp.Llama(model_path=path, vocab_only=True, verbose=False)
+            self._llama = free_at_exit(llama_cpp.Llama(model_path=path, vocab_only=True, verbose=False))
 
     def _ids(self, text: str) -> list[int]:
         with self._lock:

@@ -115,3 +115,39 @@ async def test_embedded_generation_end_to_end(tmp_path):
         await small.generate([user("word " * 200)], params)
     assert "context window (n_ctx) is 64" in str(info.value)
     assert info.value.prompt_tokens > 64 and info.value.n_ctx == 64
+
+
+# A hook registered before incanon is imported runs after incanon's: it takes llama_cpp's free
+# function away the way interpreter shutdown can, so a model still open at that point prints
+# "TypeError: 'NoneType' object is not callable" when the garbage collector frees it.
+_SHUTDOWN_PROBE = """
+import atexit, gc, sys
+import llama_cpp.llama_cpp as bindings
+def torn_down():
+    bindings.llama_model_free = None
+    gc.collect()
+atexit.register(torn_down)
+from incanon.models import resolve_gguf
+from incanon.models.llama import shared_llama
+from incanon.tokens import GGUFTokenizer
+path = resolve_gguf(None)
+kept = [shared_llama(path, 256), GGUFTokenizer(str(path))]
+if sys.argv[1] == "unregistered":
+    from incanon.models import gguf
+    gguf._open_llamas.clear()
+del kept
+print("done")
+"""
+
+
+@pytest.mark.parametrize("registered", [True, False])
+def test_models_kept_for_the_process_are_freed_before_shutdown(registered):
+    if not gguf_module.llama_installed():
+        pytest.skip("llama-cpp-python is not installed")
+    args = [sys.executable, "-c", _SHUTDOWN_PROBE, "registered" if registered else "unregistered"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr[-2000:]
+    if registered:
+        assert "TypeError" not in done.stderr, done.stderr[-2000:]
+    else:  # the probe can fail: without the exit hook the torn-down free is reached
+        assert "TypeError: 'NoneType' object is not callable" in done.stderr

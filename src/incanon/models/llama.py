@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from incanon.errors import ModelError
 from incanon.models.faults import ContextOverflowError
-from incanon.models.gguf import LOCAL_INSTALL, require_llama, resolve_gguf
+from incanon.models.gguf import LOCAL_INSTALL, free_at_exit, require_llama, resolve_gguf
 from incanon.models.limit import endpoint_gate
 from incanon.models.streaming import PieceCallback, StreamsPieces, thread_safe
 from incanon.models.types import Completion, GenerationParams, Message
@@ -84,13 +84,13 @@ def shared_llama(path: Path, n_ctx: int, n_threads: int | None = None, n_batch: 
                     f"fix: {LOCAL_INSTALL}, or use an openai: model"
                 ) from None
             try:
-                llama = Llama(
+                llama = free_at_exit(Llama(
                     model_path=str(path),
                     n_ctx=n_ctx,
                     n_threads=n_threads or os.cpu_count() or 1,
                     n_batch=n_batch,
                     verbose=False,
-                )
+                ))
             except (ValueError, RuntimeError, OSError) as exc:
                 raise ModelError(f"could not load GGUF model {path}: {exc}") from None
             shared = _instances[key] = _Shared(llama, threading.Lock(), _formatter(llama))
