@@ -234,3 +234,35 @@ def test_a_chat_survives_a_server_restart(browser, serve_config, tmp_path):  # n
         assert tab.locator(tid("turn-user")).inner_text().endswith("Did you hear the flood bell?")
         say(tab, "And then?")
         assert tab.locator(tid("turn-character")).count() == 2
+
+
+def test_two_quick_steps_back_show_the_second_positions_timeline(browser, serve_config):  # noqa: F811
+    # The first step's timeline is held until the second step's has been shown; arriving last,
+    # it must not bring back the point the reader has just stepped behind (2-3-1).
+    held, released = [], []
+
+    def hold_first_step(request):
+        if "reader_at=2-3" in request.request.url and not released:
+            held.append(request)
+        else:
+            request.continue_()
+
+    with app_tab(browser, serve_config) as (tab, _):
+        tab.wait_for_selector(f"{tid('character')} option[value='Wren Callow']", state="attached")
+        tab.select_option(tid("reader"), "2-4")
+        tab.wait_for_selector("button:has-text('end of book 2 (2-4)')")
+        tab.route("**/timeline*", hold_first_step)
+        tab.click(tid("reader-back"))
+        tab.wait_for_function("document.querySelector('[data-testid=reader]').value === '2-3'")
+        assert held, "the first step did not ask for its timeline"
+        tab.click(tid("reader-back"))
+        tab.wait_for_function("!document.body.innerText.includes('end of book 2 (2-4)')")
+        assert tab.locator(tid("time-point")).all_inner_texts() == ["end of book 1 (1-3)"]
+        released.append(True)
+        for request in held:
+            request.continue_()
+        tab.wait_for_load_state("networkidle")
+        tab.wait_for_timeout(300)
+        assert tab.eval_on_selector(tid("reader"), "el => el.value") == "2-2"
+        assert tab.evaluate("localStorage.getItem('incanon.reader.lanterns')") == "2-2"
+        assert tab.locator(tid("time-point")).all_inner_texts() == ["end of book 1 (1-3)"]

@@ -94,8 +94,14 @@ function describeMethod() {
 // The work's timeline as the reader may see it: the server sends nothing after the reader's
 // position (kept per work in this browser). A kept position the server no longer allows (its
 // --reader-at moved back) is dropped, and the server's own applies.
+// Each choice of work or reader position loads a timeline; only the newest may be shown. Two
+// quick steps back (‹ ‹) are two requests, and the first one's answer, if it came last, would
+// show points the reader has just said they have not read.
+let timelineLoads = 0;
+
 async function loadWork(work) {
   const ui = chatState.ui;
+  const load = ++timelineLoads;
   const path = `/api/works/${encodeURIComponent(work)}/timeline`;
   let wanted = storedReader(work);
   let timeline;
@@ -107,6 +113,7 @@ async function loadWork(work) {
     wanted = "";
     timeline = await api(path);
   }
+  if (load !== timelineLoads) return;
   const keep = ui.charSel.value;
   chatState.timeline = timeline;
   chatState.reader = timeline.reader.at || "";
