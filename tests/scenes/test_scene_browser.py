@@ -134,3 +134,41 @@ def test_a_two_character_scene_at_an_early_point(browser, config):
             assert later not in page, later
         context.close()
     assert errors == [], f"the page raised: {errors}"
+
+
+def test_two_quick_steps_back_leave_the_cast_of_the_second_position(browser, config):
+    # The step to 1-2 is held until the step to 1-1 has been shown; arriving last, its cast
+    # (Ilse Varga comes in at 1-2) must not come back onto the page of a reader at 1-1.
+    held, released = [], []
+
+    def hold_first_step(request):
+        if "reader_at=1-2" in request.request.url and not released:
+            held.append(request)
+        else:
+            request.continue_()
+
+    reader = f"{tid('scene-reader-box')} {tid('reader')}"
+    ilse = "document.querySelector(\"[data-testid=scene-character][value='Ilse Varga']\")"
+    with BackgroundServer(config, model=scripted(default="x")) as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        tab = context.new_page()
+        tab.set_default_timeout(TIMEOUT_MS)
+        tab.goto(url + "#/scene")
+        tab.wait_for_selector(f"{tid('scene-character')}[value='Wren Callow']", state="attached")
+        tab.select_option(reader, "1-3")
+        tab.wait_for_selector(f"{tid('scene-character')}[value='Nell Hobb']", state="attached")
+        tab.route("**/timeline*", hold_first_step)
+        tab.click(f"{tid('scene-reader-box')} {tid('reader-back')}")
+        tab.wait_for_function(f"document.querySelector(\"{reader}\").value === '1-2'")
+        assert held, "the first step did not ask for its timeline"
+        tab.click(f"{tid('scene-reader-box')} {tid('reader-back')}")
+        tab.wait_for_function(f"!{ilse}")
+        released.append(True)
+        for request in held:
+            request.continue_()
+        tab.wait_for_load_state("networkidle")
+        tab.wait_for_timeout(300)
+        assert tab.eval_on_selector(reader, "el => el.value") == "1-1"
+        assert tab.evaluate(f"!{ilse}")
+        assert "Ilse" not in tab.content()
+        context.close()

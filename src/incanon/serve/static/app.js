@@ -6,7 +6,7 @@
 import { h, fill, api, showError, clearError, fmt, snippet, route, hooks, view } from "./util.js";
 import { markdown } from "./markdown.js";
 import { runsView, runView, reportView, sampleView } from "./runs.js";
-import { storedReader, storeReader, withReader, isAfter, readerControl } from "./reader.js";
+import { storeReader, withReader, isAfter, readerControl, timelineLoader } from "./reader.js";
 import { savedChats, rememberChat, lastChat } from "./saved.js";
 import { sceneView, sceneShown } from "./scene.js";
 
@@ -92,28 +92,13 @@ function describeMethod() {
 }
 
 // The work's timeline as the reader may see it: the server sends nothing after the reader's
-// position (kept per work in this browser). A kept position the server no longer allows (its
-// --reader-at moved back) is dropped, and the server's own applies.
-// Each choice of work or reader position loads a timeline; only the newest may be shown. Two
-// quick steps back (‹ ‹) are two requests, and the first one's answer, if it came last, would
-// show points the reader has just said they have not read.
-let timelineLoads = 0;
+// position (kept per work in this browser).
+const loadTimeline = timelineLoader();
 
 async function loadWork(work) {
   const ui = chatState.ui;
-  const load = ++timelineLoads;
-  const path = `/api/works/${encodeURIComponent(work)}/timeline`;
-  let wanted = storedReader(work);
-  let timeline;
-  try {
-    timeline = await api(withReader(path, wanted));
-  } catch (error) {
-    if (!wanted) throw error;
-    storeReader(work, "");
-    wanted = "";
-    timeline = await api(path);
-  }
-  if (load !== timelineLoads) return;
+  const timeline = await loadTimeline(work);
+  if (!timeline) return;  // a newer choice of work or position is loading: it decides
   const keep = ui.charSel.value;
   chatState.timeline = timeline;
   chatState.reader = timeline.reader.at || "";

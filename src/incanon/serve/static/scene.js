@@ -6,7 +6,7 @@
 
 import { h, fill, api, showError, clearError, fmt, view } from "./util.js";
 import { markdown } from "./markdown.js";
-import { storedReader, storeReader, withReader, readerControl } from "./reader.js";
+import { storeReader, withReader, readerControl, timelineLoader } from "./reader.js";
 
 const MAX_CAST = 4;
 const NARRATE = "Say something as the narrator, or /why, /to NAME …, /next NAME";
@@ -82,16 +82,12 @@ export async function sceneView() {
 }
 
 // The work's timeline as the reader may see it: nothing after the reader's position is sent.
+const loadTimeline = timelineLoader();
+
 async function loadWork(work) {
   const ui = state.ui;
-  const path = `/api/works/${encodeURIComponent(work)}/timeline`;
-  let wanted = storedReader(work);
-  let timeline;
-  try { timeline = await api(withReader(path, wanted)); } catch (error) {
-    if (!wanted) throw error;
-    storeReader(work, ""); wanted = "";
-    timeline = await api(path);
-  }
+  const timeline = await loadTimeline(work);
+  if (!timeline) return;  // a newer choice of work or position is loading: it decides
   state.timeline = timeline;
   state.reader = timeline.reader.at || "";
   ui.readerBox.replaceChildren(readerControl(timeline.reader, (at) => { storeReader(work, at); loadWork(work); }));
