@@ -8,8 +8,6 @@ Needs Chromium, as ``tests/serve/test_serve_browser.py`` (skipped without it unl
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,34 +15,17 @@ import pytest
 
 from incanon.canon import CanonStore
 from incanon.serve import BackgroundServer, ServeConfig
+from incanon.testing.browser import TIMEOUT_MS, chromium_browser, held_requests, tid
 from incanon.testing.worlds import mini_world
 
 from .conftest import scripted
 
 pytestmark = pytest.mark.xdist_group("browser")
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
-TIMEOUT_MS = 60_000
-
-
-def tid(name: str) -> str:
-    return f"[data-testid={name}]"
-
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    executable = next((shutil.which(c) for c in (os.environ.get("INCANON_CHROMIUM"), "chromium", "chromium-browser",
-                                                   "google-chrome") if c and shutil.which(c)), None)
-    if executable is None:
-        if os.environ.get("INCANON_REQUIRE_BROWSER") == "1":
-            pytest.fail("INCANON_REQUIRE_BROWSER=1 but no Chromium was found (install Debian's chromium package)")
-        pytest.skip("no Chromium on this machine (install Debian's chromium package, or set INCANON_CHROMIUM)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
-        yield chromium
-        chromium.close()
+    yield from chromium_browser()
 
 
 @pytest.fixture()
@@ -139,14 +120,6 @@ def test_a_two_character_scene_at_an_early_point(browser, config):
 def test_two_quick_steps_back_leave_the_cast_of_the_second_position(browser, config):
     # The step to 1-2 is held until the step to 1-1 has been shown; arriving last, its cast
     # (Ilse Varga comes in at 1-2) must not come back onto the page of a reader at 1-1.
-    held, released = [], []
-
-    def hold_first_step(request):
-        if "reader_at=1-2" in request.request.url and not released:
-            held.append(request)
-        else:
-            request.continue_()
-
     reader = f"{tid('scene-reader-box')} {tid('reader')}"
     ilse = "document.querySelector(\"[data-testid=scene-character][value='Ilse Varga']\")"
     with BackgroundServer(config, model=scripted(default="x")) as url:
@@ -157,15 +130,12 @@ def test_two_quick_steps_back_leave_the_cast_of_the_second_position(browser, con
         tab.wait_for_selector(f"{tid('scene-character')}[value='Wren Callow']", state="attached")
         tab.select_option(reader, "1-3")
         tab.wait_for_selector(f"{tid('scene-character')}[value='Nell Hobb']", state="attached")
-        tab.route("**/timeline*", hold_first_step)
-        tab.click(f"{tid('scene-reader-box')} {tid('reader-back')}")
-        tab.wait_for_function(f"document.querySelector(\"{reader}\").value === '1-2'")
-        assert held, "the first step did not ask for its timeline"
-        tab.click(f"{tid('scene-reader-box')} {tid('reader-back')}")
-        tab.wait_for_function(f"!{ilse}")
-        released.append(True)
-        for request in held:
-            request.continue_()
+        with held_requests(tab, "**/timeline*", lambda url: "reader_at=1-2" in url) as held:
+            tab.click(f"{tid('scene-reader-box')} {tid('reader-back')}")
+            tab.wait_for_function(f"document.querySelector(\"{reader}\").value === '1-2'")
+            assert held, "the first step did not ask for its timeline"
+            tab.click(f"{tid('scene-reader-box')} {tid('reader-back')}")
+            tab.wait_for_function(f"!{ilse}")
         tab.wait_for_load_state("networkidle")
         tab.wait_for_timeout(300)
         assert tab.eval_on_selector(reader, "el => el.value") == "1-1"

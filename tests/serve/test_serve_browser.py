@@ -8,42 +8,22 @@ the test is skipped, unless ``INCANON_REQUIRE_BROWSER=1`` (CI sets it) makes tha
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 
 import pytest
 
 from incanon.models import load_chat_model
 from incanon.serve import BackgroundServer
+from incanon.testing.browser import TIMEOUT_MS, chromium_browser, tid
 
 from serve_helpers import character_model
 
-#: Flags for a sandboxed machine with no network: no background connections, no GPU.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
-TIMEOUT_MS = 60_000
-
-
-def _chromium() -> str | None:
-    for candidate in (os.environ.get("INCANON_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
-        if candidate and shutil.which(candidate):
-            return shutil.which(candidate)
-    return None
+__all__ = ["TIMEOUT_MS", "browser", "tid"]  # the other browser tests' fixture and names
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    executable = _chromium()
-    if executable is None:
-        if os.environ.get("INCANON_REQUIRE_BROWSER") == "1":
-            pytest.fail("INCANON_REQUIRE_BROWSER=1 but no Chromium was found (install Debian's chromium package)")
-        pytest.skip("no Chromium on this machine (install Debian's chromium package, or set INCANON_CHROMIUM)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
-        yield chromium
-        chromium.close()
+    yield from chromium_browser()
 
 
 @pytest.fixture
@@ -58,10 +38,6 @@ def page(browser, serve_config):
         yield tab, errors
         context.close()
     assert errors == [], f"the page raised: {errors}"
-
-
-def tid(name: str) -> str:
-    return f"[data-testid={name}]"
 
 
 def test_chat_one_turn_and_move_in_story_time(page):

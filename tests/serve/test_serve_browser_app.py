@@ -13,6 +13,7 @@ from pathlib import Path
 
 from incanon.models import ScriptedModel, load_chat_model
 from incanon.serve import BackgroundServer, ServeConfig
+from incanon.testing.browser import held_requests
 
 from serve_helpers import character_model
 from test_serve_browser import TIMEOUT_MS, browser, tid  # noqa: F401  (browser is a fixture)
@@ -152,20 +153,16 @@ def test_runs_fit_1280_pixels_with_a_question_column(browser, served, tmp_path):
 
 def test_a_slow_first_page_does_not_cover_the_page_the_address_moved_to(browser, serve_config):  # noqa: F811
     # The chat page waits for its works; hold that answer until the address is on the runs.
-    held, released = [], []
     with BackgroundServer(serve_config, model=load_chat_model(character_model())) as url:
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         tab = context.new_page()
         tab.set_default_timeout(TIMEOUT_MS)
         try:
-            tab.route("**/api/works", lambda request: request.continue_() if released else held.append(request))
-            tab.goto(url)
-            tab.goto(url + "#/runs")
-            tab.wait_for_timeout(200)
-            assert held, "the chat page did not ask for its works"
-            released.append(True)
-            for request in held:
-                request.continue_()
+            with held_requests(tab, "**/api/works", lambda url: True) as held:
+                tab.goto(url)
+                tab.goto(url + "#/runs")
+                tab.wait_for_timeout(200)
+                assert held, "the chat page did not ask for its works"
             tab.wait_for_function("document.body.dataset.ready === 'runs'")
             tab.wait_for_load_state("networkidle")
             assert tab.locator(tid("runs-table")).is_visible()
@@ -239,28 +236,17 @@ def test_a_chat_survives_a_server_restart(browser, serve_config, tmp_path):  # n
 def test_two_quick_steps_back_show_the_second_positions_timeline(browser, serve_config):  # noqa: F811
     # The first step's timeline is held until the second step's has been shown; arriving last,
     # it must not bring back the point the reader has just stepped behind (2-3-1).
-    held, released = [], []
-
-    def hold_first_step(request):
-        if "reader_at=2-3" in request.request.url and not released:
-            held.append(request)
-        else:
-            request.continue_()
-
     with app_tab(browser, serve_config) as (tab, _):
         tab.wait_for_selector(f"{tid('character')} option[value='Wren Callow']", state="attached")
         tab.select_option(tid("reader"), "2-4")
         tab.wait_for_selector("button:has-text('end of book 2 (2-4)')")
-        tab.route("**/timeline*", hold_first_step)
-        tab.click(tid("reader-back"))
-        tab.wait_for_function("document.querySelector('[data-testid=reader]').value === '2-3'")
-        assert held, "the first step did not ask for its timeline"
-        tab.click(tid("reader-back"))
-        tab.wait_for_function("!document.body.innerText.includes('end of book 2 (2-4)')")
-        assert tab.locator(tid("time-point")).all_inner_texts() == ["end of book 1 (1-3)"]
-        released.append(True)
-        for request in held:
-            request.continue_()
+        with held_requests(tab, "**/timeline*", lambda url: "reader_at=2-3" in url) as held:
+            tab.click(tid("reader-back"))
+            tab.wait_for_function("document.querySelector('[data-testid=reader]').value === '2-3'")
+            assert held, "the first step did not ask for its timeline"
+            tab.click(tid("reader-back"))
+            tab.wait_for_function("!document.body.innerText.includes('end of book 2 (2-4)')")
+            assert tab.locator(tid("time-point")).all_inner_texts() == ["end of book 1 (1-3)"]
         tab.wait_for_load_state("networkidle")
         tab.wait_for_timeout(300)
         assert tab.eval_on_selector(tid("reader"), "el => el.value") == "2-2"
