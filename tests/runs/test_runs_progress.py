@@ -14,7 +14,10 @@ def test_lines_keep_coming_while_a_slow_first_sample_runs():
     stream = io.StringIO()
     progress = RunProgress(console=Console(file=stream, force_terminal=False, markup=False), every_s=0.2)
     progress.start("slow", total=3)
-    time.sleep(0.7)
+    # Wait for the lines, not for a fixed time: a busy machine may run the timer late.
+    deadline = time.monotonic() + 20
+    while stream.getvalue().count("working on the first") < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
     progress.advance(True)
     progress.stop("done")
     text = stream.getvalue()
