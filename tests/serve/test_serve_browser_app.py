@@ -252,3 +252,25 @@ def test_two_quick_steps_back_show_the_second_positions_timeline(browser, serve_
         assert tab.eval_on_selector(tid("reader"), "el => el.value") == "2-2"
         assert tab.evaluate("localStorage.getItem('incanon.reader.lanterns')") == "2-2"
         assert tab.locator(tid("time-point")).all_inner_texts() == ["end of book 1 (1-3)"]
+
+
+def test_leaving_a_run_while_its_samples_load_goes_where_the_person_clicked(browser, serve_config, served):  # noqa: F811
+    # Before, the samples' late answer wrote the run's address back over "#/runs", and the
+    # router, reading it, showed the run again: the click was lost.
+    run = served.timechara[0]
+    with app_tab(browser, serve_config) as (tab, url):
+        with held_requests(tab, "**/samples?*", lambda _: True) as held:
+            tab.goto(url + f"#/runs/{run}")
+            tab.wait_for_selector(f"h1:has-text('{run}')")  # the run is shown; its samples wait
+            for _ in range(100):
+                if held:
+                    break
+                tab.wait_for_timeout(100)
+            assert held, "the run page did not ask for its samples"
+            tab.click("a[href='#/runs']")
+            tab.wait_for_timeout(200)
+        tab.wait_for_function("document.body.dataset.ready === 'runs'")
+        tab.wait_for_load_state("networkidle")
+        assert tab.evaluate("location.hash") == "#/runs"
+        assert tab.locator(tid("runs-table")).is_visible()
+        assert tab.locator(tid("samples-table")).count() == 0
