@@ -274,3 +274,26 @@ def test_leaving_a_run_while_its_samples_load_goes_where_the_person_clicked(brow
         assert tab.evaluate("location.hash") == "#/runs"
         assert tab.locator(tid("runs-table")).is_visible()
         assert tab.locator(tid("samples-table")).count() == 0
+
+
+def test_kept_chats_follow_the_readers_position(browser, serve_config, tmp_path):  # noqa: F811
+    # A chat kept at 2-4 (made elsewhere) is listed for a reader at 2-4, and no longer once the
+    # reader steps back to 2-3: before, the list was only asked for when the page loaded.
+    import json
+    import urllib.request
+    from dataclasses import replace
+
+    config = replace(serve_config, chats=tmp_path / "chats.sqlite")
+    with app_tab(browser, config) as (tab, url):
+        body = json.dumps({"work": "lanterns", "character": "Wren Callow", "at": "2-4", "method": "zero-shot"})
+        made = urllib.request.Request(url + "api/chats?reader_at=2-4", data=body.encode(),
+                                      headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(made) as answer:
+            assert json.load(answer)["at"] == "2-4"
+        tab.wait_for_selector(f"{tid('character')} option[value='Wren Callow']", state="attached")
+        tab.select_option(tid("reader"), "2-4")
+        tab.wait_for_function("document.querySelector('[data-testid=saved-chats]').options.length === 2")
+        assert "Wren Callow · at 2-4" in tab.locator(f"{tid('saved-chats')} option").nth(1).inner_text()
+        tab.click(tid("reader-back"))
+        tab.wait_for_function("document.querySelector('[data-testid=saved-chats]').options.length === 1")
+        assert "at 2-4" not in tab.inner_text(tid("saved-chats"))

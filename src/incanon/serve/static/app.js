@@ -113,6 +113,7 @@ async function loadWork(work) {
   const example = timeline.stops[Math.min(1, timeline.stops.length - 1)];
   ui.input.placeholder = `Say something, or /why${example ? `, /at ${example.at}` : ""}, /method rag-cutoff`;
   updateMarks();
+  ui.kept.refresh(chatState.chat && chatState.chat.id);  // the kept chats the reader may see from here
   const chat = chatState.chat;
   const here = chat ? timeline.stops.findIndex((s) => s.at === chat.at) : -1;
   if (here >= 0) { ui.slider.value = String(here); showStop(); }

@@ -3,7 +3,7 @@
 // server sends nothing after it (no stop, button, label, title or name), so the page has
 // nothing to hide; the choices are positions only (chapters, or dates), which tell no event.
 
-import { h, api } from "./util.js";
+import { h, api, latestOnly } from "./util.js";
 
 const key = (work) => `incanon.reader.${work}`;
 
@@ -67,23 +67,19 @@ export function readerControl(reader, onchange) {
 
 // A loader of a work's timeline as the reader may see it, for one page. A kept position the
 // server no longer allows (its --reader-at moved back) is dropped, and the server's own applies.
-// Each choice of work or position is a load, and only the newest may be shown: two quick steps
-// back (‹ ‹) are two requests, and the first one's answer, arriving last, would show points the
-// reader has just said they have not read. A load overtaken by a newer one gives null.
+// Only the newest load answers (latestOnly): two quick steps back (‹ ‹) are two requests, and
+// the first one's answer, arriving last, would show points the reader has just said they have
+// not read. A load overtaken by a newer one gives null.
 export function timelineLoader() {
-  let newest = 0;
-  return async function loadTimeline(work) {
-    const mine = ++newest;
+  return latestOnly(async (work) => {
     const path = `/api/works/${encodeURIComponent(work)}/timeline`;
     const wanted = storedReader(work);
-    let timeline;
     try {
-      timeline = await api(withReader(path, wanted));
+      return await api(withReader(path, wanted));
     } catch (error) {
       if (!wanted) throw error;
       storeReader(work, "");
-      timeline = await api(path);
+      return await api(path);
     }
-    return mine === newest ? timeline : null;
-  };
+  });
 }

@@ -1,7 +1,7 @@
 // The runs pages of the web app: the run list, a run (its report, charts and samples), a
 // comparison report, and one sample with its model and judge calls.
 
-import { h, fill, api, fmt, meanSem, tableEl, hooks, route, view } from "./util.js";
+import { h, fill, api, fmt, meanSem, tableEl, hooks, latestOnly, route, view } from "./util.js";
 import { chartEl } from "./charts.js";
 
 // Runs ticked for comparison, kept across refreshes of the list.
@@ -106,13 +106,12 @@ async function samplesList(runId, params, into) {
   // Only the newest load, and only while the address is still on this run: two quick filter
   // changes are two requests, and a load that ends after a click elsewhere must neither show its
   // rows nor write the run's address over the page the person went to.
-  let newest = 0;
   const stillHere = () => { const { parts } = route(); return parts.length === 2 && parts[0] === "runs" && parts[1] === runId; };
+  const samples = latestOnly((query) => api(`/api/runs/${encodeURIComponent(runId)}/samples?${query}`));
   const load = async () => {
-    const mine = ++newest;
     const query = new URLSearchParams(Object.entries(state).filter(([, v]) => v !== "" && v !== null));
-    const page = await api(`/api/runs/${encodeURIComponent(runId)}/samples?${query}`);
-    if (mine !== newest || !stillHere()) return;
+    const page = await samples(query);
+    if (!page || !stillHere()) return;
     // Keep the filters in the address (no hashchange): a refresh or a shared link shows the same rows.
     const kept = new URLSearchParams(Object.entries(state).filter(([k, v]) => k !== "limit" && v !== "" && v !== 0));
     history.replaceState(null, "", `#/runs/${encodeURIComponent(runId)}${kept.size ? `?${kept}` : ""}`);

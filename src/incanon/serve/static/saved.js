@@ -3,7 +3,7 @@
 // position; choosing one reopens it where it was (position, method, every turn). The last chat
 // of this browser is remembered and reopened when the page loads.
 
-import { h, api } from "./util.js";
+import { h, api, latestOnly } from "./util.js";
 import { withReader } from "./reader.js";
 
 const LAST = "incanon.lastChat";
@@ -19,9 +19,13 @@ export function lastChat() {
 // A <select> of the kept chats; onOpen(chat) gets the reopened chat's state.
 export function savedChats(reader, onOpen, onError) {
   const select = h("select", { testid: "saved-chats", "aria-label": "Kept chats" });
+  // The newest list only: a list asked for at an earlier reader position may name later chats.
+  const listed = latestOnly(() => api(withReader("/api/chats", reader())));
   async function refresh(current) {
     try {
-      const { chats, hidden } = await api(withReader("/api/chats", reader()));
+      const got = await listed();
+      if (!got) return;
+      const { chats, hidden } = got;
       const label = (c) => `${c.character} · at ${c.at} · ${c.turns} turn${c.turns === 1 ? "" : "s"} · ${c.updated.slice(0, 16).replace("T", " ")}`;
       select.replaceChildren(
         h("option", { value: "" }, chats.length ? `${chats.length} kept chat${chats.length === 1 ? "" : "s"}${hidden ? ` (${hidden} past your reading)` : ""}` : "no kept chats"),

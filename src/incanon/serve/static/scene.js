@@ -4,7 +4,7 @@
 // robin); every answer opens whose scope made it and its evidence; the slider moves the whole
 // scene in story time. Every text goes through text nodes (h(), markdown()), never innerHTML.
 
-import { h, fill, api, showError, clearError, fmt, view } from "./util.js";
+import { h, fill, api, showError, clearError, fmt, latestOnly, view } from "./util.js";
 import { markdown } from "./markdown.js";
 import { storeReader, withReader, readerControl, timelineLoader } from "./reader.js";
 
@@ -116,10 +116,15 @@ function showStop() {
   state.ui.stopLabel.textContent = stop ? stop.label : "(this work has no scenes)";
 }
 
+// The newest list only: a list asked for at an earlier reader position may name later scenes.
+const keptScenes = latestOnly(async () => {
+  try { return await api(withReader("/api/scenes", state.reader)); } catch { return { scenes: [] }; }  // a convenience
+});
+
 async function refreshKept() {
   const ui = state.ui;
-  let kept = { scenes: [] };
-  try { kept = await api(withReader("/api/scenes", state.reader)); } catch { /* the list is a convenience */ }
+  const kept = await keptScenes();
+  if (!kept) return;
   ui.kept.replaceChildren(h("option", { value: "" }, kept.scenes.length ? "reopen a kept scene…" : "none yet"),
     ...kept.scenes.map((s) => h("option", { value: s.id }, `${s.present.join(", ")} at ${s.at} (${s.lines} lines)`)));
 }

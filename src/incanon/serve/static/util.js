@@ -24,6 +24,18 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+// `load` (async), made to answer only its newest call: an earlier call still on its way resolves
+// to null. What a page shows must not depend on the order its answers arrive in: a reader who
+// steps back twice, or picks two filters, makes two requests, and the first may come last.
+export function latestOnly(load) {
+  let newest = 0;
+  return async (...args) => {
+    const mine = ++newest;
+    const value = await load(...args);
+    return mine === newest ? value : null;
+  };
+}
+
 export function fill(el, ...children) {
   // replaceChildren() with h()'s flattening: arrays nest, null and false are skipped.
   el.replaceChildren(...h("div", {}, ...children).childNodes);
