@@ -68,12 +68,11 @@ async function chatView() {
   chatState.ui = ui;
   methodSel.value = "in-canon";
   describeMethod();
-  await loadWork(workSel.value);
+  await loadWork(workSel.value);  // lists the kept chats too
   const last = lastChat();
-  if (last) {
+  if (last) {  // reopening lists them again, with this one chosen (renderChat)
     try { reopened(await api(withReader(`/api/chats/${last}`, chatState.reader))); } catch { rememberChat(""); }
   }
-  kept.refresh(chatState.chat && chatState.chat.id);
 }
 
 // A kept chat, reopened where it was.
