@@ -15,7 +15,7 @@ import pytest
 
 from incanon.canon import CanonStore
 from incanon.serve import BackgroundServer, ServeConfig
-from incanon.testing.browser import TIMEOUT_MS, chromium_browser, held_requests, tid
+from incanon.testing.browser import chromium_browser, held_requests, open_tab, tid
 from incanon.testing.worlds import mini_world
 
 from .conftest import scripted
@@ -46,13 +46,7 @@ def _wait_more(tab, name: str, than: int) -> None:
 
 def test_a_two_character_scene_at_an_early_point(browser, config):
     model = scripted(("Who acts next", "Ottilie Brand"), default="The lamps come first, child.")
-    with BackgroundServer(config, model=model) as url:
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        tab = context.new_page()
-        tab.set_default_timeout(TIMEOUT_MS)
-        errors: list[str] = []
-        tab.on("pageerror", lambda exc: errors.append(str(exc)))
-        tab.goto(url + "#/scene")
+    with BackgroundServer(config, model=model) as url, open_tab(browser, url + "#/scene") as tab:
         tab.wait_for_selector(f"{tid('scene-character')}[value='Wren Callow']", state="attached")
         # "I have read up to book 1, chapter 1": only what a reader there has met is sent.
         tab.select_option(f"{tid('scene-reader-box')} {tid('reader')}", "1-1")
@@ -113,8 +107,6 @@ def test_a_two_character_scene_at_an_early_point(browser, config):
         page = tab.content()
         for later in ("Stormwren", "the night Ottilie died", "Ilse", "The beacon", "2-3-1"):
             assert later not in page, later
-        context.close()
-    assert errors == [], f"the page raised: {errors}"
 
 
 def test_two_quick_steps_back_leave_the_cast_of_the_second_position(browser, config):
@@ -122,11 +114,7 @@ def test_two_quick_steps_back_leave_the_cast_of_the_second_position(browser, con
     # (Ilse Varga comes in at 1-2) must not come back onto the page of a reader at 1-1.
     reader = f"{tid('scene-reader-box')} {tid('reader')}"
     ilse = "document.querySelector(\"[data-testid=scene-character][value='Ilse Varga']\")"
-    with BackgroundServer(config, model=scripted(default="x")) as url:
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        tab = context.new_page()
-        tab.set_default_timeout(TIMEOUT_MS)
-        tab.goto(url + "#/scene")
+    with BackgroundServer(config, model=scripted(default="x")) as url, open_tab(browser, url + "#/scene") as tab:
         tab.wait_for_selector(f"{tid('scene-character')}[value='Wren Callow']", state="attached")
         tab.select_option(reader, "1-3")
         tab.wait_for_selector(f"{tid('scene-character')}[value='Nell Hobb']", state="attached")
@@ -141,4 +129,3 @@ def test_two_quick_steps_back_leave_the_cast_of_the_second_position(browser, con
         assert tab.eval_on_selector(reader, "el => el.value") == "1-1"
         assert tab.evaluate(f"!{ilse}")
         assert "Ilse" not in tab.content()
-        context.close()

@@ -14,7 +14,7 @@ import pytest
 
 from incanon.models import load_chat_model
 from incanon.serve import BackgroundServer
-from incanon.testing.browser import TIMEOUT_MS, chromium_browser, tid
+from incanon.testing.browser import TIMEOUT_MS, chromium_browser, open_tab, tid
 
 from serve_helpers import character_model
 
@@ -28,20 +28,12 @@ def browser() -> Iterator[object]:
 
 @pytest.fixture
 def page(browser, serve_config):
-    with BackgroundServer(serve_config, model=load_chat_model(character_model())) as url:
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        tab = context.new_page()
-        tab.set_default_timeout(TIMEOUT_MS)
-        errors: list[str] = []
-        tab.on("pageerror", lambda exc: errors.append(str(exc)))
-        tab.goto(url)
-        yield tab, errors
-        context.close()
-    assert errors == [], f"the page raised: {errors}"
+    with BackgroundServer(serve_config, model=load_chat_model(character_model())) as url, open_tab(browser, url) as tab:
+        yield tab
 
 
 def test_chat_one_turn_and_move_in_story_time(page):
-    tab, _ = page
+    tab = page
     tab.wait_for_selector(f"{tid('character')} option[value='Wren Callow']", state="attached")
     # "I have read up to book 2, chapter 4": the points up to there come with their labels, and
     # nothing later is on the page at all (the server does not send it).
@@ -83,7 +75,7 @@ def test_chat_one_turn_and_move_in_story_time(page):
 
 
 def test_the_timeline_starts_at_the_characters_first_time_point(page):
-    tab, _ = page
+    tab = page
     tab.wait_for_selector(f"{tid('character')} option[value='Wren Callow']", state="attached")
     # Before, the slider started at the end of the story: "Start chat" gave the most spoiled
     # character. Now it starts at the selected character's first time point, named by its
@@ -100,7 +92,7 @@ def test_the_timeline_starts_at_the_characters_first_time_point(page):
 
 
 def test_browse_runs_open_a_run_and_a_sample(page, served):
-    tab, _ = page
+    tab = page
     tab.click("nav >> text=Runs")
     tab.wait_for_selector(tid("runs-table"))
     assert tab.locator(tid("run-row")).count() == 3
@@ -143,12 +135,8 @@ def test_runs_in_progress_refresh_and_sample_filters_stay_in_the_address(browser
 
     add(0)
     config = ServeConfig(canon=served.canon, runs=tmp_path / "live.sqlite", cache=False)
-    with BackgroundServer(config, model=load_chat_model(character_model())) as url:
-        tab = browser.new_page()
-        tab.set_default_timeout(TIMEOUT_MS)
-        errors: list[str] = []
-        tab.on("pageerror", lambda exc: errors.append(str(exc)))
-        tab.goto(url + "#/runs")
+    with BackgroundServer(config, model=load_chat_model(character_model())) as url, \
+            open_tab(browser, url + "#/runs") as tab:
         tab.wait_for_selector(tid("live"))
         assert "1 / ?" in tab.inner_text(tid("run-row"))
         add(1)
@@ -165,8 +153,6 @@ def test_runs_in_progress_refresh_and_sample_filters_stay_in_the_address(browser
         # The page refreshes itself and keeps the filter: both failed samples, no ok one.
         tab.wait_for_function("document.querySelectorAll('[data-testid=sample-row]').length === 2", timeout=20_000)
         assert "status=error" in tab.evaluate("location.hash")
-        tab.close()
-    assert errors == []
     store.finish(run.id, "finished")
     store.close()
 
@@ -199,11 +185,7 @@ def test_the_page_says_the_book_is_being_prepared_and_answers_after(browser, ser
         store.import_world(mini_world())
     config = ServeConfig(canon=canon, runs=served.runs_path, model="scripted-character", cache=False, embedder="gated")
     try:
-        with BackgroundServer(config, model=load_chat_model(character_model())) as url:
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            tab = context.new_page()
-            tab.set_default_timeout(TIMEOUT_MS)
-            tab.goto(url)
+        with BackgroundServer(config, model=load_chat_model(character_model())) as url, open_tab(browser, url) as tab:
             tab.wait_for_selector(f"{tid('character')} option[value='Wren Callow']", state="attached")
             tab.select_option(tid("method"), "in-canon")
             tab.click(tid("start"))
@@ -217,6 +199,5 @@ def test_the_page_says_the_book_is_being_prepared_and_answers_after(browser, ser
             gate.set()
             reply = tab.wait_for_selector(tid("turn-character"))
             assert "I heard the bell from the lamp-room" in reply.inner_text()
-            context.close()
     finally:
         gate.set()

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from incanon.models import ScriptedModel, load_chat_model
 from incanon.serve import BackgroundServer, ServeConfig
-from incanon.testing.browser import held_requests
+from incanon.testing.browser import held_requests, open_tab
 
 from serve_helpers import character_model
-from test_serve_browser import TIMEOUT_MS, browser, tid  # noqa: F401  (browser is a fixture)
+from test_serve_browser import browser, tid  # noqa: F401  (browser is a fixture)
 
 MARKDOWN_REPLY = ("**x** and *y* and `z`\n\n- one\n- two\n\n"
                   "<script>window.pwned = 1</script><img src=x onerror=\"window.pwned = 2\">")
@@ -24,18 +24,9 @@ MARKDOWN_REPLY = ("**x** and *y* and `z`\n\n- one\n- two\n\n"
 
 @contextmanager
 def app_tab(browser, config, model=None, width=1400):  # noqa: F811
-    with BackgroundServer(config, model=load_chat_model(model or character_model())) as url:
-        context = browser.new_context(viewport={"width": width, "height": 1000}, accept_downloads=True)
-        tab = context.new_page()
-        tab.set_default_timeout(TIMEOUT_MS)
-        errors: list[str] = []
-        tab.on("pageerror", lambda exc: errors.append(str(exc)))
-        tab.goto(url)
-        try:
-            yield tab, url
-        finally:
-            context.close()
-        assert errors == [], f"the page raised: {errors}"
+    with BackgroundServer(config, model=load_chat_model(model or character_model())) as url, \
+            open_tab(browser, url, width=width, downloads=True) as tab:
+        yield tab, url
 
 
 def start_chat(tab, method="in-canon"):
@@ -153,22 +144,16 @@ def test_runs_fit_1280_pixels_with_a_question_column(browser, served, tmp_path):
 
 def test_a_slow_first_page_does_not_cover_the_page_the_address_moved_to(browser, serve_config):  # noqa: F811
     # The chat page waits for its works; hold that answer until the address is on the runs.
-    with BackgroundServer(serve_config, model=load_chat_model(character_model())) as url:
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        tab = context.new_page()
-        tab.set_default_timeout(TIMEOUT_MS)
-        try:
-            with held_requests(tab, "**/api/works", lambda url: True) as held:
-                tab.goto(url)
-                tab.goto(url + "#/runs")
-                tab.wait_for_timeout(200)
-                assert held, "the chat page did not ask for its works"
-            tab.wait_for_function("document.body.dataset.ready === 'runs'")
-            tab.wait_for_load_state("networkidle")
-            assert tab.locator(tid("runs-table")).is_visible()
-            assert tab.locator(tid("character")).count() == 0
-        finally:
-            context.close()
+    with BackgroundServer(serve_config, model=load_chat_model(character_model())) as url, open_tab(browser) as tab:
+        with held_requests(tab, "**/api/works", lambda _: True) as held:
+            tab.goto(url)
+            tab.goto(url + "#/runs")
+            tab.wait_for_timeout(200)
+            assert held, "the chat page did not ask for its works"
+        tab.wait_for_function("document.body.dataset.ready === 'runs'")
+        tab.wait_for_load_state("networkidle")
+        assert tab.locator(tid("runs-table")).is_visible()
+        assert tab.locator(tid("character")).count() == 0
 
 
 def test_the_sample_drill_down_shows_the_judges_calls(browser, serve_config, served):  # noqa: F811

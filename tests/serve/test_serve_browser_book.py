@@ -20,7 +20,9 @@ from incanon.cli.main import app
 from incanon.models import ScriptedModel, load_chat_model
 from incanon.serve import BackgroundServer, ServeConfig
 
-from test_serve_browser import TIMEOUT_MS, browser, tid  # noqa: F401  (browser is a fixture)
+from incanon.testing.browser import open_tab
+
+from test_serve_browser import browser, tid  # noqa: F401  (browser is a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "examples" / "book" / "saltmere.txt"
@@ -48,17 +50,9 @@ def tab(browser, built: Path, tmp_path: Path) -> Iterator[object]:  # noqa: F811
     model = ScriptedModel(default="I mend clocks.", name="scripted-character")
     config = ServeConfig(canon=built, runs=tmp_path / "runs.sqlite", model="scripted-character", cache=False,
                          chats=False)
-    with BackgroundServer(config, model=load_chat_model(model)) as url:
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(url)
+    with BackgroundServer(config, model=load_chat_model(model)) as url, open_tab(browser, url) as page:
         page.wait_for_selector(f"{tid('character')} option[value='{MAIN}']", state="attached")
         yield page
-        context.close()
-    assert errors == [], f"the page raised: {errors}"
 
 
 def _points(built: Path) -> list[tuple[str, str]]:

@@ -48,6 +48,24 @@ def chromium_browser() -> Iterator[Any]:
         chromium.close()
 
 
+@contextmanager
+def open_tab(browser: Any, url: str | None = None, *, width: int = 1400, downloads: bool = False) -> Iterator[Any]:
+    """A page in a browser context of its own (no storage shared with other tests), at ``url``
+    when given; closed afterwards. A script error the page raised fails the test at the end."""
+    context = browser.new_context(viewport={"width": width, "height": 1000}, accept_downloads=downloads)
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        if url is not None:
+            tab.goto(url)
+        yield tab
+    finally:
+        context.close()
+    assert errors == [], f"the page raised: {errors}"
+
+
 def tid(name: str) -> str:
     """The selector of the element the web app marks ``data-testid=name``."""
     return f"[data-testid={name}]"
@@ -56,7 +74,8 @@ def tid(name: str) -> str:
 @contextmanager
 def held_requests(page: Any, pattern: str, hold: Callable[[str], bool]) -> Iterator[list[Any]]:
     """Hold back the requests of ``page`` to ``pattern`` whose URL ``hold`` accepts, until the block
-    ends; the others go through. Yields the held requests, so a test can check one was made.
+    ends; the others go through (to the page's other routes, if any, else to the server). Yields
+    the held requests, so a test can check one was made.
 
     This puts an answer behind a later one on purpose: what a page shows must not depend on the
     order its answers arrive in.
@@ -68,7 +87,7 @@ def held_requests(page: Any, pattern: str, hold: Callable[[str], bool]) -> Itera
         if holding and hold(request.request.url):
             held.append(request)
         else:
-            request.continue_()
+            request.fallback()
 
     page.route(pattern, route)
     try:
@@ -76,4 +95,4 @@ def held_requests(page: Any, pattern: str, hold: Callable[[str], bool]) -> Itera
     finally:
         holding = False
         for request in held:
-            request.continue_()
+            request.fallback()
