@@ -96,6 +96,8 @@ async def handle(session: ChatSession, line: str, *, save_path: Path | None = No
             target = Path(arg).expanduser() if arg else (save_path or default_save_path(session))
             try:
                 written = session.save(target)
+            except IncanonError as exc:  # a folder, a full disk: the writer's one line names the file
+                return Outcome("error", str(exc))
             except OSError as exc:
                 return Outcome("error", f"cannot write {target}: {exc.strerror or exc}")
             return Outcome("saved", f"conversation saved to {written}", path=written)

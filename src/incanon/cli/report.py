@@ -56,6 +56,8 @@ def register(app: typer.Typer) -> None:
             if target is not None:
                 try:
                     written[fmt] = str(write_report(result, target, fmt, plots=not no_plots))  # type: ignore[arg-type]
+                except IncanonError:
+                    raise  # the writer's own line (a folder, a full disk) names the file already
                 except OSError as exc:
                     raise IncanonError(f"cannot write {target}: {exc.strerror or exc}") from None
         if json_:

@@ -148,6 +148,8 @@ async def _handle(session: SceneSession, text: str, save_path: Path | None) -> O
         target = Path(arg).expanduser() if arg else (save_path or default_save_path(session))
         try:
             written = session.save(target)
+        except IncanonError:
+            raise  # a folder, a full disk: the writer's one line names the file already
         except OSError as exc:
             raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
         return Outcome("saved", f"scene saved to {written}", path=written)

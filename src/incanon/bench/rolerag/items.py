@@ -68,11 +68,10 @@ def load_questions(path: str | Path) -> list[RoleRAGQuestion]:
 
 
 def write_questions(items: Iterable[RoleRAGQuestion], path: str | Path) -> int:
-    p = Path(path).expanduser()
-    p.parent.mkdir(parents=True, exist_ok=True)
-    rows = [json.dumps(i.row(), ensure_ascii=False) for i in items]
-    p.write_text("".join(r + "\n" for r in rows), encoding="utf-8")
-    return len(rows)
+    """Write the questions as JSON Lines (atomically, see :mod:`incanon.files`); returns the count."""
+    from incanon.files import write_lines_atomic
+
+    return write_lines_atomic(Path(path).expanduser(), (json.dumps(i.row(), ensure_ascii=False) for i in items))
 
 
 def fingerprint(items: Sequence[RoleRAGQuestion]) -> str:
