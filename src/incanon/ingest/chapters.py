@@ -31,20 +31,29 @@ Everything here is linear in the text's length: a 200,000-heading text is read i
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from incanon.ingest.contents import Contents, contents_note, find_contents
-from incanon.ingest.heading_forms import (FORMS, LEADERS, Candidate, heading_key, line_bounds, mask_illustrations,
-                                          mid_paragraph, reads_like_sentence, runs_on, spaced, stands_alone,
-                                          wrapped_title)
+from incanon.ingest.heading_forms import (BACK_WORDS, FORMS, LEADERS, Candidate, heading_key, line_bounds,
+                                          mask_illustrations, mid_paragraph, reads_like_sentence, runs_on, spaced,
+                                          stands_alone, wrapped_title)
+from incanon.ingest.scripts import describe_size, text_size
 
 CHAPTER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     ("titled" if f.name == "titled" else f.kind, f.pattern) for f in FORMS)
 """(kind, pattern) pairs; the first pattern matching a line decides its kind."""
 
-_NAMED = {"keyword", "runin", "numbered", "markdown", "scene"}
+_NAMED = {"keyword", "runin", "numbered", "markdown", "scene", "cjk"}
+_NUMERALS = ("bare", "numbered", "cjk-bare")
+_CJK_FORMS = ("cjk", "cjk-part", "cjk-volume")
 _BACK_MATTER = re.compile(r"end\s*notes|notes|index|glossary|bibliography|acknowledge?ments?|about\s+the\s+author|"
-                          r"copyright|appendix|(?:original\s+)?transcriber[’']?s\s+notes?", re.I)
+                          rf"copyright|appendix|(?:original\s+)?transcriber[’']?s\s+notes?|{BACK_WORDS}", re.I)
+# A Chinese title that holds a sentence end with more after it: prose, not a heading.
+_CJK_SENTENCE = re.compile(r"[。！？．][^\n]")
+#: A separator line (``-----``, ``* * *``, ``＝＝＝``): never a title, never a chapter's text.
+SEPARATOR = re.compile(r"^[^\S\n]*(?:[-=_~*·•─━—－＝＊][^\S\n]*){3,}$", re.M)
+DUPLICATE_WORDS = 12
+"""Words between two headings of the same chapter number that make them one heading printed twice."""
 MIN_TITLED_WORDS = 20
 """Words an ALL-CAPS titled chapter must hold; fewer is a title page or a caption."""
 
@@ -116,7 +125,7 @@ def _candidates(text: str) -> list[Candidate]:
         return cands
     # In text whose paragraphs are separated by blank lines, a named heading does not continue a
     # paragraph (Hamlet's contents: "...A room in the Castle.\nScene III. A room in the Castle.").
-    return [c for c in cands if c.form.weak or c.form.name in ("runin", "markdown", "matter")
+    return [c for c in cands if c.form.weak or c.form.name in ("runin", "markdown", "matter") + _CJK_FORMS
             or not mid_paragraph(masked, c.start) or masked.rfind("\n", 0, c.start - 1) + 1 in found]
 
 
@@ -127,6 +136,11 @@ def _acceptable(text: str, name: str, weak: bool, kind: str, start: int, end: in
         return False  # "ISRAEL HANDS . . . . 153": a contents entry
     if name == "titled":
         return 3 <= len(title) <= 60
+    if name == "cjk-bare":  # a hard-wrapped line can leave one 一 alone: only a paragraph of its own
+        return stands_alone(text, start, end)
+    if name in _CJK_FORMS:
+        # The pattern already wants a short title; one holding a sentence end is prose.
+        return not _CJK_SENTENCE.search(title)
     if weak:
         if is_spaced and not stands_alone(text, start, end, title_may_follow=name == "bare"):
             return False
@@ -137,7 +151,9 @@ def _acceptable(text: str, name: str, weak: bool, kind: str, start: int, end: in
 
 
 def _words(text: str, start: int, end: int) -> int:
-    return len(text[start:end].split())
+    """Size of ``text[start:end]`` in words (Chinese and Japanese counted by character:
+    :func:`~incanon.ingest.scripts.text_size`)."""
+    return text_size(text[start:end])
 
 
 def _drop_sections(cands: list[Candidate]) -> tuple[list[Candidate], int]:
@@ -149,7 +165,7 @@ def _drop_sections(cands: list[Candidate]) -> tuple[list[Candidate], int]:
     out: list[Candidate] = []
     state, form, expected, dropped = "", "", 0, 0  # state "named": after a named chapter; "sections": in its sections
     for c in cands:
-        numeral = c.form.name in ("bare", "numbered")
+        numeral = c.form.name in _NUMERALS
         if numeral and state == "named" and c.key[1] == 1:
             state, form, expected = "sections", c.form.name, 1
         if numeral and state == "sections" and c.key[1] == expected and c.form.name == form:
@@ -186,7 +202,8 @@ def _select(text: str, cands: list[Candidate]) -> tuple[list[Candidate], list[Co
     seen_chapter = False
     for i, c in enumerate(cands):
         if c.kind == "matter":
-            if seen_chapter and _BACK_MATTER.fullmatch(c.title.strip(" .:").lower()):
+            if (seen_chapter and _BACK_MATTER.fullmatch(c.title.strip(" .:").lower())
+                    and not _story_goes_on(cands, i, kept)):
                 back = c.start
                 break  # back matter after the story: the rest is notes, index...
             if not seen_chapter:
@@ -196,11 +213,27 @@ def _select(text: str, cands: list[Candidate]) -> tuple[list[Candidate], list[Co
         if c.kind == "chapter" and last_seen[_norm(c.line)] > i and _words(text, c.end, following) <= 3:
             continue  # a table-of-contents entry: listed again later, nothing under it
         seen_chapter = seen_chapter or c.kind == "chapter"
+        previous = kept[-1] if kept else None
+        if (previous is not None and c.kind == "chapter" and previous.kind == "chapter" and c.key == previous.key
+                and isinstance(c.key[1], int) and _words(text, previous.end, c.start) <= DUPLICATE_WORDS):
+            # The same heading printed twice in a row (a title line, then the heading again): one
+            # chapter, under the second, keeping a title only the first gave.
+            kept[-1] = c if c.title or not previous.title else replace(c, title=previous.title)
+            continue
         kept.append(c)
     if any(c.form.name == "titled" for c in kept):
         ends = [kept[i + 1].start if i + 1 < len(kept) else back for i in range(len(kept))]
         kept = [c for c, e in zip(kept, ends) if c.form.name != "titled" or _words(text, c.end, e) >= MIN_TITLED_WORDS]
     return kept, contents, front, sections, back
+
+
+def _story_goes_on(cands: list[Candidate], i: int, kept: list[Candidate]) -> bool:
+    """Whether the chapter numbering goes on after the matter heading ``cands[i]`` (an annotated
+    edition's notes after every chapter): then it does not end the story."""
+    last = next((c for c in reversed(kept) if c.kind == "chapter"), None)
+    following = next((c for c in cands[i + 1:] if c.kind == "chapter"), None)
+    return (last is not None and following is not None and following.key[0] == last.key[0]
+            and isinstance(last.key[1], int) and following.key[1] == last.key[1] + 1)
 
 
 def _norm(line: str) -> str:
@@ -210,7 +243,11 @@ def _norm(line: str) -> str:
 def _headings(kept: list[Candidate]) -> list[Heading]:
     headings: list[Heading] = []
     number = 0
+    # A book divided only into parts (卷一, 卷二...; BOOK I, BOOK II): its parts are its chapters.
+    parts_only = bool(kept) and all(c.kind == "part" for c in kept)
     for c in kept:
+        if parts_only:
+            c = replace(c, form=replace(c.form, kind="chapter"))
         if c.kind == "chapter":
             number += 1
         headings.append(Heading(c.start, c.line, c.kind, max(number, 1) if c.kind == "chapter" else number + 1,
@@ -234,22 +271,59 @@ def chapter_at(headings: list[Heading], offset: int) -> Heading | None:
     return current
 
 
-def _title_after(text: str, end: int, limit: int) -> tuple[str, int]:
-    """A chapter title on a line after a bare heading (`` I.`` then `` Introduction``), before
-    ``limit`` (the next heading): short, no sentence end, followed by a blank line. Returns
-    (title, offset after it) or ("", end). Reads a bounded window: never the rest of the text."""
-    window = text[end:min(limit, end + 600)]
-    stripped = window.lstrip("\n")
-    lead = len(window) - len(stripped)
-    line = stripped.split("\n", 1)[0]
+def _title_after(text: str, end: int, limit: int) -> tuple[str, int, bool]:
+    """A chapter title on a line after a bare heading (`` I.`` then `` Introduction``; ``第三回``,
+    a line of dashes, then the title), before ``limit`` (the next heading): short, followed by a
+    blank line. Returns (title, offset after it, plain): ``plain`` is False for a title that ends
+    with a period, which :func:`scan_chapters` takes only when most chapters have such a line.
+    ("", end, False) when there is none. Reads a bounded window: never the rest of the text."""
+    lines = text[end:min(limit, end + 600)].split("\n")
+    k = 1  # lines[0] is what is left of the heading's own line
+    while k < len(lines) and k <= 8 and (not lines[k].strip() or SEPARATOR.fullmatch(lines[k])):
+        k += 1
+    blanks = sum(1 for line in lines[1:k] if not line.strip())
+    if k >= len(lines) or k > 8 or blanks > 4:
+        return "", end, False
+    line = lines[k]
     title = line.strip()
-    follows = stripped[len(line):len(line) + 2]
+    after = end + sum(len(x) + 1 for x in lines[:k]) + len(line)
+    follows = lines[k + 1] if k + 1 < len(lines) else None
     quoted = re.fullmatch(r"[“\"‘'][^\n]*[^.!?,][”\"’']", title) is not None
     plain = title.strip("_*")
-    if (not title or lead > 4 or len(title.split()) > 14 or (plain.endswith((".", ",", ";", "”", '"')) and not quoted)
-            or (follows and not follows.startswith("\n\n") and end + lead + len(line) < limit)):
-        return "", end
-    return title, end + lead + len(line)
+    if (not title or len(title.split()) > 14 or (plain.endswith((",", ";", ":", "—", "-", "，", "：", "；", "”", '"'))
+                                                 and not quoted)
+            or (follows is not None and follows.strip() and not SEPARATOR.fullmatch(follows) and after < limit)
+            or reads_like_sentence(title.rstrip("."))):
+        return "", end, False
+    return title, after, not plain.endswith((".", "。", "．")) or quoted
+
+
+def _trim(body: str) -> str:
+    """``body`` without blank or separator lines at its start and end."""
+    lines = body.strip().split("\n")
+    while lines and (not lines[0].strip() or SEPARATOR.fullmatch(lines[0])):
+        lines.pop(0)
+    while lines and (not lines[-1].strip() or SEPARATOR.fullmatch(lines[-1])):
+        lines.pop()
+    return "\n".join(lines).strip()
+
+
+def _titles_after(text: str, headings: list[Heading], ends: list[int]) -> dict[int, tuple[str, int]]:
+    """The titles on the line after each untitled chapter heading, by heading index. A title
+    ending with a period (``Een Winterdag op de Noordzee.``) is taken only when most of the book's
+    untitled headings (three or more) have such a line: otherwise the line is the chapter's first
+    sentence ("On my return, I found the following letter from my father:—" is not a title)."""
+    found: dict[int, tuple[str, int, bool]] = {}
+    untitled = 0
+    for i, h in enumerate(headings):
+        if h.kind != "chapter" or h.title:
+            continue
+        untitled += 1
+        title, after, plain = _title_after(text, min(h.end or ends[i], ends[i]), ends[i])
+        if title:
+            found[i] = (title, after, plain)
+    layout = untitled >= 3 and len(found) >= 0.6 * untitled
+    return {i: (t, a) for i, (t, a, plain) in found.items() if plain or layout}
 
 
 def _numbering_note(headings: list[Heading]) -> str | None:
@@ -284,12 +358,14 @@ def scan_chapters(text: str, *, min_opening_words: int = 300) -> ChapterScan:
     book, number, part_pending, part = 1, 0, False, ""
     opening_end = headings[0].start if front is None else min(front, headings[0].start)
     opening = text[:opening_end]
-    if len(opening.split()) >= min_opening_words:
+    if text_size(opening) >= min_opening_words:
         scan.chapters.append(TextChapter(1, 1, "", opening.strip(), 1))
         number = 1
     elif (left := _words(text, 0, headings[0].start)) >= min_opening_words:
-        scan.notes.append(f"the {left:,} words before the first chapter heading (title page, contents, preface...) "
-                          "are front matter, not a chapter")
+        scan.notes.append(f"the {describe_size(text[:headings[0].start])} before the first chapter heading (title "
+                          "page, contents, preface...) are front matter, not a chapter")
+    ends = [headings[i + 1].start if i + 1 < len(headings) else back for i in range(len(headings))]
+    after_titles = _titles_after(text, headings, ends)
     line_no, at = 1, 0
     lists = iter(contents)
     listed = next(lists, None)
@@ -307,12 +383,12 @@ def scan_chapters(text: str, *, min_opening_words: int = 300) -> ChapterScan:
             part = " ".join(h.line.strip(" *_#").split()) + (f": {after}" if after else "")
             continue
         title, body_start = h.title, line_end
-        wrapped = wrapped_title(text, line_end, title) if title and h.form in _NAMED - {"runin"} else None
+        wrapped = wrapped_title(text, line_end, title) if title and h.form in _NAMED - {"runin", "cjk"} else None
         if wrapped:
             title, body_start = f"{title} {wrapped[0]}", wrapped[1]
-        if not title:
-            title, body_start = _title_after(text, line_end, end)
-        body = text[body_start:end].strip()
+        if not title and i in after_titles:
+            title, body_start = after_titles[i]
+        body = _trim(text[body_start:end])
         if not body:
             continue
         if part_pending and number > 0:
@@ -322,7 +398,8 @@ def scan_chapters(text: str, *, min_opening_words: int = 300) -> ChapterScan:
         scan.chapters.append(TextChapter(book, number, title or h.line.strip(" *_#"), body, line_no, h.line, part))
     if back < len(text) and (left := _words(text, back, len(text))):
         matter = text[back:text.find("\n", back) if "\n" in text[back:back + 200] else back + 40].strip()
-        scan.notes.append(f"the {left:,} words from {matter!r} on are back matter after the story, not a chapter")
+        scan.notes.append(f"the {describe_size(text[back:])} from {matter!r} on are back matter after the story, "
+                          "not a chapter")
     if sections:
         scan.notes.append(f"{sections} numbered section(s) (I., II. ...) inside named chapters are read as "
                           "sections, not chapters")

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from incanon.ingest.scripts import CJK_DIGITS, cjk_number
+
 _NUMBER_WORDS = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
     "sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
@@ -36,9 +38,40 @@ _S = r"[^\S\n]"
 _PREFIX = rf"^{_S}*(?:#{{1,6}}{_S}*)?(?:\*\*|__)?{_S}*"
 _END = rf"{_S}*(?:\*\*|__)?{_S}*#*{_S}*$"
 _SUFFIX = rf"(?:{_S}*[:.\-–—]+{_S}*(?P<title>[^\n]{{0,100}}?))?" + _END
+#: Contents lists in other languages (a ``CONTENTS`` line of theirs opens a contents list).
+CONTENTS_WORDS = (r"inhoud|inhoudsopgave|inhalt|inhaltsverzeichnis|table\s+des\s+mati[èe]res|sommaire|[íi]ndice|"
+                  r"sum[áa]rio|indholdsfortegnelse|inneh[åa]ll|содержание|оглавление|目录|目錄|目次|もくじ")
+#: Back matter in other languages: after the story, it ends the chapters.
+BACK_WORDS = (r"aant?eekeningen|aantekeningen|noten|bijlagen?|anmerkungen|fu(?:ß|ss)noten|anhang|glossar|register|"
+              r"notes\s+du\s+traducteur|notas|note|annotazioni|appendice|примечания|комментарии|"
+              r"注释|註釋|注釋|附录|附錄|参考文献|參考文獻|索引|后记|後記|跋|あとがき|注")
+_FRONT_WORDS = (r"voorrede|voorbericht|inleiding|vorwort|vorrede|einleitung|pr[ée]face|avant-propos|prefacio|"
+                r"prefazione|предисловие|序言?|自序|前言|凡例|まえがき")
+FOREIGN_MATTER = rf"{CONTENTS_WORDS}|{BACK_WORDS}|{_FRONT_WORDS}"
 _MATTER = (rf"(?:table{_S}+of{_S}+)?contents|end{_S}*notes|notes|index|glossary|bibliography|preface|"
            rf"acknowledge?ments?|about{_S}+the{_S}+author|copyright|appendix|list{_S}+of{_S}+(?:the{_S}+)?"
-           rf"(?:illustrations|plates)|(?:original{_S}+)?transcriber[’']?s{_S}+notes?|dramatis{_S}+person\w*")
+           rf"(?:illustrations|plates)|(?:original{_S}+)?transcriber[’']?s{_S}+notes?|dramatis{_S}+person\w*|"
+           # The same in the languages of Gutenberg's shelves: Dutch, German, French, Spanish,
+           # Italian, Portuguese, Swedish/Danish, Russian; and Chinese and Japanese.
+           + FOREIGN_MATTER)
+#: Chapter and part words of other languages (Dutch, German, French, Spanish, Italian, Russian,
+#: Greek, Polish, Czech, Finnish), read as "chapter" and "part".
+CHAPTER_WORDS = r"hoofdstuk|kapitel|chapitre|cap[íi]tulo|capitolo|глава|κεφ[άα]λαιο|rozdzia[łl]|kapitola|luku"
+PART_WORDS = r"deel|teil|buch|partie|livre|tome|parte|libro|часть|том|книга|μ[έε]ρος"
+_CHAPTER_WORD = re.compile(CHAPTER_WORDS, re.I)
+_PART_WORD = re.compile(PART_WORDS, re.I)
+_CJK_NO_TITLE = "\\s、，。．！？：；“”「」『』（）,.!?:;\"—…"
+# After the unit: a space or a colon then a title (at most 60 characters), a title set straight
+# after the unit that runs to the end of the line without punctuation (at most 30), or nothing.
+_CJK_TITLE = (rf"(?:(?:{_S}|[:：．.、·—\-])+|(?=[^{_CJK_NO_TITLE}]{{1,30}}{_S}*$)|(?={_S}*$))"
+              rf"(?P<title>[^\n]{{0,60}}?){_S}*$")
+
+
+def _cjk_head(units: str) -> str:
+    """第, a Chinese or Japanese numeral, one of ``units`` (第十二回, 第 12 章)."""
+    return rf"第{_S}?(?P<num>[{CJK_DIGITS}]{{1,9}}){_S}?(?P<word>[{units}])"
+
+
 _ABBREVIATIONS = r"(?:MR|MRS|MESSRS|DR|ST|MT|JR|SR|CAPT|COL|GEN|LT|REV|PROF|NO)\."
 
 
@@ -58,27 +91,40 @@ FORMS: tuple[Form, ...] = (
     # Front and back matter: not a chapter; after the story, back matter ends the chapters.
     Form("matter", "matter", re.compile(_PREFIX + rf"(?P<title>{_MATTER})[.:]?" + _END, re.I | re.M)),
     Form("keyword", "chapter", re.compile(
-        _PREFIX + rf"(?P<word>chapter|chap\.?|ch\.|letter|adventure|stave){_S}+(?P<num>{_NUM})\b" + _SUFFIX,
+        _PREFIX + rf"(?P<word>chapter|chap\.?|ch\.|letter|adventure|stave|{CHAPTER_WORDS}){_S}+(?P<num>{_NUM})\b"
+        + _SUFFIX,
         re.I | re.M)),
     # A heading run into its chapter's first paragraph on one line ("CHAPTER 1  The Period  It was ...").
     Form("runin", "chapter", re.compile(
         rf"^{_S}*(?P<word>CHAPTER){_S}+(?P<num>{_NUM})(?:{_S}{{2,}}(?P<title>[^\n]{{1,80}}?)(?={_S}{{2,}}\S))?"
         rf"(?={_S}{{2,}}\S)", re.I | re.M)),
     Form("part", "part", re.compile(
-        _PREFIX + rf"(?P<word>part|book|volume|vol\.|act){_S}+(?:the{_S}+)?(?P<num>{_NUM})\b" + _SUFFIX, re.I | re.M)),
+        _PREFIX + rf"(?P<word>part|book|volume|vol\.|act|{PART_WORDS}){_S}+(?:the{_S}+)?(?P<num>{_NUM})\b" + _SUFFIX,
+        re.I | re.M)),
     # War and Peace: "FIRST EPILOGUE: 1813 - 20" holds chapters, as a part does.
     Form("epilogue-part", "part", re.compile(
         _PREFIX + rf"(?P<num>first|second|third|fourth|fifth|final|last){_S}+(?P<word>epilogue)\b" + _SUFFIX,
         re.I | re.M)),
     # Plays: a scene is the chapter, an act the part.
     Form("scene", "chapter", re.compile(_PREFIX + rf"(?P<word>scene){_S}+(?P<num>{_NUM})\b" + _SUFFIX, re.I | re.M)),
+    # Chinese and Japanese: 第十二回, 第12章, 第一二零回 (the numeral, its unit, then the end of the line,
+    # a space or a short title with no punctuation: "第二回了．你怎么..." is prose).
+    Form("cjk", "chapter", re.compile(_PREFIX + _cjk_head("回章節节話话幕") + _CJK_TITLE, re.M)),
+    Form("cjk-part", "part", re.compile(_PREFIX + _cjk_head("卷部篇集冊册") + _CJK_TITLE, re.M)),
+    Form("cjk-volume", "part", re.compile(
+        _PREFIX + rf"(?P<word>卷)[之第]?{_S}?(?P<num>[{CJK_DIGITS}]{{1,8}})" + _CJK_TITLE, re.M)),
+    # A line of nothing but a numeral (一, 十二): a Japanese novel's sections.
+    Form("cjk-bare", "chapter", re.compile(rf"^[^\S\n]*(?P<num>[{CJK_DIGITS}]{{1,6}})[^\S\n]*$", re.M), weak=True),
     Form("bare", "chapter", re.compile(_PREFIX + r"(?P<num>\d{1,3}|[IVXLCDM]{1,7})\.?" + _END, re.M), weak=True),
     Form("numbered", "chapter", re.compile(
         _PREFIX + rf"(?P<num>\d{{1,3}}|[IVXLCDM]{{1,7}})[.:]{_S}+(?P<title>[A-Z“\"‘'][^\n]{{0,80}}?){_S}*$", re.M),
         weak=True),
     Form("named", "chapter", re.compile(
         _PREFIX + r"(?P<title>(?:P(?i:rologue)|E(?i:pilogue)|I(?i:nterlude)|A(?i:fterword)|F(?i:oreword))\b"
-        + rf"[^\n]{{0,80}}?)" + _END, re.M), weak=True),
+        + r"[^\n]{0,80}?)" + _END, re.M), weak=True),
+    # 楔子 (a Chinese novel's prologue), 尾声 (epilogue), 序章 / 終章 (Japanese), with a title or not.
+    Form("cjk-named", "chapter", re.compile(
+        _PREFIX + rf"(?P<title>(?:楔子|引子|引首|尾声|尾聲|终章|終章|序章)(?:{_S}+[^\n]{{1,40}}?)?){_S}*$", re.M), weak=True),
     Form("markdown", "chapter", re.compile(rf"^{_S}*#{{2,6}}{_S}+(?P<title>[^\n#]{{1,100}}?){_S}*#*{_S}*$", re.M)),
     # Last resort for titled chapters: a short ALL-CAPS line between blank lines, abbreviations
     # such as MR. and DR. allowed but no sentence (ignored when the book has numbered headings,
@@ -122,7 +168,8 @@ _ILLUSTRATION = re.compile(r"\[Illustration\b(?:[^\[\]]|\[[^\[\]]{0,300}\]){0,40
 
 
 def number_of(token: str) -> int | None:
-    """The value of a heading number: ``12``, ``XII``, ``twelve``, ``twenty-one``, ``first``."""
+    """The value of a heading number: ``12``, ``XII``, ``twelve``, ``twenty-one``, ``first``,
+    ``一百二十``, ``一二零`` (:func:`~incanon.ingest.scripts.cjk_number`)."""
     token = token.strip().rstrip(".").lower()
     if token.isdigit():
         return int(token)
@@ -135,7 +182,7 @@ def number_of(token: str) -> int | None:
     parts = re.split(r"[- ]", token)
     if all(p in _WORD_VALUES for p in parts):
         return sum(_WORD_VALUES[p] for p in parts)
-    return None
+    return cjk_number(token)
 
 
 def heading_key(form: Form, match: re.Match[str]) -> tuple[str, object]:
@@ -145,6 +192,10 @@ def heading_key(form: Form, match: re.Match[str]) -> tuple[str, object]:
     num = groups.get("num")
     if num is not None:
         word = (groups.get("word") or ("num" if form.kind == "chapter" else form.kind)).lower()
+        if _CHAPTER_WORD.fullmatch(word):
+            word = "chapter"  # "HOOFDSTUK XII" and "Chapter 12" are the same heading
+        elif _PART_WORD.fullmatch(word):
+            word = "part"
         return _WORDS_OF.get(word, word), number_of(num)
     return "title", " ".join(re.sub(r"[^\w\s]", " ", (groups.get("title") or "").lower()).split())
 

@@ -33,6 +33,7 @@ from incanon.ingest.chapters import TextChapter, scan_chapters
 from incanon.ingest.bookfile import BookFile, named_in_text, read_book_file
 from incanon.ingest.encoding import MAX_BOOK_BYTES, too_big
 from incanon.ingest.markdown_book import parse_markdown_book
+from incanon.ingest.scripts import text_size
 from incanon.reading import check_file
 
 _TEXT_SUFFIXES = {".txt", ".text", ".md", ".markdown", ""}
@@ -71,7 +72,9 @@ class BookText:
 
     @property
     def words(self) -> int:
-        return sum(len(c.text.split()) for c in self.chapters)
+        """Size in words, Chinese and Japanese counted by character
+        (:func:`~incanon.ingest.scripts.text_size`)."""
+        return sum(text_size(c.text) for c in self.chapters)
 
 
 def _natural(path: Path) -> list[object]:

@@ -21,7 +21,19 @@ from incanon.ingest.heading_forms import FORMS, mask_illustrations
 
 _CREDIT = re.compile(r"^(?:produced|prepared|transcribed|scanned|proofread|this\s+e-?text|e-?text|html|an\s+anonymous)"
                      r"|\b(?:prepared|produced|transcribed)\s+by\b|gutenberg|https?://|www\.", re.I)
-_BY = re.compile(r"^[_*]*by[_*]*(?:\s+(?P<name>.+?))?[.,]?$", re.I)
+# "by" in the languages of Gutenberg's shelves (Dutch door, German von, French par, Spanish and
+# Portuguese por, Swedish av, Danish af, Italian di, de): alone on its line, the name on the next
+# line, or followed by the name on the same line. The short words (de, di, af, av) are prose
+# words too: they take a name on their line only when it reads as a name.
+_BY = re.compile(r"^[_*]*(?P<word>by|door|von|par|por|av|af|di|de)[_*]*(?:\s+(?P<name>.+?))?[.,]?$", re.I)
+_SHORT_BY = {"de", "di", "af", "av"}
+# A line holding only the word for "or" between a title and its alternative title ("GOEDE VAÊR
+# TROMP," / "OF" / "HOE DE VEREENIGDE PROVINCIËN...").
+_OR = re.compile(r"^(?:or|of|oder|ou|o|eller)[,.]?$", re.I)
+# Chinese and Japanese: 《红楼梦》曹雪芹; a name followed by 著 / 撰 / 作 / 编, or after 作者：.
+_CJK_TITLE = re.compile(r"^[《〈「『](?P<title>[^》〉」』]{1,40})[》〉」』][\s　]*(?P<author>[^\n]{0,30})$")
+_CJK_AUTHOR = re.compile(r"^(?:作者|著者)[:：\s　]*(?P<a>[^\n]{1,30})$|^(?:[\[［【(（〔][^\]］】)）〕]{1,4}[\]］】)）〕])?"
+                         r"[\s　]*(?P<b>[^\s　]{1,12}?)[\s　]*(?:著|撰|作|編|编|原著|著作)$")
 _NAME = re.compile(r"^(?:[A-Z][a-z’']+\.?|[A-Z]\.)(?:[ ](?:[A-Z][a-z’']+\.?|[A-Z]\.|de|van|von|of|la|le)){1,4}$")
 # "Edited by", "Herausgegeben von": the name under the title is not the author's.
 _NOT_AUTHOR = re.compile(r"\b(?:edited|editor|translated|translator|illustrated|introduction|preface|herausgegeben|"
@@ -94,15 +106,47 @@ def _title_before(lines: list[tuple[str, int]], index: int) -> str:
     return _join_title(block) if block else ""
 
 
+def _cjk_author(line: str) -> str:
+    """The author named by a Chinese or Japanese credit line (``曹雪芹 著``, ``作者：曹雪芹``)."""
+    m = _CJK_AUTHOR.match(line.strip())
+    return (m.group("a") or m.group("b") or "").strip() if m else ""
+
+
+def _cjk_title_page(lines: list[tuple[str, int]]) -> tuple[str, str]:
+    """(title, author) of a Chinese or Japanese title page: ``《红楼梦》曹雪芹``, or a title line
+    and a credit line (``红楼梦`` / ``曹雪芹 著``)."""
+    if not lines:
+        return "", ""
+    first = lines[0][0]
+    m = _CJK_TITLE.match(first)
+    if m:
+        author = _cjk_author(m.group("author")) or m.group("author").strip()
+        if not author and len(lines) > 1:
+            author = _cjk_author(lines[1][0])
+        return m.group("title").strip(), author
+    if len(lines) > 1 and len(first) <= 30 and not re.search(r"[，。．！？：；]", first):
+        author = _cjk_author(lines[1][0])
+        if author:
+            return first.strip("《》 　"), author
+    return "", ""
+
+
 def find_title_page(text: str) -> tuple[str, str]:
     """(title, author) from the title page at the start of ``text`` (pass the text before the
     first heading); ("", "") when there is none."""
     lines = _lines(mask_illustrations(text[:5000]))
+    title, author = _cjk_title_page(lines[:3])
+    if title:
+        return title, author
     for i, (line, blanks) in enumerate(lines):
         by = _BY.match(line)
+        if by and by.group("word").lower() in _SHORT_BY and by.group("name") and not _NAME.match(
+                by.group("name").strip(" _*,.")):
+            continue  # "de wind stak op": a sentence, not a credit
         if by and i > 0 and blanks <= 4:
             name = by.group("name") or (lines[i + 1][0] if i + 1 < len(lines) and lines[i + 1][1] <= 3 else "")
-            title = _title_before(lines, i)
+            alternative = next((j for j in range(i - 1, max(0, i - 8) - 1, -1) if _OR.match(lines[j][0])), None)
+            title = _title_before(lines, alternative if alternative else i)
             name = name.strip(" _*,.")
             if title and name and len(name) <= 80 and not _NOT_AUTHOR.search(name):
                 return title, title_case(name)
