@@ -181,3 +181,32 @@ def test_store_from_environment(store_dir: Path) -> None:
     proc = _cli("canon", "show", "--json", env={"INCANON_CANON": str(store_dir)})
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["works"][0]["id"] == "harbor"
+
+
+def test_export_through_a_symlink_keeps_the_link(store_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "synced").mkdir()
+    real = tmp_path / "synced" / "world.json"
+    real.write_text("old\n")
+    link = tmp_path / "world.json"
+    link.symlink_to(real)
+    result = _cli("canon", "export", "harbor", "--store", str(store_dir), "--out", str(link))
+    assert result.returncode == 0, result.stderr
+    assert link.is_symlink() and json.loads(real.read_text())["work"]["id"] == "harbor"
+
+
+def test_export_to_a_full_device_is_no_space_not_wrote(store_dir: Path, tmp_path: Path) -> None:
+    """``--out /dev/full`` said "wrote ..." and replaced the device (as root) with a regular file."""
+    import stat
+
+    full = tmp_path / "full"
+    try:
+        os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+        with open(full, "wb"):
+            pass
+    except OSError as exc:
+        pytest.skip(f"cannot make or open a copy of /dev/full here (needs root, a mount without nodev): {exc}")
+    result = _cli("canon", "export", "harbor", "--store", str(store_dir), "--out", str(full))
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: no space left on the device") and "wrote" not in lines[0]
+    assert stat.S_ISCHR(os.lstat(full).st_mode)

@@ -97,3 +97,29 @@ def test_method_options_reach_the_method(tmp_path, chat_store_dir, agent_spec):
     bad = _chat("--store", str(chat_store_dir), "--character", "Wren", "--at", "1-3", "--model", agent_spec,
                 "-o", "k", stdin="", home=tmp_path)
     assert bad.returncode == 2 and "--option 'k'" in bad.stderr
+
+
+def test_save_to_a_folder_is_one_line_before_the_chat_starts(tmp_path, chat_store_dir, agent_spec):
+    """It used to run the whole chat, then end on IsADirectoryError with a traceback (exit 1)."""
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    res = _chat("--store", str(chat_store_dir), "--character", "Wren", "--at", "end of book 1",
+                "--model", agent_spec, "--no-cache", "--save", str(folder), stdin="Hello?\n", home=tmp_path)
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert res.stderr.strip().splitlines() == [f"error: {folder} is a directory, expected a file; nothing was written"]
+    assert res.stdout == "" and list(folder.iterdir()) == []
+
+
+def test_save_through_a_symlink_writes_its_target_and_keeps_the_link(tmp_path, chat_store_dir, agent_spec):
+    (tmp_path / "synced").mkdir()
+    (tmp_path / "synced" / "chat.json").write_text("{}\n")
+    link = tmp_path / "chat.json"
+    link.symlink_to(tmp_path / "synced" / "chat.json")
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    res = _chat("--store", str(chat_store_dir), "--character", "Wren", "--at", "end of book 1",
+                "--model", agent_spec, "--no-cache", "--save", str(link),
+                stdin=f"Hello?\n/save {folder}\nStill there?\n", home=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert f"error: {folder} is a directory, expected a file; nothing was written" in res.stderr  # and it went on
+    assert link.is_symlink() and len(json.loads((tmp_path / "synced" / "chat.json").read_text())["turns"]) == 4

@@ -90,3 +90,26 @@ def test_an_error_inside_the_scene_is_one_line_and_the_scene_goes_on(setup):
 def test_help_lists_the_scene_command():
     res = run_cli(["--help"])
     assert "scene" in res.stdout and "Put two to four characters together" in res.stdout
+
+
+def test_save_to_a_folder_is_one_line_not_a_traceback_at_the_end(setup):
+    """``/save DIR`` said one line, but the save when the scene ended raised IsADirectoryError."""
+    folder = setup["dir"] / "scenes-out"
+    folder.mkdir()
+    res = _scene(setup, "--characters", "Ord,Doctor Vane", "--at", "1-2-1", "--save", str(folder),
+                 lines="Rain at the window.\n")
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert res.stderr.strip().splitlines()[-1] == f"error: {folder} is a directory, expected a file; nothing was written"
+    assert list(folder.iterdir()) == []
+
+
+def test_save_to_a_device_writes_through_and_never_replaces_it(setup):
+    import os
+    import stat
+
+    link = setup["dir"] / "scene.json"
+    link.symlink_to("/dev/null")
+    res = _scene(setup, "--characters", "Ord,Doctor Vane", "--at", "1-2-1", "--save", str(link),
+                 lines="Rain at the window.\n/save\n")
+    assert res.returncode == 0, res.stderr
+    assert link.is_symlink() and stat.S_ISCHR(os.stat("/dev/null").st_mode)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -13,11 +12,11 @@ from incanon.cli.canonrefs import CANON_HELP, canon_path, open_canon
 from incanon.cli.output import JSON_HELP, emit_json, err, out
 from incanon.errors import ConfigError
 
-_SLUG = re.compile(r"[^a-z0-9]+")
-
-
 def _work_id(title: str) -> str:
-    return _SLUG.sub("-", title.casefold()).strip("-")[:60] or "book"
+    """The default work id of a title (letters of every script kept; see canonbuild.workid)."""
+    from incanon.canonbuild.workid import work_slug
+
+    return work_slug(title)
 
 
 def _say(message: str) -> None:
@@ -117,7 +116,7 @@ def register(app: typer.Typer) -> None:
         if no_cache:
             err.print("--no-cache: a rerun after an interruption will call the helper again for every step",
                       style="yellow")
-        from incanon.canonbuild.interrupt import sigint_stops_at_once
+        from incanon.canonbuild.interrupt import sigint_stops_at_once, stopped_exit_code, stopped_word
         from incanon.canonbuild.lock import build_lock
         from incanon.models.usage import metered
         from incanon.paths import default_cache_path
@@ -129,13 +128,14 @@ def register(app: typer.Typer) -> None:
             from incanon import created
 
             try:
-                _check_work(store_dir, options.work_id, fresh)
+                options.work_id = report.work = _check_work(store_dir, options.work_id, fresh, book,
+                                                            explicit=work is not None)
                 _build(book, options, report, store_dir, helper, cache_file, library)
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated)
                 created.discard_new()  # a store folder made for nothing yet goes; the cache stays
-                err.print(f"interrupted: run the same command again to resume ({_resume(cache_file)})",
+                err.print(f"{stopped_word(exc)}: run the same command again to resume ({_resume(cache_file)})",
                           highlight=False, markup=False, soft_wrap=True)
-                raise typer.Exit(130) from None
+                raise typer.Exit(stopped_exit_code(exc)) from None
             except Exception as exc:
                 # What this build made and left empty goes while it still holds the lock, so the
                 # next build cannot have begun in a folder that is about to be removed.
@@ -155,6 +155,14 @@ def register(app: typer.Typer) -> None:
         else:
             for line in report.lines():
                 out.print(line, highlight=False, markup=False)
+        failed = report.stages_failed()
+        if failed:
+            # What succeeded is stored; the failed answers were not cached, so a rerun retries them.
+            for line in failed:
+                err.print(f"failed: {line}", style="red", highlight=False, markup=False)
+            err.print("every helper step of a stage failed: run the same command again to retry them "
+                      "(or try another --helper)", highlight=False, markup=False, soft_wrap=True)
+            raise typer.Exit(1)
 
 
 def _build(book: Any, options: Any, report: Any, store_dir: Path, helper: str, cache: Path | None,
@@ -164,6 +172,7 @@ def _build(book: Any, options: Any, report: Any, store_dir: Path, helper: str, c
     from incanon.canonbuild.embedding import build_embedder
     from incanon.canonbuild.guard import BuildHelper
     from incanon.canonbuild.stages import graph_stage, vector_stage
+    from incanon.canonbuild.workid import BookPrint
     from incanon.models import load_chat_model
 
     llm = BuildHelper(load_chat_model(helper, cache=cache if cache is not None else False))
@@ -175,11 +184,11 @@ def _build(book: Any, options: Any, report: Any, store_dir: Path, helper: str, c
     canon = open_canon(store_dir, create=True)
     try:
         report.store = str(canon.path)
-        report.stored = store_world(canon, built.world, source=", ".join(book.sources))
+        report.stored = store_world(canon, built.world, source=", ".join(book.sources), book=BookPrint.of(book))
         _say(f"store: work {options.work_id!r} {report.stored}")
         if options.graph:
-            report.graph = graph_stage(canon, options.work_id, llm, library, concurrency=options.concurrency,
-                                       embedder=embedder, say=_say)
+            report.fill_graph(graph_stage(canon, options.work_id, llm, library, concurrency=options.concurrency,
+                                          embedder=embedder, say=_say))
         if embedder is not None:
             report.vectors = vector_stage(canon, options.work_id, embedder, say=_say)
     finally:
@@ -214,28 +223,41 @@ def _outline(book: Any) -> list[str]:
     return lines
 
 
-def _check_work(store_dir: Path, work: str, fresh: bool) -> None:
-    """Refuse to overwrite a work another command made, unless --fresh (then remove it)."""
+def _check_work(store_dir: Path, work: str, fresh: bool, book: Any, *, explicit: bool) -> str:
+    """The work id this build writes, never another book's: a work another command made is
+    refused unless --fresh (then removed); a work another book was built into is refused when
+    asked for by --work (unless --fresh), else this book takes the next free id (``-2``)."""
     from incanon.canon.schema import DB_NAME
 
     if not (store_dir.expanduser() / DB_NAME).is_file():
-        return
-    from incanon.graph.db import GraphDB
+        return work
+    from incanon.canonbuild.workid import BookPrint, free_id, stored_print
 
     canon = open_canon(store_dir)
     try:
         if work not in {w.id for w in canon.works()}:
-            return
-        db = GraphDB(canon, work)
-        try:
-            ours = db.meta("canon_build") is not None
-        finally:
-            db.close()
+            return work
+        meta = stored_print(canon, work)
+        printed = BookPrint.of(book)
         if fresh:
             canon.delete_work(work)
             _say(f"--fresh: removed work {work!r}")
-        elif not ours:
+            return work
+        if meta is None:
+            if not explicit:
+                work, note = free_id(canon, work, printed)
+                _say(note.replace("holds another book", "was made by another command"))
+                return work
             raise ConfigError(f"work {work!r} in {store_dir} was not made by canon build: give --work ANOTHER_ID, "
                               "or --fresh to replace it")
+        if printed.same_work(meta):
+            return work
+        if explicit:
+            raise ConfigError(f"work {work!r} in {store_dir} holds another book ({meta.get('title', '?')!r}, no "
+                              f"chapter in common with {book.title!r}): give --work ANOTHER_ID, or --fresh to "
+                              "replace it")
+        work, note = free_id(canon, work, printed)
+        _say(note)
+        return work
     finally:
         canon.close()

@@ -7,7 +7,6 @@ formatted with rich; piped, output is plain lines (``Name: reply``).
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Optional
@@ -142,6 +141,11 @@ def register(app: typer.Typer) -> None:
         from incanon.chat import ChatSession
         from incanon.models import load_chat_model
 
+        from incanon.canonbuild.interrupt import run_until_stopped, stopped_exit_code, stopped_word
+        from incanon.files import destination
+
+        if save is not None:
+            destination(save)  # a folder or a socket given to --save fails now, not after the chat
         tty = sys.stdin.isatty() and sys.stdout.isatty() and not json_
         options = parse_method_options(option)
         canon = _open_store(store)
@@ -155,10 +159,13 @@ def register(app: typer.Typer) -> None:
                       f"method {method}, model {model}. /help lists the commands.", style="dim",
                       highlight=False, soft_wrap=True)
             printer = _Printer(tty, quiet=json_)
-            asyncio.run(_loop(session, printer, save, tty))
+            stopped = run_until_stopped(_loop(session, printer, save, tty))
             if save is not None and session.turns:
                 written = session.save(save)
                 err.print(f"conversation saved to {written}", style="dim")
+            if stopped is not None:  # Ctrl-C or SIGTERM: one line, as every command says it
+                err.print(f"{stopped_word(stopped)}: the chat ended", highlight=False)
+                raise typer.Exit(stopped_exit_code(stopped))
             if json_:
                 emit_json(session.transcript.model_dump(mode="json"))
         finally:

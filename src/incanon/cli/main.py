@@ -189,9 +189,11 @@ def main() -> None:
     except typer.Abort:
         err.print("aborted")
         sys.exit(130)
-    except KeyboardInterrupt:
-        err.print("interrupted; finished work is saved, run the same command again to resume")
-        sys.exit(130)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM where a command takes it the same way
+        from incanon.canonbuild.interrupt import stopped_exit_code, stopped_word
+
+        err.print(f"{stopped_word(exc)}; finished work is saved, run the same command again to resume")
+        sys.exit(stopped_exit_code(exc))
     except ImportError as exc:
         # A module of an extra that is not installed (fastapi for `serve`, matplotlib for charts):
         # one line naming the extra. Any other import error is a bug and stays a traceback.

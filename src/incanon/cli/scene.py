@@ -8,7 +8,6 @@ where it was.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -170,9 +169,13 @@ def _run(kept: Any, *, characters: Optional[str], at: Optional[str], store: Opti
          option: list[str], save: Optional[Path], reopen: Optional[str], cache: Optional[Path], no_cache: bool,
          json_: bool) -> None:
     from incanon.canon import CanonStore
+    from incanon.canonbuild.interrupt import run_until_stopped, stopped_exit_code, stopped_word
+    from incanon.files import destination
     from incanon.models import load_chat_model
     from incanon.scenes import SceneSession
 
+    if save is not None:
+        destination(save)  # a folder or a socket given to --save fails now, not when the scene ends
     options = parse_method_options(option)
     names = [n.strip() for n in (characters or "").split(",") if n.strip()]
     if reopen is not None and (names or setting):
@@ -203,9 +206,13 @@ def _run(kept: Any, *, characters: Optional[str], at: Optional[str], store: Opti
                   f"at {session.position}{where}, method {session.scene.method}, model {model}, next speaker by "
                   f"{session.scene.order}. /help lists the commands.", style="dim", highlight=False, soft_wrap=True)
         tty = sys.stdin.isatty() and sys.stdout.isatty() and not json_
-        asyncio.run(_loop(session, kept, save, tty, quiet=json_))
+        stopped = run_until_stopped(_loop(session, kept, save, tty, quiet=json_))
         if save is not None and session.lines:
             err.print(f"scene saved to {session.save(save)}", style="dim")
+        if stopped is not None:  # Ctrl-C or SIGTERM: every line is kept in the scenes store
+            err.print(f"{stopped_word(stopped)}: scene {session.scene.id} is kept; go on with "
+                      f"incanon scene --reopen {session.scene.id}", highlight=False)
+            raise typer.Exit(stopped_exit_code(stopped))
         if json_:
             emit_json(session.scene.model_dump(mode="json"))
     finally:
