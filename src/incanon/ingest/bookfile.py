@@ -17,6 +17,7 @@ from pathlib import Path
 from incanon.errors import InputError
 from incanon.ingest.encoding import read_book_text
 from incanon.ingest.gutenberg import header_title, strip_gutenberg
+from incanon.ingest.html_book import HTML_SUFFIXES, html_text, looks_like_html
 from incanon.ingest.titlepage import find_title_page
 
 _MD_SUFFIXES = (".md", ".markdown")
@@ -37,6 +38,8 @@ class BookFile:
     """The whole file as decoded (what the title search reads)."""
     title: str = ""
     author: str = ""
+    page_title: str = ""
+    """An HTML file's ``<title>``: the last resort for the book's title."""
     notes: list[str] = field(default_factory=list)
     """What was left out or assumed (the encoding, the licence's word count), each naming the file."""
 
@@ -69,13 +72,23 @@ def read_book_file(path: str | os.PathLike[str], *, markdown: bool = True, what:
         book.notes.append(f"{source.name}: {read.note}")
     if not read.text.strip():
         raise InputError(f"the {what} is empty", source=str(source))
-    gut = strip_gutenberg(read.text)
+    if source.suffix.lower() in HTML_SUFFIXES or looks_like_html(read.text):
+        # An HTML book is read as its text, never its tags (html_book's docstring says how).
+        html = html_text(read.text)
+        if not html.text.strip():
+            raise InputError("the HTML file holds no text (an HTML book with paragraphs was expected)",
+                             source=str(source))
+        book.text = book.decoded = html.text
+        book.page_title = html.title
+        book.notes.append(f"{source.name}: read as HTML" + (f"; {html.footnotes:,} footnote(s) left out of the "
+                                                             "chapters" if html.footnotes else ""))
+    gut = strip_gutenberg(book.decoded)
     if gut.removed_words:
         book.notes.append(f"{source.name}: Project Gutenberg header and licence left out "
                           f"({gut.removed_words:,} words)")
         book.title, book.author = gut.title, gut.author
     body = gut.body
-    if markdown and book.is_markdown:
+    if markdown and book.is_markdown and not book.page_title:
         body = _MD_COMMENT.sub("", body)
         first = _MD_TITLE.match(body)
         if first and not _NOT_A_TITLE.match(first.group(1)):

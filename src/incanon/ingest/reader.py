@@ -36,7 +36,7 @@ from incanon.ingest.markdown_book import parse_markdown_book
 from incanon.ingest.scripts import text_size
 from incanon.reading import check_file
 
-_TEXT_SUFFIXES = {".txt", ".text", ".md", ".markdown", ""}
+_TEXT_SUFFIXES = {".txt", ".text", ".md", ".markdown", "", ".html", ".htm", ".xhtml"}
 _SCENE_MARKER = re.compile(r"^\s*<!--\s*scene\b", re.I | re.M)
 
 
@@ -94,7 +94,7 @@ def _files(paths: list[Path]) -> list[Path]:
             inside = sorted((p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")
                              and p.suffix.lower() in _TEXT_SUFFIXES | {".epub"}), key=_natural)
             if not inside:
-                raise InputError("the folder holds no .txt, .md or .epub file", source=str(path))
+                raise InputError("the folder holds no .txt, .md, .html or .epub file", source=str(path))
             files += inside
         else:
             files.append(check_file(path, "book file"))
@@ -153,6 +153,12 @@ def _one_file(path: Path, book: "BookText", alone: bool) -> list[ReadChapter]:
         return [ReadChapter(1, 0, title, body.strip(), 1, source=source)]
     if alone:
         _name_book(book, path, read, scan.headings[0].start if scan.headings else None)
+        if not book.title and read.page_title:
+            from incanon.ingest.epub import clean_title
+
+            book.title, named_author = clean_title(read.page_title)
+            book.author = book.author or named_author
+            book.notes.append(f"{path.name}: title {book.title!r} from its HTML <title>")
     book.notes += [f"{path.name}: {note}" for note in scan.notes]
     if alone and len(scan.chapters) == 1 and not scan.headings:
         book.notes.append(f"{path.name}: no chapter heading found; the whole text is one chapter")
