@@ -1,5 +1,6 @@
 """Small random worlds for property tests: characters with plain, dated and secret names,
-entities, scenes with participants and dialogue, chunks, facts with time bounds and who was
+entities, scenes with participants and dialogue, chunks (narration and quoted speech, some with
+stated perceived units, some works told in the first person), facts with time bounds and who was
 told, and relations, all in the world file format (imported the normal way, ``import_world``).
 
 Texts are made of the world's own names in every form (full names, first names, forms of
@@ -111,9 +112,24 @@ def random_world(rng: random.Random, work_id: str) -> World:
                        "speakers": sorted({m["speaker"] for m in messages if m["speaker"] != "Environment"},
                                           key=present.index),
                        "messages": messages})
+    narrator = rng.choice(names) if rng.random() < 0.4 else None  # a first-person work
     chunks = []
     for i in range(rng.randint(2, 8)):
-        chunk: dict[str, Any] = {"id": f"c{i}", "text": " ".join(sentence() for _ in range(2))}
+        # Narration and quoted speech; some chunks state who perceives one of their pieces.
+        pieces = [f'"{sentence()}"' if rng.random() < 0.4 else sentence() for _ in range(rng.randint(1, 3))]
+        chunk: dict[str, Any] = {"id": f"c{i}", "text": " ".join(pieces)}
+        if rng.random() < 0.4:
+            mode = rng.choice(("speech", "action", "thought", "narration", "document"))
+            unit: dict[str, Any] = {"text": rng.choice(pieces), "mode": mode}
+            if mode in ("thought", "document") or rng.random() < 0.5:
+                unit["by"] = rng.choice(names)
+            if rng.random() < 0.4:
+                unit["audience"] = rng.choice(("present", "private", "everyone"))
+            if rng.random() < 0.4:
+                unit["known_by"] = rng.sample(names, rng.randint(1, len(names)))
+                if rng.random() < 0.5:
+                    unit["from"] = rng.choice(_POSITIONS)
+            chunk["units"] = [unit]
         if rng.random() < 0.75:
             scene = rng.randrange(len(scenes))
             chunk["scene"] = scene_ids[scene]
@@ -144,7 +160,8 @@ def random_world(rng: random.Random, work_id: str) -> World:
             relation["valid_to"] = end
         relations.append(relation)
     return World.model_validate({
-        "work": {"id": work_id, "title": f"World {work_id}", "axis": "chapter"},
+        "work": {"id": work_id, "title": f"World {work_id}", "axis": "chapter",
+                 "narrator": narrator},
         "characters": characters, "scenes": scenes, "chunks": chunks, "entities": entities,
         "relations": relations, "facts": facts,
     })

@@ -24,7 +24,10 @@ from incanon.canon.horizon import Horizon
 from incanon.canon.knows import CharacterKnowledge
 from incanon.canon.names import norm
 from incanon.canon.reads import select_facts
+from incanon.canon.chunk_order import load_ordered
+import incanon.canon.scope as scope_module
 from incanon.canon.scope import IN_SCOPE, KnowledgeScope
+from incanon.canon.vectors import VectorKind, _set_row
 import incanon.cards.knowledge as card_module
 from incanon.retrieval import RetrievedChunk, within
 
@@ -79,12 +82,23 @@ def disagreements(store: CanonStore, work: str, character: str, at: Position) ->
     same("chunks", len(decided), "describe", summary["chunks"])
     query = np.ones(_DIM, dtype=np.float32)
     same("chunks", decided, "numpy search", {h.item.id for h in scope.search_chunks(query, "rand", k=len(chunks))})
+    # The numpy path alone (search_chunks also drops what the character perceived nothing of).
+    ordered = load_ordered(scope._conn, scope._cache, _set_row(scope._conn, scope._wid, VectorKind.CHUNK, "rand"), scope._wid)
+    by_row = {c.row_id: c.id for c in chunks}
+    same("chunks", decided, "numpy path", {by_row[r] for r, _ in scope_module.search_ordered(
+        ordered, query, len(chunks), at.key, perceived=knows.perceived_rows)})
     retrieved = [RetrievedChunk(c.id, c.text, 0.0, c.position, c.scene) for c in chunks]
     same("chunks", decided, "within", {c.id for c in within(scope, retrieved)})
     same("chunks", decided, "horizon", horizon.visible_chunks)
     same("chunks", {c.id for c in chunks} - decided, "horizon hidden", horizon.hidden_chunk_ids)
     same("chunks", decided, "card", {c.id for c in card.chunks})
-    same("chunks", decided, "label", {c.id for c in chunks if scope.label(c.position, c.scene) == IN_SCOPE})
+    same("chunks", decided, "label", {c.id for c in chunks if scope.label(c.position, c.scene, chunk=c.id) == IN_SCOPE})
+    # What of each chunk: the decision's view, through every listing that returns text.
+    views = {c.id: knows.chunk_view(c) for c in chunks if c.id in decided}
+    same("chunk texts", views, "SQL chunks", {c.id: c.text for c in scope.chunks()})
+    same("chunk texts", views, "numpy search",
+         {h.item.id: h.item.text for h in scope.search_chunks(query, "rand", k=len(chunks))})
+    same("chunk texts", views, "card", {c.id: c.text for c in card.chunks})
 
     # Facts, current and with expired ones: SQL, numpy, horizon, card, count.
     facts = store.facts(work)
@@ -203,9 +217,9 @@ def test_a_numpy_chunk_search_that_forgets_witnessing_is_caught(store: CanonStor
     import incanon.canon.scope as scope_module
 
     real = scope_module.search_ordered
-    monkeypatch.setattr(scope_module, "search_ordered", lambda chunks, q, k, at, witnessed=None: real(chunks, q, k, at))
+    monkeypatch.setattr(scope_module, "search_ordered", lambda chunks, q, k, at, witnessed=None, perceived=None: real(chunks, q, k, at))
     found = _caught(store)
-    assert found and any("numpy search" in f for f in found)
+    assert found and any("numpy path" in f for f in found)
 
 
 def test_a_fact_table_that_keeps_expired_facts_is_caught(store: CanonStore, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -56,18 +56,23 @@ def load_ordered(conn: sqlite3.Connection, cache: VectorCache, set_row: sqlite3.
 
 
 def search_ordered(chunks: OrderedChunks, query: np.ndarray, k: int, at_key: int,
-                   witnessed: np.ndarray | None = None) -> list[tuple[int, float]]:
+                   witnessed: np.ndarray | None = None, *, perceived: np.ndarray | None = None
+                   ) -> list[tuple[int, float]]:
     """Top-``k`` (chunk row id, cosine) among chunks at or before ``at_key`` and, when
-    ``witnessed`` (scene row ids) is given, tied to no scene or to one of those scenes."""
+    ``witnessed`` (scene row ids) is given, tied to no scene or to one of those scenes; when
+    ``perceived`` (chunk row ids) is given, only those chunks."""
     n = int(np.searchsorted(chunks.keys, at_key, side="right"))
     if n == 0 or k <= 0:
         return []
     q = np.asarray(query, dtype=np.float32).reshape(-1)
     qn = q / (np.linalg.norm(q) or 1.0)
     scores = chunks.matrix[:n] @ qn
-    if witnessed is not None:
-        scene = chunks.scenes[:n]
-        allowed = np.flatnonzero((scene < 0) | np.isin(scene, witnessed))
+    if witnessed is not None or perceived is not None:
+        if perceived is not None:
+            allowed = np.flatnonzero(np.isin(chunks.ids[:n], perceived))
+        else:
+            scene = chunks.scenes[:n]
+            allowed = np.flatnonzero((scene < 0) | np.isin(scene, witnessed))
         if allowed.size == 0:
             return []
         scores, rows = scores[allowed], allowed

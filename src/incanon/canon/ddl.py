@@ -382,3 +382,12 @@ ALTER TABLE aliases ADD COLUMN revealed_key INTEGER; -- the earliest revealing s
 V7_SOURCE_CARDS = """
 ALTER TABLE characters ADD COLUMN card TEXT;         -- NULL: not from a card
 """
+
+# Knowledge at the grain of perception (incanon.canon.perception): a first-person work names its
+# narrator, and each chunk keeps its perceived units (JSON: offsets, mode, audience, who; the
+# default cut included, so a read never re-cuts). NULL units (a store from before): the whole chunk
+# is seen by those present, as before.
+V8_PERCEPTION = """
+ALTER TABLE works ADD COLUMN narrator TEXT;          -- NULL: third-person narration
+ALTER TABLE chunks ADD COLUMN units TEXT;            -- NULL: the whole chunk, seen by those present
+"""

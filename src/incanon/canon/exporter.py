@@ -10,7 +10,9 @@ import json
 import sqlite3
 from collections import defaultdict
 
-from incanon.canon.position import Axis
+from incanon.canon.perception import Unit, default_audience
+from incanon.canon.position import Axis, Position
+from incanon.canon.records import ChunkRecord
 from incanon.canon.reads import (
     select_characters,
     select_chunks,
@@ -23,6 +25,7 @@ from incanon.canon.reads import (
 from incanon.canon.world import (
     Character,
     Chunk,
+    ChunkUnit,
     Entity,
     Fact,
     Probe,
@@ -35,6 +38,23 @@ from incanon.canon.world import (
     WorkInfo,
     World,
 )
+
+
+def stated_units(chunk: ChunkRecord, axis: Axis, narrator: str | None) -> list[ChunkUnit]:
+    """The units a world file stated for ``chunk`` (the default cut is made again on import);
+    what the defaults would give again is left out, so a world exports as it was written."""
+    if not chunk.units:
+        return []
+    out = []
+    for d in json.loads(chunk.units):
+        u = Unit.from_json(d)
+        if u.given:
+            audience = None if u.audience == default_audience(u.mode, narrator) else u.audience
+            by = None if u.mode == "narration" and u.by == narrator else u.by
+            out.append(ChunkUnit(text=chunk.text[u.start:u.end], mode=u.mode, by=by, audience=audience,
+                                 known_by=list(u.known_by),
+                                 **{"from": None if u.from_key is None else str(Position.from_key(axis, u.from_key))}))
+    return out
 
 
 def _s(value: object | None) -> str | None:
@@ -66,6 +86,7 @@ def export_world(conn: sqlite3.Connection, work_row_id: int) -> World:
             axis=axis,
             description=w["description"],
             books=json.loads(w["books"]),
+            narrator=w["narrator"],
         ),
         characters=[
             Character(
@@ -90,7 +111,8 @@ def export_world(conn: sqlite3.Connection, work_row_id: int) -> World:
             for c in select_characters(conn, axis, "c.work_id = ?", params)
         ],
         chunks=[
-            Chunk(id=k.id, position=str(k.position), text=k.text, source=k.source, scene=k.scene)
+            Chunk(id=k.id, position=str(k.position), text=k.text, source=k.source, scene=k.scene,
+                  units=stated_units(k, axis, w["narrator"]))
             for k in select_chunks(conn, axis, "k.work_id = ?", params, order="k.ord")
         ],
         scenes=[

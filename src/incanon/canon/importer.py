@@ -56,8 +56,8 @@ def _write(conn: sqlite3.Connection, plan: Plan) -> int:
     w = plan.world
     info = w.work
     cur = conn.execute(
-        "INSERT INTO works (slug, title, author, axis, description, books, world_schema, imported_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO works (slug, title, author, axis, description, books, world_schema, imported_at, narrator)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             info.id,
             info.title,
@@ -67,6 +67,7 @@ def _write(conn: sqlite3.Connection, plan: Plan) -> int:
             json.dumps(info.books, ensure_ascii=False),
             w.schema_version,
             _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            plan.narrator,
         ),
     )
     work_id = int(cur.lastrowid or 0)
@@ -125,11 +126,11 @@ def _write(conn: sqlite3.Connection, plan: Plan) -> int:
     )
 
     conn.executemany(
-        "INSERT INTO chunks (id, work_id, ord, ext_id, pos_key, text, source, scene_id)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO chunks (id, work_id, ord, ext_id, pos_key, text, source, scene_id, units)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
-            (kb + i, work_id, i, ck.id, key, ck.text, ck.source, None if s is None else sb + s)
-            for i, (ck, (key, s)) in enumerate(zip(w.chunks, plan.chunks))
+            (kb + i, work_id, i, ck.id, key, ck.text, ck.source, None if s is None else sb + s, units)
+            for i, (ck, (key, s), units) in enumerate(zip(w.chunks, plan.chunks, plan.chunk_units))
         ),
     )
 

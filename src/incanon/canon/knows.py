@@ -6,8 +6,11 @@ character@position and kept until the store changes) answers, for character C at
 * **time**: ``may_know_time(pos)``: ``pos <= P`` (what happens at P is past).
 * **scene**: ``may_know_scene(id)``: C was present at the scene and it lies at or before P
   (*witnessed*).
-* **chunk**: ``may_know_chunk(position, scene)``: at or before P, and tied to no scene or to a
-  witnessed one.
+* **chunk**: ``chunk_view(chunk)``: of a chunk at or before P, the units C perceived
+  (``incanon.canon.perception``): speech and actions of a scene C witnessed (or of a chunk tied to
+  no scene), C's own thoughts, speech and writings, what C is listed as knowing (a letter read,
+  from when it is read), and narration when the narrator is C or narration is third person.
+  ``may_know_chunk``: C perceived something of it.
 * **fact**: ``may_know_fact(fact)``: begun by P, not ended (``P < valid_to``; ended ones with
   ``include_expired``), and public, or established in a witnessed scene, or told to C
   (``known_by``).
@@ -43,6 +46,7 @@ here. ``tests/canon/test_knowledge_paths.py`` checks on generated worlds that ev
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -53,7 +57,8 @@ import numpy as np
 from incanon.canon.known_names import Names, names_known
 from incanon.canon.names import CARD_SCENE_PREFIX, norm
 from incanon.canon.position import Position
-from incanon.canon.reads import select_characters, select_entities, select_messages
+from incanon.canon.perception import Unit, view
+from incanon.canon.reads import plain_rows, select_characters, select_entities, select_messages
 from incanon.canon.records import (
     CharacterRecord,
     EntityRecord,
@@ -75,6 +80,8 @@ class Placed(Protocol):
 
     @property
     def position(self) -> Position: ...
+
+    # A chunk also has an ``id`` (its ext id), by which its perceived view is found.
 
     @property
     def scene(self) -> str | None: ...
@@ -110,9 +117,53 @@ class CharacterKnowledge:
         return scene_id in self.witnessed_ids
 
     def may_know_chunk(self, chunk: Placed) -> bool:
-        """True when the character may read ``chunk``: at or before the position, and tied to
-        no scene or to a witnessed one."""
-        return self.may_know_time(chunk.position) and (chunk.scene is None or chunk.scene in self.witnessed_ids)
+        """True when the character perceived some of ``chunk``: at or before the position, and
+        a unit of it perceived (``chunk_view``)."""
+        if not self.may_know_time(chunk.position):
+            return False
+        chunk_id = getattr(chunk, "id", None)
+        if chunk_id is None:  # a bare placed thing: witnessing alone
+            return chunk.scene is None or chunk.scene in self.witnessed_ids
+        return chunk_id in self._views_by_id
+
+    def chunk_view(self, chunk: Placed) -> str:
+        """The text of ``chunk`` the character perceived ("" when nothing, or when it lies after
+        the position); pieces not next to each other are joined by ``perception.GAP``."""
+        if not self.may_know_time(chunk.position):
+            return ""
+        return self._views_by_id.get(getattr(chunk, "id", ""), "")
+
+    @cached_property
+    def chunk_views(self) -> dict[int, str]:
+        """Chunk row id → the text the character perceived of it, for every chunk at or before
+        the position of which it perceived anything (in story order)."""
+        s = self.scope
+        witnessed = set(self.witnessed_ids)
+        name, at = self.character.name, self.at.key
+        views: dict[int, str] = {}
+        self.__dict__["_views_by_id"] = by_id = {}
+        for rid, ext_id, text, units, scene in plain_rows(
+                s._conn, "SELECT k.id, k.ext_id, k.text, k.units, sc.ext_id FROM chunks k LEFT JOIN scenes sc"
+                " ON sc.id = k.scene_id WHERE k.work_id = ? AND k.pos_key <= ? ORDER BY k.pos_key, k.ord",
+                [s._wid, at]):
+            seen = scene is None or scene in witnessed
+            if units is None:
+                got = text if seen else ""
+            else:
+                got = view(text, [Unit.from_json(d) for d in json.loads(units)], name, at, seen)
+            if got:
+                views[rid] = by_id[ext_id] = got
+        return views
+
+    @cached_property
+    def _views_by_id(self) -> dict[str, str]:
+        self.chunk_views  # fills it
+        return self.__dict__["_views_by_id"]
+
+    @cached_property
+    def perceived_rows(self) -> np.ndarray:
+        """Row ids of the chunks the character perceived something of (for the fast paths)."""
+        return np.array(sorted(self.chunk_views), dtype=np.int64)
 
     def may_know_fact(self, fact: FactRecord, *, include_expired: bool = False) -> bool:
         """True when the character knows ``fact`` at the position (``include_expired``: also a

@@ -66,6 +66,7 @@ def work_from_row(row: sqlite3.Row) -> WorkRecord:
         axis=Axis(row["axis"]),
         description=row["description"],
         books=json.loads(row["books"]),
+        narrator=row["narrator"] if "narrator" in row.keys() else None,
     )
 
 
@@ -188,7 +189,7 @@ def select_messages(
 
 
 _CHUNKS = """
-SELECT k.id, k.ext_id, k.pos_key, k.text, k.source, s.ext_id AS scene
+SELECT k.id, k.ext_id, k.pos_key, k.text, k.source, s.ext_id AS scene, k.units
 FROM chunks k LEFT JOIN scenes s ON s.id = k.scene_id
 """
 
@@ -199,8 +200,8 @@ def select_chunks(
     """Chunks matching ``where`` (alias ``k``)."""
     rows = plain_rows(conn, f"{_CHUNKS} WHERE {where} ORDER BY {order}", params)
     return [
-        ChunkRecord(ext_id, position_of(axis, key), text, source, scene, row_id)
-        for row_id, ext_id, key, text, source, scene in rows
+        ChunkRecord(ext_id, position_of(axis, key), text, source, scene, row_id, units)
+        for row_id, ext_id, key, text, source, scene, units in rows
     ]
 
 

@@ -54,6 +54,8 @@ class WorkRecord(_Record):
     axis: Axis
     description: str
     books: dict[str, str]
+    narrator: str | None = None
+    """The first-person narrator (canonical name); None: a third-person narrator."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +177,9 @@ class ChunkRecord(_Record):
     source: str
     scene: str | None
     row_id: int = field(default=0, repr=False, compare=False)
+    units: str | None = field(default=None, repr=False, compare=False)
+    """The perceived units as stored (JSON; ``incanon.canon.perception``); None: the whole
+    chunk is seen by those present (a store from before units)."""
 
 
 @dataclass(frozen=True, slots=True)

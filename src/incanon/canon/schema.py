@@ -63,10 +63,14 @@ def _v7_source_cards(conn: sqlite3.Connection) -> None:
     _run_script(conn, ddl.V7_SOURCE_CARDS)
 
 
+def _v8_perception(conn: sqlite3.Connection) -> None:
+    _run_script(conn, ddl.V8_PERCEPTION)
+
+
 #: Ordered migrations: ``MIGRATIONS[i]`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _v1_core, _v2_vectors, _v3_graph, _v4_graph_time, _v5_persona_time, _v6_secret_names,
-    _v7_source_cards]
+    _v7_source_cards, _v8_perception]
 #: The schema version this code writes and reads.
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -8,10 +8,12 @@ evaluates the same rule over columns:
 
 * **time**: anything at a position ``<= at`` is past (an event in chapter 2-5 is known to a
   character at 2-5); later is future and never visible.
-* **witnessing**: a character witnesses the scenes they are present at. Scene-tied chunks of
-  scenes they missed are hidden when ``witnessed_only`` (``_chunk_cond`` in SQL,
-  ``chunk_order.search_ordered`` in numpy); messages of a missed scene are never returned;
-  nobody sees another character's ``[thought]``.
+* **perception**: a character witnesses the scenes they are present at, and of a chunk knows
+  only the units it perceived (``CharacterKnowledge.chunk_view``: speech heard and deeds seen
+  there, its own thoughts, letters it read; a first-person narrator's narration is the
+  narrator's alone). With ``witnessed_only``, chunks come back as perceived, and a chunk perceived
+  in nothing is hidden (``_chunk_cond`` in SQL, ``chunk_order.search_ordered`` in numpy);
+  messages of a missed scene are never returned; nobody sees another character's ``[thought]``.
 * **facts**: known when past, not expired (``at < valid_to``), and public, or established in a
   scene the character witnessed, or listed in ``known_by`` (``fact_table`` in numpy lists and
   counts them; ``_fact_cond`` states the same rule in SQL, which the property test holds equal).
@@ -26,6 +28,7 @@ witnessed, every thought is visible).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from typing import TYPE_CHECKING, Any
@@ -121,13 +124,18 @@ class KnowledgeScope:
         return KnowledgeScope(self._conn, self._cache, self._wid, self.work, self.character, self.at,
                               witnessed_only=True)
 
-    def label(self, position: Position | str, scene: str | None = None) -> str:
-        """How a piece of canon at ``position`` (tied to ``scene``, if any) stands for the
-        character: ``in scope`` (before now and witnessed, or tied to no scene), ``before now,
-        not witnessed`` or ``after now``."""
+    def label(self, position: Position | str, scene: str | None = None, *, chunk: str | None = None) -> str:
+        """How a piece of canon at ``position`` (tied to ``scene``, if any; the chunk ``chunk``,
+        if given) stands for the character: ``in scope`` (before now and witnessed, or tied to no
+        scene; of a chunk, something of it perceived), ``before now, not witnessed`` or ``after now``."""
         if not self.is_known_time(position):
             return AFTER_NOW
-        if scene is not None and self.character is not None and not self.knowledge().may_know_scene(scene):
+        if self.character is None:
+            return IN_SCOPE
+        knows = self.knowledge()
+        if chunk is not None:
+            return IN_SCOPE if chunk in knows._views_by_id else NOT_WITNESSED
+        if scene is not None and not knows.may_know_scene(scene):
             return NOT_WITNESSED
         return IN_SCOPE
 
@@ -162,8 +170,10 @@ class KnowledgeScope:
     def _chunk_cond(self, witnessed_only: bool | None) -> Cond:
         sql, params = "k.work_id = ? AND k.pos_key <= ?", [self._wid, self._at]
         if self._wo(witnessed_only):
-            sql += f" AND (k.scene_id IS NULL OR k.scene_id IN ({_WITNESSED}))"
-            params += [self._cid, self._at]
+            # Which chunks the character perceived anything of is the knowledge's decision
+            # (units, not whole scenes); SQL only keeps those rows.
+            sql += " AND k.id IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps(self.knowledge().perceived_rows.tolist()))
         return sql, params
 
     def _fact_cond(self, include_expired: bool) -> Cond:
@@ -261,10 +271,17 @@ class KnowledgeScope:
         )
 
     def chunks(self, witnessed_only: bool | None = None) -> list[ChunkRecord]:
-        """Chunks at or before the position; with ``witnessed_only``, scene-tied chunks of
-        missed scenes are left out (chunks tied to no scene stay)."""
+        """Chunks at or before the position; with ``witnessed_only``, only what the character
+        perceived: each chunk's text is the part it perceived (its units: speech heard, deeds
+        seen, its own thoughts, letters read), and a chunk it perceived nothing of is left out."""
         sql, params = self._chunk_cond(witnessed_only)
-        return select_chunks(self._conn, self.work.axis, sql, params)
+        found = select_chunks(self._conn, self.work.axis, sql, params)
+        return self._perceived(found) if self._wo(witnessed_only) else found
+
+    def _perceived(self, chunks: list[ChunkRecord]) -> list[ChunkRecord]:
+        views = self.knowledge().chunk_views
+        return [c if views[c.row_id] == c.text else dataclasses.replace(c, text=views[c.row_id])
+                for c in chunks if c.row_id in views]
 
     def chunk_ids(self, witnessed_only: bool | None = None) -> list[str]:
         """Ids of ``chunks()``, without reading their text."""
@@ -315,13 +332,13 @@ class KnowledgeScope:
         if np.asarray(query_vec).reshape(-1).shape[0] != info["dim"]:
             raise InputError(f"query vector has {np.asarray(query_vec).size} dimensions, the {embedder_name!r} set "
                              f"has {info['dim']}")
-        witnessed = self.knowledge().witnessed_rows if self._wo(witnessed_only) else None
+        perceived = self.knowledge().perceived_rows if self._wo(witnessed_only) else None
         ordered = load_ordered(self._conn, self._cache, info, self._wid)
-        hits = search_ordered(ordered, query_vec, k, self._at, witnessed)
+        hits = search_ordered(ordered, query_vec, k, self._at, perceived=perceived)
         ids = [rid for rid, _ in hits]
-        found = {r.row_id: r for r in select_chunks(
-            self._conn, self.work.axis, f"k.id IN ({','.join('?' * len(ids))})", ids)}
-        return [Hit(found[rid], score) for rid, score in hits]
+        rows = select_chunks(self._conn, self.work.axis, f"k.id IN ({','.join('?' * len(ids))})", ids)
+        found = {r.row_id: r for r in (self._perceived(rows) if perceived is not None else rows)}
+        return [Hit(found[rid], score) for rid, score in hits if rid in found]
 
     def search_entities(self, query_vec: np.ndarray, embedder_name: str, k: int = 5) -> list[Hit[EntityRecord]]:
         """Top-``k`` entities by cosine similarity among the entities this scope allows

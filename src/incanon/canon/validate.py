@@ -21,7 +21,8 @@ from typing import NoReturn
 from incanon.canon.names import OUTSIDE_SPEAKERS, did_you_mean, listing, norm
 from incanon.canon.position import Axis, Position
 from incanon.canon.world import SCHEMA_VERSION as WORLD_SCHEMA_VERSION
-from incanon.canon.world import World
+from incanon.canon.perception import StatedUnit, place_units
+from incanon.canon.world import Chunk, World
 from incanon.errors import InputError
 
 #: A relation endpoint or fact subject: ("c", character index) or ("e", entity index).
@@ -55,6 +56,8 @@ class Plan:
     participants: list[tuple[int, int, int, int, int | None, int | None]] = field(default_factory=list)
     messages: list[tuple[int, int, int | None, str, str, str, str]] = field(default_factory=list)
     chunks: list[tuple[int, int | None]] = field(default_factory=list)  # (pos_key, scene index)
+    chunk_units: list[str] = field(default_factory=list)  # JSON of each chunk's perceived units
+    narrator: str | None = None  # canonical name of a first-person narrator
     entities: list[tuple[str, int | None]] = field(default_factory=list)  # (norm, pos_key)
     entity_aliases: list[tuple[int, int, str, str]] = field(default_factory=list)
     relations: list[tuple[Ref, Ref, int | None, int | None]] = field(default_factory=list)
@@ -218,6 +221,9 @@ class _Checker:
             self.scene_by_id[sc.id] = i
 
     def chunks(self) -> None:
+        narrator = self.world.work.narrator
+        if narrator is not None:
+            self.plan.narrator = self.world.characters[self.character("work.narrator", narrator)].name
         seen: set[str] = set()
         for i, ck in enumerate(self.world.chunks):
             path = f"chunks[{i}]"
@@ -225,6 +231,26 @@ class _Checker:
             seen.add(ck.id)
             key = self.position(f"{path}.position", ck.position)
             self.plan.chunks.append((key, self.scene(f"{path}.scene", ck.scene)))
+            self.plan.chunk_units.append(self.units(path, ck))
+
+    def units(self, path: str, ck: Chunk) -> str:
+        """The chunk's perceived units as stored (JSON), stated ones placed in its text."""
+        canonical = [c.name for c in self.world.characters]
+        stated = []
+        for j, u in enumerate(ck.units):
+            upath = f"{path}.units[{j}]"
+            self.nonblank(f"{upath}.text", u.text, "unit text")
+            by = None if u.by is None else canonical[self.character(f"{upath}.by", u.by)]
+            if u.mode in ("thought", "document") and by is None:
+                self.fail(f"{upath}.by", f"a {u.mode} unit needs 'by' (whose {u.mode} it is)")
+            known = tuple(canonical[self.character(f"{upath}.known_by[{k}]", n)] for k, n in enumerate(u.known_by))
+            start = self.opt_position(f"{upath}.from", u.from_)
+            stated.append(StatedUnit(u.text, u.mode, u.audience, by, known, start))
+        units, missing = place_units(ck.text, stated, self.plan.narrator)
+        if missing is not None:
+            self.fail(f"{path}.units[{missing}].text", f"{ck.units[missing].text[:60]!r} is not in the chunk's text "
+                      "after the previous unit (units are given in text order, each its exact text)")
+        return json.dumps([u.to_json() for u in units], ensure_ascii=False)
 
     def scenes(self) -> None:
         for i, sc in enumerate(self.world.scenes):

@@ -201,6 +201,33 @@ class Character(_Record):
         return out
 
 
+class ChunkUnit(_Record):
+    """A perceived unit of a chunk's text (see ``incanon.canon.perception``): who perceives this
+    part of the chunk. Text of the chunk that no unit covers is cut by the default rule (quoted
+    speech heard by those present; narration the narrator's alone in a first-person work)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, populate_by_name=True, serialize_by_alias=True)
+
+    text: str
+    """The unit's exact text, found in the chunk after the previous unit's."""
+    mode: Literal["speech", "action", "thought", "narration", "document"]
+    """Said aloud, done in view, a character's unspoken thought or feeling, the narrator's
+    telling, or a letter or other writing."""
+    by: str | None = None
+    """Who says, does, thinks or writes it (a character name); narration: the narrator."""
+    audience: Literal["present", "private", "everyone"] | None = None
+    """Who perceives it: those present at the chunk's scene, only ``by`` (and ``known_by``), or
+    everyone. Default: present for speech and action; private for thoughts and documents, and for
+    narration in a first-person work."""
+    known_by: list[str] = Field(default_factory=list)
+    """Characters who perceive it besides the audience: a letter's readers, an eavesdropper, one
+    told in confidence."""
+    from_: str | None = Field(default=None, alias="from")
+    """Where ``known_by`` perceive it (a letter: when it is read); None = the chunk's position."""
+
+    _v = field_validator("from_")(_check_position)
+
+
 class Chunk(_Record):
     """A piece of raw source text at a story position."""
 
@@ -214,6 +241,8 @@ class Chunk(_Record):
     """File or book the text came from."""
     scene: str | None = None
     """The scene this chunk belongs to, if any (scene id)."""
+    units: list[ChunkUnit] = Field(default_factory=list)
+    """Who perceives which part of the text (see ``ChunkUnit``); empty: the default rule."""
 
     _v = field_validator("position")(_check_position)
 
@@ -338,6 +367,9 @@ class WorkInfo(_Record):
     description: str = ""
     books: dict[str, str] = Field(default_factory=dict)
     """Book number → book title."""
+    narrator: str | None = None
+    """The character who tells the story in the first person; None for a third-person
+    narrator. Narration of a first-person work is the narrator's alone (``ChunkUnit``)."""
 
 
 class World(_Record):

@@ -32,7 +32,7 @@ def _retrieved(details: dict[str, Any]) -> list[dict[str, Any]]:
 UNKNOWN_SCOPE = "scope unknown"
 
 
-def _label(who: CharacterAt, position: str, scene: str | None) -> str:
+def _label(who: CharacterAt, position: str, scene: str | None, chunk: str | None = None) -> str:
     """How the passage stands for the character (``KnowledgeScope.label``): in scope only when
     before now and witnessed, whatever the method's own cut-off was. Fails closed: a passage
     without a position, or one the scope cannot place (another axis, a vanished scene), is
@@ -45,13 +45,15 @@ def _label(who: CharacterAt, position: str, scene: str | None) -> str:
     if not position:
         return UNKNOWN_SCOPE
     try:
-        return scope.label(position, scene)
+        return scope.label(position, scene, chunk=chunk)
     except Exception:  # noqa: BLE001 - whatever could not place it, it is not known to be in scope
         return UNKNOWN_SCOPE
 
 
-def _scoped(who: CharacterAt, position: str, scene: str | None) -> dict[str, Any]:
-    label = _label(who, position, scene)
+def _scoped(who: CharacterAt, position: str, scene: str | None, chunk: str | None = None) -> dict[str, Any]:
+    # A chunk is in scope when the character perceived something of it (its units), not merely
+    # when it was in the room: a first-person narrator's thoughts are not the others'.
+    label = _label(who, position, scene, chunk)
     return {"label": label, "in_scope": label == "in scope"}
 
 
@@ -65,14 +67,15 @@ def chunk_evidence(reply: Reply, who: CharacterAt, lookup: ChunkLookup) -> list[
         scene = found.get("scene") if found.get("scene") is not None else (record.scene if record else None)
         rows[found["id"]] = ChunkEvidence(
             id=found["id"], position=position, scene=scene, score=found.get("score"),
-            text=record.text if record else "", shown=found["id"] in shown, **_scoped(who, position, scene))
+            text=record.text if record else "", shown=found["id"] in shown,
+            **_scoped(who, position, scene, found["id"] if record else None))
     for cid in reply.context:
         if cid in rows:
             continue
         record = lookup(cid)
         if record is not None:
             rows[cid] = ChunkEvidence(id=cid, position=str(record.position), scene=record.scene, text=record.text,
-                                      shown=True, **_scoped(who, str(record.position), record.scene))
+                                      shown=True, **_scoped(who, str(record.position), record.scene, cid))
     return list(rows.values())
 
 
