@@ -2,7 +2,8 @@
 
 An EPUB is a zip archive: ``META-INF/container.xml`` names the package document (OPF), whose
 ``<metadata>`` gives the title and author and whose ``<spine>`` lists the content documents in
-reading order. Each XHTML document becomes text (block elements end paragraphs; scripts and
+reading order (hrefs are URLs: ``Chapter%201.xhtml`` is ``Chapter 1.xhtml``; a document listed
+twice is read once). Each XHTML document becomes text (block elements end paragraphs; scripts and
 styles are dropped). Read with the standard library only (``zipfile``, ``xml.etree``,
 ``html.parser``): no third-party parser is needed for this subset, and DRM-protected books are
 refused with the reason.
@@ -14,7 +15,8 @@ Chapters:
 * a document holding several chapters is split: when the whole book is one or two documents
   (pandoc's default), at its ``h1``/``h2`` headings and every heading the chapter detector knows;
   otherwise at two or more ``CHAPTER N`` headings inside it;
-* documents of fewer than ``min_words`` words (cover, title page, copyright) are not chapters, and
+* documents of fewer than ``min_words`` words (cover, title page, copyright; Chinese and Japanese
+  counted by character, :func:`~incanon.ingest.scripts.text_size`) are not chapters, and
   a short document titled ``Part Two`` opens a new part; a document holding only a contents list
   is front matter. What is left out is said in :attr:`EpubBook.notes`.
 
@@ -33,12 +35,15 @@ import zlib
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote
 
 from incanon.errors import InputError
 from incanon.ingest.chapters import scan_chapters
 from incanon.ingest.encoding import MAX_BOOK_BYTES
 from incanon.ingest.gutenberg import cut_licence, header_title, strip_gutenberg
 from incanon.ingest.heading_forms import FORMS
+from incanon.ingest.html_book import html_text
+from incanon.ingest.scripts import text_size
 
 _NS = {"c": "urn:oasis:names:tc:opendocument:xmlns:container", "opf": "http://www.idpf.org/2007/opf",
        "dc": "http://purl.org/dc/elements/1.1/"}
@@ -180,13 +185,21 @@ def _spine(budget: _Budget, opf: ET.Element, opf_path: str, names: set[str]) -> 
     base = posixpath.dirname(opf_path)
     manifest = {item.get("id"): item.get("href") for item in opf.iterfind(".//opf:manifest/opf:item", _NS)}
     docs = []
+    seen: set[str] = set()
     for k, ref in enumerate(opf.iterfind(".//opf:spine/opf:itemref", _NS), 1):
         href = manifest.get(ref.get("idref"))
         if not href:
             continue
-        member = posixpath.normpath(posixpath.join(base, href))
+        # hrefs are URLs: "Chapter%201.xhtml" names "Chapter 1.xhtml", and a fragment is no file.
+        path = unquote(href.split("#", 1)[0])
+        member = posixpath.normpath(posixpath.join(base, path))
+        if member not in names and posixpath.normpath(posixpath.join(base, href)) in names:
+            member = posixpath.normpath(posixpath.join(base, href))  # a file whose name holds a literal %
         if member not in names:
             raise InputError(f"the spine names {member}, which the archive does not hold", source=budget.source)
+        if member in seen:
+            continue  # a spine listing one document twice: it is read once
+        seen.add(member)
         docs.append((k, member, budget.read(member).decode("utf-8", errors="replace")))
     return docs
 
@@ -201,6 +214,8 @@ class _Progress:
     """Documents under ``min_words`` words."""
     licence: int = 0
     """Words of Project Gutenberg header and licence left out."""
+    footnotes: int = 0
+    """Footnotes left out of a one-document book."""
 
 
 def _chapters_of(book: EpubBook, k: int, html: str, *, single: bool, min_words: int, state: _Progress) -> None:
@@ -208,12 +223,19 @@ def _chapters_of(book: EpubBook, k: int, html: str, *, single: bool, min_words: 
     parser = _Text(mark=single)
     parser.feed(html)
     text = parser.text()
+    if single:
+        # The whole book in one document (pandoc's, or Gutenberg's HTML zipped): read as an HTML
+        # book is, its chapter-level headings marked and its title page, page numbers and
+        # footnotes not taken for chapters.
+        whole = html_text(html)
+        text = whole.text
+        state.footnotes += whole.footnotes
     gut = strip_gutenberg(text)  # Project Gutenberg EPUBs carry the e-text's header and licence
     text, cut = cut_licence(gut.body.strip())
     if gut.removed_words or cut:
         state.licence += gut.removed_words + cut
     title = parser.title
-    if len(text.split()) < min_words:
+    if text_size(text) < min_words:
         if title and _PART.match(title):
             state.book += 1 if book.chapters else 0
             state.part = title
@@ -265,13 +287,15 @@ def read_epub(path: Path, *, min_words: int = 80, max_bytes: int = MAX_BOOK_BYTE
     title, author = clean_title(opf.findtext(".//dc:title", "", _NS) or "")
     book = EpubBook(title=title, author=(opf.findtext(".//dc:creator", "", _NS) or "").strip() or author)
     # pandoc's default: the whole book in one document (beside a title page); split at its headings.
-    single = sum(1 for _, _, html in docs if len(re.sub(r"<[^>]*>", " ", html).split()) >= min_words) <= 1
+    single = sum(1 for _, _, html in docs if text_size(re.sub(r"<[^>]*>", " ", html)) >= min_words) <= 1
     state = _Progress()
     for k, _, html in docs:
         _chapters_of(book, k, html, single=single, min_words=min_words, state=state)
     if state.short:
         book.notes.append(f"{state.short} spine document(s) of fewer than {min_words} words (cover, title page, "
                           "copyright) are not chapters")
+    if state.footnotes:
+        book.notes.append(f"{state.footnotes:,} footnote(s) left out of the chapters")
     if state.licence:
         book.notes.append(f"Project Gutenberg header and licence left out ({state.licence:,} words)")
     if not book.chapters:
