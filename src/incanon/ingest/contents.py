@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Sequence
 
-from incanon.ingest.heading_forms import FORMS, Candidate, number_of
+from incanon.ingest.heading_forms import CONTENTS_WORDS, FORMS, Candidate, number_of
 
 _S = r"[^\S\n]"
 _TRAILER = re.compile(rf"(?:{_S}*\.){{2,}}{_S}*\d*{_S}*$|{_S}{{2,}}[\divxlc]+{_S}*$", re.I)
@@ -29,6 +29,7 @@ _PART_ENTRY = re.compile(
     rf"^{_S}*(?:part|book|volume|vol\.|act|(?:first|second|third|fourth|fifth|final|last){_S}+epilogue)\b", re.I)
 _NAMED_ENTRY = re.compile(r"^\W*(?:prologue|epilogue|interlude|afterword|foreword)\b", re.I)
 _MATTER = FORMS[0].pattern
+_CONTENTS_LINE = re.compile(rf"content|{CONTENTS_WORDS}", re.I)
 _WORDS = {"chap": "chapter", "chap.": "chapter", "num": "chapter"}
 MAX_LISTS = 8
 """Contents lists looked for in one text (a book in volumes has one per volume)."""
@@ -62,7 +63,10 @@ def _region_end(text: str, after: Sequence[Candidate]) -> int | None:
     """Index in ``after`` of the story's first heading (see the module docstring), or None."""
     first = after[0]
     if first.key[1]:
-        j = next((j for j in range(1, len(after)) if after[j].key == first.key), None)
+        # The same heading in the same form: "I." (a story's first section) is not the entry
+        # "I. THE RED LAMP" found again.
+        j = next((j for j in range(1, len(after)) if after[j].key == first.key
+                  and after[j].form.name == first.form.name), None)
         # Only a list if its entries are short (the last may be followed by front matter): a
         # real "Chapter 1" found again as part 2's "Chapter 1" must not swallow part 1.
         if j is not None and all(_words_between(text, after[k].end, after[k + 1].start) < MIN_PROSE_WORDS
@@ -72,16 +76,25 @@ def _region_end(text: str, after: Sequence[Candidate]) -> int | None:
         end = after[j + 1].start if j + 1 < len(after) else len(text)
         if cand.kind == "chapter" and _words_between(text, cand.end, end) >= MIN_PROSE_WORDS:
             k = j
-            while k > 0 and after[k - 1].kind == "part" and _words_between(text, after[k - 1].end, after[k].start) <= 12:
+            # A part heading, or a story's own heading (not listed again later) right before its
+            # first section ("I. THE RED LAMP" then "I."), begins the story with it.
+            while k > 0 and _words_between(text, after[k - 1].end, after[k].start) <= 12 and (
+                    after[k - 1].kind == "part" or not _listed_again(after, k - 1)):
                 k -= 1
             return k
     return None
 
 
+def _listed_again(after: Sequence[Candidate], i: int) -> bool:
+    """Whether the heading ``after[i]`` comes again later (in the same form): a list's entry does."""
+    cand = after[i]
+    return any(c.key == cand.key and c.form.name == cand.form.name for c in after[i + 1:])
+
+
 def find_contents(text: str, cands: Sequence[Candidate]) -> list[Contents]:
     """Every contents list of ``text`` given its heading candidates (in text order)."""
     found: list[Contents] = []
-    heads = [i for i, c in enumerate(cands) if c.kind == "matter" and "content" in c.line.lower()]
+    heads = [i for i, c in enumerate(cands) if c.kind == "matter" and _CONTENTS_LINE.search(c.line)]
     for i in heads[:MAX_LISTS]:  # each costs a pass over the headings: a bound for hostile text
         cand = cands[i]
         if found and cand.start < found[-1].end:
