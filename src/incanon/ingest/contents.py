@@ -29,6 +29,7 @@ _PART_ENTRY = re.compile(
     rf"^{_S}*(?:part|book|volume|vol\.|act|(?:first|second|third|fourth|fifth|final|last){_S}+epilogue)\b", re.I)
 _NAMED_ENTRY = re.compile(r"^\W*(?:prologue|epilogue|interlude|afterword|foreword)\b", re.I)
 _MATTER = FORMS[0].pattern
+_BARE = ("bare", "cjk-bare")
 _CONTENTS_LINE = re.compile(rf"content|{CONTENTS_WORDS}", re.I)
 _WORDS = {"chap": "chapter", "chap.": "chapter", "num": "chapter"}
 MAX_LISTS = 8
@@ -66,7 +67,7 @@ def _region_end(text: str, after: Sequence[Candidate]) -> int | None:
         # The same heading in the same form: "I." (a story's first section) is not the entry
         # "I. THE RED LAMP" found again.
         j = next((j for j in range(1, len(after)) if after[j].key == first.key
-                  and after[j].form.name == first.form.name), None)
+                  and (after[j].form.name not in _BARE or first.form.name in _BARE)), None)
         # Only a list if its entries are short (the last may be followed by front matter): a
         # real "Chapter 1" found again as part 2's "Chapter 1" must not swallow part 1.
         if j is not None and all(_words_between(text, after[k].end, after[k + 1].start) < MIN_PROSE_WORDS
@@ -86,9 +87,10 @@ def _region_end(text: str, after: Sequence[Candidate]) -> int | None:
 
 
 def _listed_again(after: Sequence[Candidate], i: int) -> bool:
-    """Whether the heading ``after[i]`` comes again later (in the same form): a list's entry does."""
+    """Whether the heading ``after[i]`` comes again later (not as a bare section numeral): a
+    list's entry does."""
     cand = after[i]
-    return any(c.key == cand.key and c.form.name == cand.form.name for c in after[i + 1:])
+    return any(c.key == cand.key and (c.form.name not in _BARE or cand.form.name in _BARE) for c in after[i + 1:])
 
 
 def find_contents(text: str, cands: Sequence[Candidate]) -> list[Contents]:
