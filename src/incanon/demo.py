@@ -6,7 +6,6 @@ Everything runs through the real product path (canon store â†’ knowledge scope â
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -138,8 +137,9 @@ def make_task(store: CanonStore, work: str, agent_model: ChatModel, judge_model:
 
 def world_fingerprint(store: CanonStore, work: str) -> str:
     """A short hash of the work's canon, so a changed world makes a different run."""
-    blob = store.export_world(work).model_dump_json()
-    return hashlib.sha256(blob.encode()).hexdigest()[:12]
+    from incanon.sample.loading import work_fingerprint
+
+    return work_fingerprint(store, work)
 
 
 async def run_demo(
@@ -154,13 +154,13 @@ async def run_demo(
     progress: bool = True,
     concurrency: int = 1,
 ) -> tuple[RunResult, RunStore, CharacterRecord]:
-    """Load the sample world, plan the questions, run and judge them; return the run."""
+    """Load the sample world, plan the questions, run and judge them; return the run. A work
+    of the sample's id that the sample did not create is never replaced (a ``ConfigError``)."""
     from incanon.sample import sample_world
+    from incanon.sample.loading import load_sample_world
 
-    world = sample_world()
     store = CanonStore.open(store_dir)
-    store.import_world(world, replace=True, source="incanon sample world")
-    work = world.work.id
+    work = load_sample_world(store, sample_world())
     record, questions = plan_demo(store, work, character)
     prompts = PromptLibrary()
     config = RunConfig(
