@@ -390,4 +390,5 @@ ALTER TABLE characters ADD COLUMN card TEXT;         -- NULL: not from a card
 V8_PERCEPTION = """
 ALTER TABLE works ADD COLUMN narrator TEXT;          -- NULL: third-person narration
 ALTER TABLE chunks ADD COLUMN units TEXT;            -- NULL: the whole chunk, seen by those present
+ALTER TABLE persona_segments ADD COLUMN tells TEXT;  -- JSON scene/fact ids the text reports; NULL: none
 """

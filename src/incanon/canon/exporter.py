@@ -97,8 +97,9 @@ def export_world(conn: sqlite3.Connection, work_row_id: int) -> World:
                               for g in c.secret_names},
                 profile=c.profile,
                 personality=c.personality,
-                profile_segments=[Segment(text=g.text, **{"from": _s(g.position)}) for g in c.profile_segments],
-                personality_segments=[Segment(text=g.text, **{"from": _s(g.position)})
+                profile_segments=[Segment(text=g.text, tells=list(g.tells), **{"from": _s(g.position)})
+                                  for g in c.profile_segments],
+                personality_segments=[Segment(text=g.text, tells=list(g.tells), **{"from": _s(g.position)})
                                       for g in c.personality_segments],
                 first_position=_s(c.first_position),
                 card=json.loads(c.card) if c.card else None,

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from incanon.canon.knows import CharacterKnowledge
 from incanon.canon.namebook import surname_pattern, surnames
@@ -35,6 +35,7 @@ from incanon.canon.position import Position, end_of_story
 from incanon.canon.records import CharacterRecord, FactRecord, RelationRecord
 from incanon.canon.scope import KnowledgeScope
 from incanon.canon.store import CanonStore
+from incanon.canon.tells import Event, EventIndex
 from incanon.sentences import split_sentences
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*[^\W\d_]|[^\W\d_]", re.UNICODE)
@@ -267,11 +268,30 @@ class Horizon:
             return f"names someone or something first seen later ({', '.join(leaks.later_names)})"
         if leaks.unseen_names:
             return f"names someone or something the character has not come across ({', '.join(leaks.unseen_names)})"
+        if not names_only:
+            told = self.events.unperceived(stems(sentence))
+            if told:
+                return f"tells of an event the character has not perceived ({', '.join(told[:3])})"
         if leaks.hidden_terms:
             return f"tells of later or missed events ({', '.join(leaks.hidden_terms[:4])})"
         if leaks.unknown_facts:
             return "states a fact the character does not know"
         return ""
+
+    @cached_property
+    def events(self) -> EventIndex:
+        """The work's events (scenes, facts), each marked perceived or not by the character: a
+        sentence is known from the event it tells (``incanon.canon.tells``)."""
+        scope = self.scope
+        scenes = [*scope.scenes(witnessed_only=False), *scope.future_scenes()]
+        known_facts = {f.id for f in self.facts}
+        events = [Event(f"scene:{sc.id}", frozenset(stems(f"{sc.title}. {sc.summary}")), sc.id in self.witnessed_ids)
+                  for sc in scenes]
+        events += [Event(f"fact:{f.id}", frozenset(stems(f.text)), f.id in known_facts)
+                   for f in (*self.facts, *self.unknown_facts)]
+        # Names say who, not what happens: two sentences about one person are not one event.
+        names = set().union(*(stems(n) for n in self.book.owners)) if self.book.owners else set()
+        return EventIndex(events, neutral_stems() | frozenset(names))
 
     # -- relations ---------------------------------------------------------------------------
     def knows_relation(self, r: RelationRecord) -> bool:

@@ -99,8 +99,9 @@ def _write(conn: sqlite3.Connection, plan: Plan) -> int:
         ((cb + c, *rest) for c, *rest in plan.time_points),
     )
     conn.executemany(
-        "INSERT INTO persona_segments (character_id, kind, ord, from_key, text) VALUES (?, ?, ?, ?, ?)",
-        ((cb + c, kind, j, since, text) for c, kind, j, since, text in plan.segments),
+        "INSERT INTO persona_segments (character_id, kind, ord, from_key, text, tells) VALUES (?, ?, ?, ?, ?, ?)",
+        ((cb + c, kind, j, since, text, json.dumps(tells) if tells else None)
+         for c, kind, j, since, text, tells in plan.segments),
     )
 
     conn.executemany(

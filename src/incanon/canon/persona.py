@@ -107,8 +107,15 @@ class Persona:
         }
 
 
-def _dated(segments: tuple[SegmentRecord, ...], at: Position) -> str:
-    return " ".join(g.text.strip() for g in segments if g.position is None or g.position <= at)
+def _dated(segments: tuple[SegmentRecord, ...], at: Position, horizon: Horizon | None) -> str:
+    """The segments begun by ``at`` whose told scenes and facts the character perceived."""
+    def perceived(told: str) -> bool:
+        if horizon is None:
+            return False
+        return told in horizon.witnessed_ids or any(f.id == told for f in horizon.facts)
+
+    return " ".join(g.text.strip() for g in segments
+                    if (g.position is None or g.position <= at) and all(perceived(t) for t in g.tells))
 
 
 def _cleaned(kind: str, text: str, source: str, horizon: Horizon | None, *,
@@ -131,7 +138,7 @@ def _pick(record: CharacterRecord, kind: str, at: Position, reached: list[TimePo
             return _cleaned(kind, text, f"time point {tp.label}", horizon, dated=True)
     segments = getattr(record, f"{kind}_segments")
     if segments:
-        return _cleaned(kind, _dated(segments, at), "dated segments", horizon, dated=True)
+        return _cleaned(kind, _dated(segments, at, horizon), "dated segments", horizon, dated=True)
     whole = getattr(record, kind)
     if not whole.strip():
         return "", "none", []

@@ -81,8 +81,8 @@ SELECT c.id, c.name, c.profile, c.personality, c.first_key, c.card,
   (SELECT json_group_array(json_array(label, pos_key, description, profile, personality)) FROM
     (SELECT label, pos_key, description, profile, personality FROM time_points t WHERE t.character_id = c.id
      ORDER BY t.ord)) AS time_points,
-  (SELECT json_group_array(json_array(kind, from_key, text)) FROM
-    (SELECT kind, from_key, text FROM persona_segments g WHERE g.character_id = c.id
+  (SELECT json_group_array(json_array(kind, from_key, text, tells)) FROM
+    (SELECT kind, from_key, text, tells FROM persona_segments g WHERE g.character_id = c.id
      ORDER BY g.kind, g.ord)) AS segments
 FROM characters c
 """
@@ -128,7 +128,8 @@ def _secrets(axis: Axis, raw: str) -> tuple[SecretNameRecord, ...]:
 
 
 def _segments(axis: Axis, raw: str, kind: str) -> tuple[SegmentRecord, ...]:
-    return tuple(SegmentRecord(text, _pos(axis, key)) for k, key, text in json.loads(raw) if k == kind)
+    return tuple(SegmentRecord(text, _pos(axis, key), tuple(json.loads(tells) if tells else ()))
+                 for k, key, text, tells in json.loads(raw) if k == kind)
 
 
 _SCENES = f"""

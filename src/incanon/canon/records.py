@@ -77,6 +77,8 @@ class SegmentRecord(_Record):
 
     text: str
     position: Position | None
+    tells: tuple[str, ...] = ()
+    """Scene and fact ids the text reports (given only once all are perceived)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,7 +51,7 @@ class Plan:
     characters: list[int | None] = field(default_factory=list)  # first_key per character
     names: list[tuple[int, int, str, str, int, int | None]] = field(default_factory=list)  # ..., from_key
     time_points: list[tuple[int, str, int, str, int, str, str, str]] = field(default_factory=list)
-    segments: list[tuple[int, str, int, int | None, str]] = field(default_factory=list)  # (char, kind, ord, from, text)
+    segments: list[tuple[int, str, int, int | None, str, list[str]]] = field(default_factory=list)  # (char, kind, ord, from, text, tells)
     scenes: list[int] = field(default_factory=list)  # pos_key per scene
     participants: list[tuple[int, int, int, int, int | None, int | None]] = field(default_factory=list)
     messages: list[tuple[int, int, int | None, str, str, str, str]] = field(default_factory=list)
@@ -175,7 +175,7 @@ class _Checker:
             for kind in ("profile", "personality"):
                 for j, seg in enumerate(getattr(ch, f"{kind}_segments")):
                     since = self.opt_position(f"{path}.{kind}_segments[{j}].from", seg.from_)
-                    self.plan.segments.append((i, kind, j, since, seg.text))
+                    self.plan.segments.append((i, kind, j, since, seg.text, seg.tells))
             labels: set[str] = set()
             for j, tp in enumerate(ch.time_points):
                 tpath = f"{path}.time_points[{j}]"
@@ -369,6 +369,15 @@ class _Checker:
                 seen.add(c)
                 self.plan.known_by.append((i, c, j))
 
+    def segment_tells(self) -> None:
+        for i, ch in enumerate(self.world.characters):
+            for kind in ("profile", "personality"):
+                for j, seg in enumerate(getattr(ch, f"{kind}_segments")):
+                    for k, told in enumerate(seg.tells):
+                        if told not in self.scene_by_id and told not in self.fact_ids:
+                            self.fail(f"characters[{i}].{kind}[{j}].tells[{k}]",
+                                      f"unknown scene or fact id {told!r} (a segment tells of scenes and facts)")
+
     def probes(self) -> None:
         for i, probe in enumerate(self.world.probes):
             path = f"probes[{i}]"
@@ -400,6 +409,7 @@ def plan_import(world: World, *, source: str | None = None) -> Plan:
     check.entities()
     check.relations()
     check.facts()
+    check.segment_tells()
     check.probes()
     check.story_end()  # last: it needs every position the world gives
     return check.plan

@@ -65,6 +65,9 @@ class Segment(_Record):
     """The sentence(s)."""
     from_: str | None = Field(default=None, alias="from")
     """Where it becomes true; None = from the start."""
+    tells: list[str] = Field(default_factory=list)
+    """Ids of the scenes and facts this text reports: it is given to the character only once
+    the character has perceived every one (witnessed the scene, knows the fact)."""
 
     _v = field_validator("from_")(_check_position)
 
