@@ -20,6 +20,8 @@ LETTER = "Come home, my son; the house is quiet without you."
 """Oren's letter: Oren knows it from writing it, Elias from reading it at 1-3-1."""
 SPOKEN = "I did not touch the boy"
 """Nell's speech at the trial: everyone present hears it."""
+SUMMARY = "Elias keeps silent at Nell's trial, knowing his clockwork man is the murderer."
+"""The trial scene's summary: the narrator's telling, so the narrator's alone."""
 
 _WORLD: dict[str, Any] = {
     "work": {"id": "marr", "title": "The Wound Man", "author": "incanon tests", "axis": "chapter",
@@ -40,6 +42,7 @@ _WORLD: dict[str, Any] = {
         {"id": "s1", "position": "1-1-1", "title": "The study", "location": "Oren's study",
          "participants": ["Oren Marr"]},
         {"id": "s2", "position": "1-2-1", "title": "The trial", "location": "the courthouse",
+         "summary": SUMMARY,
          "participants": ["Elias Marr", "Oren Marr", "Ada Lisle", "Nell Ashby"],
          "speakers": ["Nell Ashby", "Ada Lisle"]},
         {"id": "s3", "position": "1-3-1", "title": "Home", "location": "the house",

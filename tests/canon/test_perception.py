@@ -21,7 +21,7 @@ from incanon.canon.perception import (
 )
 from incanon.errors import InputError
 
-from .first_person_world import LETTER, SECRET_THOUGHT, SPOKEN, first_person_world
+from .first_person_world import LETTER, SECRET_THOUGHT, SPOKEN, SUMMARY, first_person_world
 
 
 def _quoted(text: str) -> list[str]:
@@ -107,6 +107,13 @@ def test_only_the_narrator_perceives_the_narrators_unspoken_thought(store: Canon
     others = _texts(store, who, "1-3-1")
     assert SECRET_THOUGHT not in others
     assert SPOKEN in others  # what was said aloud at the trial is heard by all present
+
+
+def test_a_scene_summary_is_the_narrators_telling(store: CanonStore) -> None:
+    store.import_world(first_person_world())
+    assert SUMMARY in _texts(store, "Elias Marr", "1-2-1")
+    assert SUMMARY not in _texts(store, "Ada Lisle", "1-2-1")
+    assert [s.summary for s in store.scope("marr", "Ada Lisle", "1-2-1").scenes(witnessed_only=True)] == [""]
 
 
 def test_a_third_person_reading_of_the_same_book_lets_the_thought_through(store: CanonStore) -> None:

@@ -32,6 +32,7 @@ from incanon.canon.namebook import surname_pattern, surnames
 from incanon.canon.names import norm
 from incanon.canon.parts import later_parts
 from incanon.canon.position import Position, end_of_story
+from incanon.canon.reads import select_scenes
 from incanon.canon.records import CharacterRecord, FactRecord, RelationRecord
 from incanon.canon.scope import KnowledgeScope
 from incanon.canon.store import CanonStore
@@ -283,7 +284,8 @@ class Horizon:
         """The work's events (scenes, facts), each marked perceived or not by the character: a
         sentence is known from the event it tells (``incanon.canon.tells``)."""
         scope = self.scope
-        scenes = [*scope.scenes(witnessed_only=False), *scope.future_scenes()]
+        # Every scene as the omniscient reader has it (summaries included), marked by the character.
+        scenes = select_scenes(scope._conn, scope.work.axis, "s.work_id = ?", [scope._wid])
         known_facts = {f.id for f in self.facts}
         events = [Event(f"scene:{sc.id}", frozenset(stems(f"{sc.title}. {sc.summary}")), sc.id in self.witnessed_ids)
                   for sc in scenes]

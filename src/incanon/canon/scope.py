@@ -246,9 +246,15 @@ class KnowledgeScope:
 
     # -- scenes and text -------------------------------------------------------------------
     def scenes(self, witnessed_only: bool | None = None) -> list[SceneRecord]:
-        """Scenes at or before the position (only witnessed ones if ``witnessed_only``)."""
+        """Scenes at or before the position (only witnessed ones if ``witnessed_only``). A scene's
+        summary is the narrator's telling of it: in a first-person work only the narrator has
+        it (the others' scenes come with no summary), as with the narration itself."""
         sql, params = self._scene_cond(witnessed_only)
-        return select_scenes(self._conn, self.work.axis, sql, params)
+        found = select_scenes(self._conn, self.work.axis, sql, params)
+        narrator = self.work.narrator
+        if narrator is None or self.character is None or self.character.name == narrator:
+            return found
+        return [dataclasses.replace(s, summary="") if s.summary else s for s in found]
 
     def future_scenes(self) -> list[SceneRecord]:
         """Scenes after the position: what the character must not know yet."""
