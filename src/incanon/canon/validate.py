@@ -241,9 +241,11 @@ class _Checker:
             upath = f"{path}.units[{j}]"
             self.nonblank(f"{upath}.text", u.text, "unit text")
             by = None if u.by is None else canonical[self.character(f"{upath}.by", u.by)]
-            if u.mode in ("thought", "document") and by is None:
-                self.fail(f"{upath}.by", f"a {u.mode} unit needs 'by' (whose {u.mode} it is)")
             known = tuple(canonical[self.character(f"{upath}.known_by[{k}]", n)] for k, n in enumerate(u.known_by))
+            if u.mode == "thought" and by is None:
+                self.fail(f"{upath}.by", "a thought unit needs 'by' (whose thought it is)")
+            if u.mode == "document" and by is None and not known:
+                self.fail(f"{upath}.by", "a document unit needs 'by' (its writer) or 'known_by' (its readers)")
             start = self.opt_position(f"{upath}.from", u.from_)
             stated.append(StatedUnit(u.text, u.mode, u.audience, by, known, start))
         units, missing = place_units(ck.text, stated, self.plan.narrator)

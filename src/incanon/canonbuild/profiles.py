@@ -1,15 +1,16 @@
 """Profile, personality and situation of a main character as of each of their time points.
 
 The helper writes each time point's sheet from the previous sheet and the scenes the character
-was present at since then, and from nothing else: no scene after the time point and no scene the
-character missed reaches the prompt, so the sheet cannot tell what the character does not know
+was present at since then, as the character perceived them, and from nothing else: no scene
+after the time point, no scene the character missed and no narrator's thought reaches the
+prompt, so the sheet cannot tell what the character does not know
 (the promise of :func:`incanon.canon.persona_at`, kept by construction). Scene texts are cut to
 a token budget, the latest scenes kept whole first: they are the ones the sheet must reflect.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel
 
@@ -17,6 +18,7 @@ from incanon.llmout.structured import ask_structured
 from incanon.canonbuild.scene_extract import ExtractedScene
 from incanon.canon.position import Position
 from incanon.canonbuild.cast import CastMember
+from incanon.canonbuild.perception import PerceptionResult
 from incanon.canonbuild.timepoints import PlannedPoint
 from incanon.errors import IncanonError
 from incanon.models.types import ChatModel, GenerationParams
@@ -70,9 +72,16 @@ def _fit(scenes: list[ExtractedScene], budget: int) -> tuple[list[dict[str, str]
 
 async def write_sheets(member: CastMember, points: list[PlannedPoint], scenes: list[ExtractedScene], work_title: str,
                        model: ChatModel, prompts: PromptLibrary, *, budget: int = 3000,
-                       json_mode: bool = True) -> list[SheetResult]:
-    """One sheet per time point, in story order, each built on the one before."""
+                       json_mode: bool = True, perception: PerceptionResult | None = None) -> list[SheetResult]:
+    """One sheet per time point, in story order, each built on the one before. With
+    ``perception``, each scene is given as the character perceived it: its speech heard and deeds
+    seen, not a narrator's thoughts, and in a first-person book no summary (the narrator's telling)
+    unless the character is the narrator."""
     own = [s for s in scenes if s.id in set(member.scenes)]
+    if perception is not None:
+        mine = member.name == perception.narrator or perception.narrator is None
+        own = [replace(s, text=perception.perceived(s, member.name), summary=s.summary if mine else "")
+               for s in own]
     results: list[SheetResult] = []
     previous: tuple[str, Sheet] | None = None
     since = -1  # position key of the last sheet written (-1: none yet)
