@@ -100,3 +100,32 @@ def test_without_a_chat_store_chats_live_in_memory(config: ServeConfig, tmp_path
         assert client.get("/api/chats").json()["chats"] == []
         assert client.get(f"/api/chats/{chat['id']}").status_code == 200
     assert not (tmp_path / "chats.sqlite").exists()
+
+
+def test_a_turn_the_full_chat_store_cannot_keep_is_taken_back_and_said_so(config: ServeConfig, monkeypatch) -> None:
+    """A full disk answered with a 400 meant for benchmark runs while the chat kept the turn, so
+    a resend put the line in twice."""
+    import sqlite3
+
+    from incanon.serve.chat_store import ChatStore
+
+    with server(config) as client:
+        chat = _start(client)
+        _say(client, chat["id"], "Who rang the flood bell?")
+        real_save = ChatStore.save
+
+        def full(self, *args, **kwargs):
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(ChatStore, "save", full)
+        response = client.post(f"/api/chats/{chat['id']}/say", json={"line": "And the lamps?"})
+        assert response.status_code == 400
+        message = response.json()["error"]
+        assert message.startswith("this turn was not kept") and "resumes" not in message
+        assert len(client.get(f"/api/chats/{chat['id']}").json()["turns"]) == 2  # taken back
+        monkeypatch.setattr(ChatStore, "save", real_save)
+        again = _say(client, chat["id"], "And the lamps?")  # the resend, once space is free
+        assert [t["text"] for t in again["chat"]["turns"] if t["speaker"] == "user"] == [
+            "Who rang the flood bell?", "And the lamps?"]
+    with server(config) as client:
+        assert len(client.get(f"/api/chats/{chat['id']}").json()["turns"]) == 4

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import sqlite3
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 from incanon.chat import ChatSession, Outcome, handle
-from incanon.errors import ConfigError, NotFoundError
+from incanon.errors import ConfigError, IncanonError, NotFoundError, NoSpaceError, WriteError
 from incanon.models.types import ChatModel
 from incanon.serve.chat_store import ChatStore, SavedChat
 from incanon.serve.config import ServeConfig
@@ -100,6 +101,34 @@ class ChatRegistry:
                                 at=str(session.who.position), method=session.method,
                                 transcript=session.transcript.model_copy(deep=True))
 
+    async def _kept(self, chat: OpenChat, before: Any) -> None:
+        """Save ``chat`` after a turn. When the chat store cannot take it (a full disk, a
+        read-only file), the chat goes back to ``before`` (its transcript before the turn) and
+        the error tells the page the turn was not kept: a resend then adds it once, not twice."""
+        try:
+            await self._save(chat)
+        except (sqlite3.Error, OSError, IncanonError) as exc:
+            from incanon.oserrors import user_error
+
+            mapped = exc if isinstance(exc, IncanonError) else user_error(exc)
+            if mapped is None:
+                raise
+
+            def restore(session: Any) -> None:
+                session.transcript = before
+
+            await chat.host.call(restore)
+            kind = NoSpaceError if isinstance(mapped, NoSpaceError) else WriteError
+            why = "its disk is full" if kind is NoSpaceError else "it cannot be written"
+            raise kind(f"this turn was not kept: the chat store could not save it ({why}); the chat is as it "
+                       "was before it. Free some space, then send the line again") from None
+
+    async def _before(self, chat: OpenChat) -> Any:
+        """A copy of the chat's transcript, to go back to when a turn cannot be kept."""
+        if self.store is None:
+            return None
+        return await chat.host.call(lambda session: session.transcript.model_copy(deep=True))
+
     def get(self, chat_id: str) -> OpenChat:
         """The open chat ``chat_id``; ``NotFoundError`` when it is not open (see ``ensure``)."""
         chat = self._chats.get(chat_id)
@@ -177,8 +206,9 @@ class ChatRegistry:
             elif command.lower() == "/method" and arg.strip():
                 if retrieves(arg.strip(), self.config.options):
                     self.jobs.job(chat.session.work)  # start embedding now: the next line needs it
+            before = await self._before(chat)
             outcome = await chat.host.run(lambda session: handle(session, line))
-            await self._save(chat)
+            await self._kept(chat, before)
             return outcome
 
     async def regenerate(self, chat_id: str) -> Outcome:
@@ -187,6 +217,7 @@ class ChatRegistry:
         chat = await self.ensure(chat_id)
         async with chat.lock:
             await chat.host.ready()
+            before = await self._before(chat)
             outcome = Outcome("reply", turn=await chat.host.run(lambda session: session.regenerate()))
-            await self._save(chat)
+            await self._kept(chat, before)
             return outcome
