@@ -65,7 +65,7 @@ class Segment(_Record):
     """The sentence(s)."""
     from_: str | None = Field(default=None, alias="from")
     """Where it becomes true; None = from the start."""
-    tells: list[str] = Field(default_factory=list)
+    tells: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
     """Ids of the scenes and facts this text reports: it is given to the character only once
     the character has perceived every one (witnessed the scene, knows the fact)."""
 
@@ -244,7 +244,8 @@ class Chunk(_Record):
     """File or book the text came from."""
     scene: str | None = None
     """The scene this chunk belongs to, if any (scene id)."""
-    units: list[ChunkUnit] = Field(default_factory=list)
+    # Left out of the JSON when empty, so a world without units writes (and fingerprints) as before.
+    units: list[ChunkUnit] = Field(default_factory=list, exclude_if=lambda v: not v)
     """Who perceives which part of the text (see ``ChunkUnit``); empty: the default rule."""
 
     _v = field_validator("position")(_check_position)
@@ -370,7 +371,7 @@ class WorkInfo(_Record):
     description: str = ""
     books: dict[str, str] = Field(default_factory=dict)
     """Book number → book title."""
-    narrator: str | None = None
+    narrator: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """The character who tells the story in the first person; None for a third-person
     narrator. Narration of a first-person work is the narrator's alone (``ChunkUnit``)."""
 
