@@ -21,7 +21,7 @@ from incanon.canon.perception import (
 )
 from incanon.errors import InputError
 
-from .first_person_world import LETTER, SECRET_THOUGHT, SPOKEN, SUMMARY, first_person_world
+from incanon.testing.first_person import LETTER, SECRET_THOUGHT, SPOKEN, SUMMARY, first_person_world
 
 
 def _quoted(text: str) -> list[str]:

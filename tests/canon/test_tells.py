@@ -10,7 +10,7 @@ import pytest
 from incanon.canon import CanonStore, World
 from incanon.canon.persona import persona_at
 
-from .first_person_world import first_person_world
+from incanon.testing.first_person import first_person_world
 
 DEATH = "Oren Marr dies of grief soon after the trial."
 HONEST = "Oren Marr keeps a quiet house."

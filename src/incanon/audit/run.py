@@ -87,6 +87,8 @@ class AuditReport:
     """Chunks whose stored position looks wrong (``incanon.audit.placement``)."""
     identities: list[Any] = field(default_factory=list)
     """Identities told too early or grouped undated (``incanon.audit.identities``)."""
+    claims: list[Any] = field(default_factory=list)
+    """The world's own claims the story contradicts (``incanon.audit.claims``)."""
 
     def table(self) -> list[dict[str, Any]]:
         """One row per (surface, method): leak counts by kind summed over every character@point."""
@@ -114,6 +116,10 @@ class AuditReport:
         """Identity findings (``incanon.audit.identities``): each fails the audit."""
         return len(self.identities)
 
+    def claim_leaks(self) -> int:
+        """Claims of the world the story contradicts (``incanon.audit.claims``): each fails the audit."""
+        return len(self.claims)
+
     def canary_leaks(self) -> int:
         """Planted markers found out of scope by the canary check (0 when it was not run)."""
         return len(self.canaries.found) if self.canaries is not None else 0
@@ -125,6 +131,7 @@ class AuditReport:
                 "canaries": self.canaries.to_dict() if self.canaries is not None else None,
                 "misplaced": [m.to_dict() for m in self.misplaced],
                 "identities": [i.to_dict() for i in self.identities],
+                "claims": [c.to_dict() for c in self.claims],
                 "findings": [f.to_dict() for f in self.findings if f.leaks.total]}
 
 
@@ -216,6 +223,11 @@ async def audit_work(
     from incanon.audit.identities import identity_check
 
     report.identities = identity_check(store, work, points)
+    from incanon.audit.claims import claim_check
+
+    if progress:
+        progress(f"claims: reading the world's dates, labels and lists against the story ({len(points)} points)")
+    report.claims = claim_check(store, work, points)
     for n, (record, label, position) in enumerate(points, start=1):
         if progress:
             progress(f"[{n}/{len(points)}] {record.name} at {label} ({position})" if label

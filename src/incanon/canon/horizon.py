@@ -287,9 +287,9 @@ class Horizon:
         # Every scene as the omniscient reader has it (summaries included), marked by the character.
         scenes = select_scenes(scope._conn, scope.work.axis, "s.work_id = ?", [scope._wid])
         known_facts = {f.id for f in self.facts}
-        events = [Event(f"scene:{sc.id}", frozenset(stems(f"{sc.title}. {sc.summary}")), sc.id in self.witnessed_ids)
-                  for sc in scenes]
-        events += [Event(f"fact:{f.id}", frozenset(stems(f.text)), f.id in known_facts)
+        events = [Event(f"scene:{sc.id}", frozenset(stems(f"{sc.title}. {sc.summary}")), sc.id in self.witnessed_ids,
+                        sc.position.key) for sc in scenes]
+        events += [Event(f"fact:{f.id}", frozenset(stems(f.text)), f.id in known_facts, f.position.key)
                    for f in (*self.facts, *self.unknown_facts)]
         # Names say who, not what happens: two sentences about one person are not one event.
         names = set().union(*(stems(n) for n in self.book.owners)) if self.book.owners else set()

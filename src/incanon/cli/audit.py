@@ -142,15 +142,19 @@ def _points_verdict(report: Any) -> bool:
     for i in report.identities:
         err.print(f"error: identity {i.kind} ({i.surface}, {i.character} at {i.at}): {i.detail}",
                   soft_wrap=True, highlight=False, markup=False)
+    for c in report.claims:
+        err.print(f"error: {c.kind}: {c.item}: {c.why} ({c.where})", soft_wrap=True, highlight=False, markup=False)
+    claims = report.claim_leaks()
     leaks = report.strict_leaks()
     caught = report.canary_leaks()
     misplaced = report.misplaced_strict()
     identities = report.identity_leaks()
-    if leaks or caught or misplaced or identities:
+    if leaks or caught or misplaced or identities or claims:
         err.print(f"error: incanon's own surfaces leak {leaks} item(s) by the word check (rows with method "
                   f"in-canon or -) and {caught} planted marker(s) by the canary check; {misplaced} chunk(s) "
                   "read like a later chapter and name what only a later chapter introduces; "
-                  f"{identities} identity finding(s); --json lists them",
+                  f"{identities} identity finding(s); {claims} claim(s) of the world the story contradicts; "
+                  "--json lists them",
                   soft_wrap=True, highlight=False)
         return True
     return False

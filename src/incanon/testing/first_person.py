@@ -1,4 +1,4 @@
-"""A first-person world of our own: the engineer Elias Marr tells the story.
+"""A first-person world of our own (test support): the engineer Elias Marr tells the story.
 
 Elias built a clockwork man that killed his brother Tam; the maid Nell Ashby is tried for it.
 At the trial (1-2-1) Elias, his father Oren and his cousin Ada are present with Nell; Elias
@@ -30,7 +30,7 @@ _WORLD: dict[str, Any] = {
         {"name": "Elias Marr", "aliases": ["Elias"], "first_position": "1-1-1",
          "time_points": [{"label": "the trial", "position": "1-2-1"},
                          {"label": "home", "position": "1-3-1"}]},
-        {"name": "Oren Marr", "aliases": ["Oren"], "first_position": "1-1-1",
+        {"name": "Oren Marr", "aliases": ["Oren", "my father"], "first_position": "1-1-1",
          "time_points": [{"label": "the letter", "position": "1-1-1"},
                          {"label": "the trial", "position": "1-2-1"}]},
         {"name": "Ada Lisle", "aliases": ["Ada"], "first_position": "1-2-1",
