@@ -117,9 +117,10 @@ async def test_a_full_disk_is_not_taken_for_the_helpers_failure() -> None:
 
 def test_a_failed_build_keeps_the_answers_it_paid_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A build that ends in an error (here: the helper named nobody) removes the store it made for
-    nothing, and keeps the response cache it made: the answers in it were paid for."""
+    nothing, and keeps the response cache it made: the answers in it were paid for. (Here the
+    participant lists, readable and empty; the splits, which place no scene, are not kept.)"""
     rules = tmp_path / "silent.json"
-    rules.write_text(json.dumps({"rules": [], "default": "{}"}), encoding="utf-8")
+    rules.write_text(json.dumps({"rules": [], "default": '{"scenes": [], "participants": []}'}), encoding="utf-8")
     cache = tmp_path / "cache.sqlite"
     code = run_main(["canon", "build", str(BOOK), "--store", str(tmp_path / "canon"), "--helper",
                      f"scripted:{rules}", "--cache", str(cache), "--embedder", "none"])

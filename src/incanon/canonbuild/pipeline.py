@@ -17,6 +17,7 @@ failures (:mod:`incanon.canonbuild.guard`).
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -32,6 +33,7 @@ from incanon.canonbuild.progress import Progress
 from incanon.canonbuild.report import BuildReport, StepCount
 from incanon.canonbuild.scenes import SceneStep, find_scenes
 from incanon.canonbuild.timepoints import PointsResult, plan_points
+from incanon.canonbuild.workid import META, BookPrint
 from incanon.errors import ConfigError, IncanonError
 from incanon.ingest.markdown_book import BookScene, chunk_scenes
 from incanon.ingest.reader import BookText
@@ -214,30 +216,41 @@ async def build_canon(book: BookText, model: ChatModel, prompts: PromptLibrary, 
 
 
 def world_digest(world: World) -> str:
-    """Identity of a built world (what ``store_world`` compares with the store's last build)."""
-    return hashlib.sha256(world.model_dump_json(by_alias=True).encode()).hexdigest()
+    """Identity of a built world (what ``store_world`` compares with the store's last build).
+    The chunks' source (the paths the book was given by) is left out: the same book given by
+    an absolute path, another relative path or a copy is the same build."""
+    data = world.model_dump(mode="json", by_alias=True)
+    for chunk in data.get("chunks", []):
+        chunk.pop("source", None)
+    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
-def store_world(store: CanonStore, world: World, *, source: str) -> str:
+def store_world(store: CanonStore, world: World, *, source: str, book: BookPrint | None = None) -> str:
     """Write ``world`` unless the store holds exactly this build: ``created``, ``replaced`` or
-    ``unchanged`` (then the work's graph and vectors stay and are only extended)."""
+    ``unchanged`` (then the work's graph and vectors stay and are only extended). ``book``, the
+    fingerprint of the book read, is kept with the work so a later build of another book never
+    takes its id (:mod:`incanon.canonbuild.workid`)."""
     from incanon.graph.db import GraphDB
 
     digest = world_digest(world)
+    meta = {"digest": digest, **(book.to_json() if book is not None else {})}
     known = {w.id for w in store.works()}
     if world.work.id in known:
         db = GraphDB(store, world.work.id)
         try:
-            last = (db.meta("canon_build") or {}).get("digest")
+            last = db.meta(META) or {}
+            if last.get("digest") == digest:
+                if book is not None and last != meta:  # kept by an older build without the fingerprint
+                    with db.tx():
+                        db.set_meta(META, meta)
+                return "unchanged"
         finally:
             db.close()
-        if last == digest:
-            return "unchanged"
     store.import_world(world, replace=world.work.id in known, source=source)
     db = GraphDB(store, world.work.id)
     try:
         with db.tx():
-            db.set_meta("canon_build", {"digest": digest})
+            db.set_meta(META, meta)
     finally:
         db.close()
     return "replaced" if world.work.id in known else "created"

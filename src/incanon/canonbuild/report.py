@@ -35,6 +35,8 @@ class BuildReport:
     words: int = 0
     scenes: int = 0
     chapters_kept_whole: list[str] = field(default_factory=list)
+    chapters_split: int = 0
+    """Chapters the scene splitter was asked to split (those without the author's scene marks)."""
     scenes_without_participants: list[str] = field(default_factory=list)
     """Scenes whose participant list the helper's answer did not give: witnessed by nobody."""
     scenes_unsure: list[str] = field(default_factory=list)
@@ -72,6 +74,7 @@ class BuildReport:
         self.chapters, self.words = len(book.chapters), book.words
         self.scenes = len(step.scenes)
         self.chapters_kept_whole = list(step.whole_chapters)
+        self.chapters_split = len(book.chapters) - step.authored
         self.scenes_without_participants = [s.id for s in step.scenes if s.participants is None]
         unsure = {n.casefold() for n in cast.unsure}
         self.scenes_unsure = [s.id for s in step.scenes
@@ -102,8 +105,38 @@ class BuildReport:
                     self.failed_steps.append({"step": "profile", "where": f"{name} at {r.point.position}",
                                               "error": r.error})
 
+    def fill_graph(self, graph: dict[str, Any]) -> None:
+        """The graph stage's counts, its failed chunks listed as failed steps."""
+        failed = graph.pop("failed_chunks", [])
+        self.graph = graph
+        for issue in failed:
+            self.failed_steps.append({"step": "graph", "where": issue["chunk"], "error": issue["note"]})
+
+    def stages_failed(self) -> list[str]:
+        """Stages where every helper step failed (each a line): the build then exits non-zero,
+        and a rerun asks the helper again for exactly those steps (their answers were not cached)."""
+        out: list[str] = []
+        steps = [s["step"] for s in self.failed_steps]
+        split = self.steps.get("scenes")
+        if split is not None and self.chapters_split and len(self.chapters_kept_whole) == self.chapters_split:
+            out.append(f"scenes: no chapter could be split ({self.chapters_split} of {self.chapters_split} kept whole)")
+        if "characters" in steps:
+            out.append("characters: the helper's grouping of names could not be used")
+        points = self.steps.get("time points")
+        if points is not None and points.failed and points.failed == len(self.time_points):
+            out.append(f"time points: {points.failed} of {points.failed} characters' time points could not be chosen")
+        profiles = self.steps.get("profiles")
+        if profiles is not None and profiles.failed and not profiles.made:
+            out.append(f"profiles: 0 of {profiles.failed} written")
+        tried, failed = self.graph.get("chunks_tried", 0), self.graph.get("chunks_failed", 0)
+        if tried and failed == tried:
+            out.append(f"graph: {failed} of {tried} chunks failed")
+        return out
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["stages_failed"] = self.stages_failed()
+        return data
 
     def lines(self) -> list[str]:
         """The report as text lines (stdout)."""
@@ -118,7 +151,8 @@ class BuildReport:
         out.append(f"  profiles: {self.profiles}")
         if self.graph:
             out.append(f"  graph: {self.graph.get('nodes', 0)} entities, {self.graph.get('edges', 0)} relations "
-                       f"({self.graph.get('chunks_failed', 0)} chunks failed, {self.graph.get('chunks_empty', 0)} empty)")
+                       f"from {self.graph.get('chunks_extracted', 0)} chunks extracted "
+                       f"({self.graph.get('chunks_failed', 0)} failed, {self.graph.get('chunks_empty', 0)} empty)")
         if self.vectors:
             out.append(f"  vectors: {self.vectors.get('embedded', 0)} chunks embedded with {self.vectors.get('embedder')}"
                        f" ({self.vectors.get('already', 0)} already); the embedder computed "
@@ -147,7 +181,8 @@ class BuildReport:
             out.append(f"{self.profile_scenes_cut} scenes reached a profile call cut short or as their summary only "
                        "(raise --profile-tokens to give it more)")
         if self.failed_steps:
-            out.append(f"{len(self.failed_steps)} helper steps failed (listed in --json under failed_steps)")
+            out.append(f"{len(self.failed_steps)} helper steps failed (listed in --json under failed_steps); their "
+                       "answers were not kept in the response cache, so the same command asks for them again")
         return out
 
 

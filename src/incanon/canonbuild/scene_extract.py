@@ -10,7 +10,10 @@ Here:
 2. Each scene's text is located in the chapter (by its opening and closing words), so the
    stored text is the book's own and the scenes are numbered in text order: ``book-chapter-scene``
    positions. A passage the helper did not copy from the chapter cannot be placed and is skipped
-   (recorded), never stored with invented text.
+   (recorded), never stored with invented text. Anchors are read in units: a word of a spaced
+   script, one character of a script written without spaces (Chinese, Japanese, Thai), so a
+   Chinese opening of 12 characters anchors as six English words do; case, width (full-width
+   letters), punctuation and quote marks (「」“”) and whitespace do not count.
 3. ``timechara_scene_participants``: who is physically present in each scene.
 
 TimeChara's book reader (:mod:`incanon.bench.timechara.book`) and `canon build` both use it.
@@ -20,20 +23,28 @@ from __future__ import annotations
 
 import asyncio
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from incanon.llmout.structured import ask_structured
+from incanon.canonbuild.textsize import UNSPACED, is_unspaced
 from incanon.errors import IncanonError
+from incanon.llmout.structured import ask_structured
 from incanon.ingest.markdown_book import BookChapter
-from incanon.models.types import ChatModel, GenerationParams
+from incanon.models.forget import forget_answers
+from incanon.models.types import ChatModel, Completion, GenerationParams
 from incanon.templates import PromptLibrary
 
 _WORD = re.compile(r"\S+")
 _STRIP = re.compile(r"[^\w']+")
+_UNIT = re.compile(rf"[{UNSPACED}]|[^\W{UNSPACED}]+")
+_UNSPACED_RE = re.compile(f"[{UNSPACED}]")
 ANCHOR_WORDS = 6
 """Words of a passage's opening (and closing) that must be found in the chapter, in order."""
+ANCHOR_CHARS = 12
+"""Characters of a script without spaces that anchor like ``ANCHOR_WORDS`` words (punctuation
+not counted; the prompt asks for 15 to 20, so a helper that drops or adds a few still anchors)."""
 EXTRACT_PARAMS = GenerationParams(max_tokens=2048)
 """Scene extraction copies passages out, so it needs a long reply (2048 fits small local models' 4k windows)."""
 
@@ -104,20 +115,69 @@ class ExtractionResult:
     problems: list[SceneProblem] = field(default_factory=list)
 
 
-def _words(text: str) -> list[tuple[str, int, int]]:
-    """(normalized word, start, end) of every word; punctuation and case do not count."""
-    out = []
+_Unit = tuple[str, int, int, int]
+"""(normalized unit, start, end, weight): a word weighs ``ANCHOR_CHARS`` and one character of
+a script without spaces ``ANCHOR_WORDS``, so an anchor of ANCHOR_WORDS × ANCHOR_CHARS weighs
+either six words or twelve characters (or a mix, as in Japanese with Latin names)."""
+_FULL = ANCHOR_WORDS * ANCHOR_CHARS
+
+
+def _norm(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).replace("’", "'").casefold()
+
+
+def _units(text: str) -> list[_Unit]:
+    """Every anchor unit of ``text`` with its character span; punctuation and case do not count."""
+    out: list[_Unit] = []
     for m in _WORD.finditer(text):
-        norm = _STRIP.sub("", m.group().replace("’", "'")).lower()
-        if norm:
-            out.append((norm, m.start(), m.end()))
+        word = m.group()
+        if not _UNSPACED_RE.search(word):
+            norm = _STRIP.sub("", _norm(word))
+            if norm:
+                out.append((norm, m.start(), m.end(), ANCHOR_CHARS))
+            continue
+        # A run of a script without spaces: each of its characters is a unit, and a Latin name or
+        # a number inside it one unit; the punctuation between them (。「」) none.
+        for u in _UNIT.finditer(word):
+            norm = _STRIP.sub("", _norm(u.group()))
+            if norm:
+                weight = ANCHOR_WORDS if _UNSPACED_RE.match(u.group()) else ANCHOR_CHARS
+                out.append((norm, m.start() + u.start(), m.start() + u.end(), weight))
     return out
 
 
+def _words(text: str) -> list[tuple[str, int, int]]:
+    """(normalized unit, start, end) of every anchor unit (a word, or one character of a script
+    without spaces); punctuation and case do not count."""
+    return [(w, a, b) for w, a, b, _ in _units(text)]
+
+
+def _anchor(units: list[_Unit], *, last: bool = False) -> list[str]:
+    """The opening (or closing) units of a quote, up to one anchor's weight."""
+    seq = reversed(units) if last else iter(units)
+    taken: list[str] = []
+    weight = 0
+    for norm, _, _, w in seq:
+        if weight >= _FULL:
+            break
+        taken.append(norm)
+        weight += w
+    return taken[::-1] if last else taken
+
+
 def _find(hay: list[str], needle: list[str], start: int = 0) -> int:
-    for i in range(start, len(hay) - len(needle) + 1):
-        if hay[i:i + len(needle)] == needle:
+    if not needle:
+        return -1
+    head, size, end = needle[0], len(needle), len(hay) - len(needle)
+    i = start
+    while i <= end:
+        try:
+            i = hay.index(head, i, end + 1)
+        except ValueError:
+            return -1
+        if hay[i:i + size] == needle:
             return i
+        i += 1
     return -1
 
 
@@ -125,8 +185,8 @@ def locate_bounds(chapter_text: str, start: str, end: str) -> tuple[int, int] | 
     """Span from the words ``start`` opens with to the words ``end`` closes with, in order."""
     words = _words(chapter_text)
     plain = [w for w, _, _ in words]
-    first_words = [w for w, _, _ in _words(start)][:ANCHOR_WORDS]
-    last_words = [w for w, _, _ in _words(end)][-ANCHOR_WORDS:]
+    first_words = _anchor(_units(start))
+    last_words = _anchor(_units(end), last=True)
     if not first_words or not last_words:
         return None
     first = _find(plain, first_words)
@@ -140,7 +200,8 @@ def locate_bounds(chapter_text: str, start: str, end: str) -> tuple[int, int] | 
 
 def locate(chapter_text: str, passage: str) -> tuple[int, int] | None:
     """Character span of ``passage`` in ``chapter_text``: its first and last ``ANCHOR_WORDS``
-    words found in order (so whitespace, quotes and a typo in the middle do not matter)."""
+    words (``ANCHOR_CHARS`` characters of a script without spaces) found in order (so
+    whitespace, quotes and a typo in the middle do not matter)."""
     return locate_bounds(chapter_text, passage, passage)
 
 
@@ -191,18 +252,25 @@ async def split_scenes(
 
     async def one_chapter(chapter: BookChapter) -> list[ExtractedScene]:
         text = "\n\n".join(s.text for s in chapter.scenes)
+        answers: list[Completion] = []
         async with gate:
             try:
+                # ``unspaced``: the template asks for openings in characters, not words.
                 reply = await ask_structured(
-                    model, prompts, prompt, SceneList, params=params,
+                    model, prompts, prompt, SceneList, params=params, answers=answers,
                     json_mode=json_mode, work_title=work_title, book=book, chapter=chapter.number,
                     chapter_title=chapter.title, count=per_chapter, min_lines=min_lines, known_characters=names,
-                    chapter_text=text[:max_chapter_chars])
+                    chapter_text=text[:max_chapter_chars], unspaced=is_unspaced(text))
             except IncanonError as exc:
                 result.problems.append(SceneProblem("scene_extract", f"{book}-{chapter.number}", str(exc),
                                                      getattr(exc, "raw", "")))
                 return []
-        return _place(chapter, book, reply.scenes[:per_chapter], result.problems)
+        placed = _place(chapter, book, reply.scenes[:per_chapter], result.problems)
+        if not placed:
+            # Readable JSON, yet no scene of it is in the chapter: as unusable as bad JSON, so
+            # the cache forgets it and a rerun asks again.
+            forget_answers(model, *answers)
+        return placed
 
     return list(await asyncio.gather(*(one_chapter(c) for c in chapters)))
 

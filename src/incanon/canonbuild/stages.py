@@ -40,8 +40,11 @@ def graph_stage(canon: CanonStore, work: str, helper: BuildHelper, prompts: Prom
     finally:
         builder.close()
     helper.check()
-    return {**report.graph, "chunks_extracted": report.chunks_extracted, "chunks_failed": len(report.failed),
-            "chunks_empty": len(report.empty)}
+    # A failed chunk was tried, not extracted: only what the helper answered usably counts.
+    return {**report.graph, "chunks_tried": report.chunks_extracted,
+            "chunks_extracted": report.chunks_extracted - len(report.failed),
+            "chunks_failed": len(report.failed), "chunks_empty": len(report.empty),
+            "failed_chunks": [{"chunk": i.chunk, "note": i.note[:300]} for i in report.failed]}
 
 
 def vector_stage(canon: CanonStore, work: str, embedder: BuildEmbedder, *, say: Say) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from incanon.graph.config import GraphConfig
 from incanon.graph.parse import ExtractionParseError, Extraction, extraction_schema, parse_extraction
 from incanon.errors import ModelError
 from incanon.models.faults import ContextOverflowError
+from incanon.models.forget import forget_answers
 from incanon.models.types import ChatModel, Completion, GenerationParams, Message
 from incanon.templates import PromptLibrary, default_library
 
@@ -76,7 +77,13 @@ class ChunkExtractor:
                     "graph_extract_repair", error=str(exc), entity_types=list(types))),
             ]
             second = await self._ask(repair, result)
-            return parse_extraction(second.text, types), second.text
+            try:
+                return parse_extraction(second.text, types), second.text
+            except ExtractionParseError:
+                # Unusable twice: forgotten by the response cache, so the next attempt (and a
+                # rerun of a failed chunk) asks the model again instead of reading them back.
+                forget_answers(self.model, first, second)
+                raise
 
     async def extract(self, chunk: SourceChunk) -> ChunkResult:
         """Extract, repair, retry and glean one chunk; never raises for a model's bad output."""

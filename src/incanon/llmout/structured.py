@@ -2,7 +2,9 @@
 
 Small local models wrap JSON in prose or code fences, or answer ``Question: ...`` lines instead;
 all of that is read. What cannot be read gets one repair turn (the model sees its output and the
-problem); after that the step fails with ``HelperOutputError`` carrying the raw text.
+problem); after that the step fails with ``HelperOutputError`` carrying the raw text, and both
+answers are dropped from the response cache (:mod:`incanon.models.forget`): a rerun asks again
+instead of failing the same way for free.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from pydantic import BaseModel, ValidationError
 
 from incanon.errors import IncanonError
 from incanon.llmout import json_objects
-from incanon.models.types import ChatModel, GenerationParams, Message
+from incanon.models.forget import forget_answers
+from incanon.models.types import ChatModel, Completion, GenerationParams, Message
 from incanon.templates import PromptLibrary
 
 M = TypeVar("M", bound=BaseModel)
@@ -80,16 +83,23 @@ async def ask_structured(
     *,
     params: GenerationParams | None = None,
     json_mode: bool = True,
+    answers: list[Completion] | None = None,
     **variables: Any,
 ) -> M:
-    """Render ``template``, ask ``model``, read a ``schema`` object; one repair turn if needed."""
+    """Render ``template``, ask ``model``, read a ``schema`` object; one repair turn if needed.
+    An answer that cannot be read even after the repair turn is forgotten by the response cache.
+    ``answers``, when given, receives the completions the value was read from, so a caller that
+    finds the value unusable in its own terms can forget them too (``forget_answers``)."""
     params = params or GenerationParams(max_tokens=384)
     if json_mode and params.response_format is None:
         params = params.model_copy(update={"response_format": {"type": "json_object"}})
     messages = [Message(role="user", content=prompts.render(template, **variables))]
     first = await model.generate(messages, params)
     try:
-        return parse_structured(first.text, schema)
+        value = parse_structured(first.text, schema)
+        if answers is not None:
+            answers.append(first)
+        return value
     except ValueError as exc:
         problem = str(exc)
     keys = ", ".join(f'"{name}"' for name in schema.model_fields)
@@ -99,8 +109,12 @@ async def ask_structured(
     ]
     second = await model.generate(repair, params)
     try:
-        return parse_structured(second.text, schema)
+        value = parse_structured(second.text, schema)
+        if answers is not None:
+            answers += [first, second]
+        return value
     except ValueError as exc:
+        forget_answers(model, first, second)
         raise HelperOutputError(
             f"{template}: the helper model's output is not the expected JSON ({exc}), even after a repair turn",
             raw=f"{first.text}\n---\n{second.text}",

@@ -195,6 +195,12 @@ class ResponseCache:
         """Store a completion."""
         self.put(key, model, completion.model_dump(mode="json", exclude={"cached"}))
 
+    def forget(self, key: str) -> bool:
+        """Drop the answer stored under ``key`` (one a caller could not use), so the same call
+        is asked again next time; True when there was one."""
+        with self._lock:
+            return self._db().execute("DELETE FROM responses WHERE key=?", (key,)).rowcount > 0
+
     # -- embedding vectors ------------------------------------------------------------------
 
     def get_vectors(self, model: str, kind: str, texts: Sequence[str]) -> dict[str, np.ndarray]:

@@ -47,19 +47,29 @@ class CachingModel:
         while (pending := self._in_flight.get(key)) is not None:
             await asyncio.wait([pending])
             if not pending.cancelled():
-                return pending.result().model_copy(update={"cached": True})
+                shared = pending.result().model_copy(update={"cached": True})
+                shared._cache_key = key
+                return shared
             # The first caller failed; this one tries for itself.
         hit = self.cache.get_completion(key)
         if hit is not None:
+            hit._cache_key = key
             return hit
         future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = future
         try:
             completion = await self.inner.generate(messages, params)
             self.cache.put_completion(key, self.identity, completion)
+            completion._cache_key = key
             future.set_result(completion)
             return completion
         finally:
             if not future.done():
                 future.cancel()  # waiters see a cancelled future and call on their own
             self._in_flight.pop(key, None)
+
+    def forget_answer(self, completion: Completion) -> bool:
+        """Drop ``completion`` from the cache (an answer its caller could not use), so the same
+        call reaches the model again; False when it was not stored here."""
+        key = completion._cache_key
+        return bool(key) and self.cache.forget(key)  # type: ignore[arg-type]

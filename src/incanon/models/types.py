@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Sequence, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 if TYPE_CHECKING:
     import numpy as np  # annotations only: a run store or `incanon runs list` never loads numpy
@@ -112,6 +112,9 @@ class Completion(BaseModel):
     """``stop``, ``length`` or the backend's own reason."""
     cached: bool = False
     """True when served from the response cache."""
+    _cache_key: str | None = PrivateAttr(default=None)
+    # The response-cache entry this answer is stored under (set by the caching wrapper), so a
+    # caller that cannot use the answer can have it forgotten (incanon.models.forget).
 
 
 @runtime_checkable
