@@ -94,3 +94,20 @@ def test_a_biography_read_at_1880_tells_nothing_of_later_years(tmp_path: Path):
         assert "1911" not in later.node(later.find("Maren Holt")).description
         whole = GraphView(GraphDB(store, "maren"))
         assert "1934" in whole.node(whole.find("Maren Holt")).description
+
+
+def test_a_sentence_spanning_a_life_dates_nothing_by_its_first_date():
+    from incanon.graph.sentdates import spans_a_life
+
+    opening = "Tobiah Quell (1812–1889) was a cartographer, best known for the Atlas and the Meridian Society."
+    text = opening + "\n\nIn 1861 he published the Atlas. He founded the Meridian Society in 1875 with Corin Vale."
+    assert spans_a_life(opening, Axis.DATE) and not spans_a_life("From 1841 to 1843 he travelled.", Axis.DATE)
+    assert surrounding_key(text, "Atlas", Axis.DATE) == _year(1861)  # its own sentence, not 1812
+    assert surrounding_key(text, "Meridian Society", Axis.DATE) == _year(1875)
+    assert surrounding_key(text, "Tobiah Quell", Axis.DATE) == _year(1812)  # the span in brackets is its own
+    # Named only in the summary: true by the end of what it spans, never from its start.
+    assert surrounding_key(opening, "Atlas", Axis.DATE) == _year(1889)
+    # The clause naming it may date it.
+    both = "In 1861 he published the Atlas, and in 1875 he founded the Meridian Society."
+    assert surrounding_key(both, "Atlas", Axis.DATE) == _year(1861)
+    assert surrounding_key(both, "Meridian Society", Axis.DATE) == _year(1875)

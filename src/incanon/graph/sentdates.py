@@ -9,20 +9,35 @@ it, the first ones the mention's own time. Only explicit dates and ages count he
 like "later" or "would" (which ``timing.resolve`` reads for a whole ``when`` field, and which
 ordinary sentences are full of).
 
-A mention the extraction gave no time gets the time of its surroundings (``surrounding_key``):
-the earliest date of the chunk sentence that names it (the entity is there from the start of the
-period the sentence tells), else the latest date of the nearest dated sentence before it in its
-paragraph (the narrative's present). A paragraph is the limit because a biography's opening
-paragraph sums up the whole life ("… edited her letters after 1868"): the next paragraph's
-undated "born in Lindau, the daughter of Jakob Voss" is not from 1868. Nothing dated before it in
-the paragraph: no time of its own (its chunk's position applies). Without this, an undated
-mention in a biography's background text ("the Ninth Symphony") would be visible at every date.
+A mention the extraction gave no time gets the time of its surroundings (``surrounding_key``),
+read from every chunk sentence that names it, the earliest of what they support:
+
+* a sentence that names a date gives the earliest date of the clause naming the mention ("in
+  1861 he published the Atlas, and in 1875 he founded the Society" dates each by its own), else
+  its own earliest date (the entity is there from the start of the period the sentence tells);
+* a sentence that **spans a life** (``spans_a_life``: dates ``SPAN_YEARS`` or more apart, a
+  range or not, as a biography's opening "(1812–1889) … best known for the Atlas and the Society")
+  dates nothing by its first date: only the clause naming the mention may date it ("in 1861 he
+  published the Atlas, and in 1875 …"), or a bracketed span right after its name (a person's
+  own "(1812–1889)"); a mention it names with no date of its own is true, at
+  the latest, by the end of what the sentence spans, and takes that date when no other
+  sentence supports an earlier one (the Atlas's own "published in 1861" does);
+* an undated sentence takes the latest date of the nearest dated sentence before it in its
+  paragraph (the narrative's present). A paragraph is the limit because a biography's opening
+  paragraph sums up the whole life ("… edited her letters after 1868"): the next paragraph's
+  undated "born in Lindau, the daughter of Jakob Voss" is not from 1868; an undated sentence
+  telling the birth is from the birth date (``--born``), which is what the text supports.
+
+Nothing supports a date: no time of its own (its chunk's position applies). Without this, an
+undated mention in a biography's background text ("the Ninth Symphony") would be visible at
+every date, and one named in the opening summary would be visible from the birth year.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import re
+from collections.abc import Callable, Sequence
 
 from incanon.canon.position import Axis, Position
 from incanon.graph.timing import _YEAR, _age, _date, _span
@@ -93,23 +108,100 @@ def has_later(text: str, axis: Axis, base: int | None, cutoff: int, born: _dt.da
     return any(key is not None and key > cutoff for _, key in dated(text, axis, base, born))
 
 
+SPAN_YEARS = 20
+"""Dates this many years apart in one sentence make it a summary of a life or an era, not the
+telling of one event or post (a journey of 1841-1843, an organist's post from 1825 to 1838;
+"1812–1889" is a life)."""
+
+_BORN = re.compile(r"\b(?:born|birth(?:place)?)\b", re.I)
+"""A sentence telling the birth is true from the birth date (``--born``) when it names no date."""
+
+_CLAUSE = re.compile(r"[,;:()\[\]]|\s[–—-]\s|\band\b|\bbut\b|\bwhile\b")
+"""Where a sentence's clauses part (a date range's own dash has no spaces and stays whole)."""
+
+
+def spans_a_life(text: str, axis: Axis, born: _dt.date | None = None) -> bool:
+    """``text`` names dates ``SPAN_YEARS`` or more apart (date axis only)."""
+    starts = _starts(text, axis, born)
+    return bool(starts) and (max(starts) - min(starts)).days >= SPAN_YEARS * 365
+
+
+def _clause_key(sentence: str, groups: Sequence[Sequence[str]], axis: Axis, born: _dt.date | None) -> int | None:
+    """The date ``sentence`` gives a mention through its own clauses: for each
+    group of names (one thing; a relation has two), the earliest date of the first clause naming
+    it that is no span itself; the latest over the groups; None when a group's clause has none."""
+    clauses = _CLAUSE.split(sentence)
+    keys: list[int] = []
+    for names in groups:
+        # "Tobiah Quell (1812–1889)": the dates in brackets right after a name are its own span.
+        key = next((k for n in names if n.strip() for m in re.finditer(rf"{re.escape(n)}\s*\(([^)]*)\)", sentence, re.I)
+                    if (k := sentence_key(m[1], axis, born, earliest=True)) is not None), None)
+        if key is not None:
+            keys.append(key)
+            continue
+        for clause in clauses:
+            folded = clause.casefold()
+            if any(n.strip() and n.casefold() in folded for n in names) and not spans_a_life(clause, axis, born):
+                key = sentence_key(clause, axis, born, earliest=True)
+                if key is not None:
+                    break
+        if key is None:
+            return None
+        keys.append(key)
+    return max(keys) if keys else None
+
+
+def mention_key(paragraphs: Sequence[Sequence[tuple[str, int | None]]], names_in: Callable[[str], bool],
+                groups: Sequence[Sequence[str]], axis: Axis, born: _dt.date | None = None) -> int | None:
+    """The time an undated mention takes from its chunk (the rules of the module doc):
+    ``paragraphs`` hold each sentence with the date it inherits when it names none (None: no
+    inherited date), ``names_in`` says whether a sentence names the mention, ``groups`` are the
+    names a clause is searched for (a list per thing named). The earliest date any naming sentence supports, else the end
+    of a life-spanning sentence naming it, else None."""
+    supported: list[int] = []
+    spans: list[int] = []
+    for paragraph in paragraphs:
+        for sentence, inherited in paragraph:
+            if not names_in(sentence):
+                continue
+            # The clause naming it first: never earlier than the sentence's first date, and
+            # "in 1861 he published the Atlas, and in 1875 he founded the Society" dates each.
+            own = _clause_key(sentence, groups, axis, born)
+            if own is not None:
+                supported.append(own)
+                continue
+            if spans_a_life(sentence, axis, born):
+                latest = sentence_key(sentence, axis, born)
+                spans += [] if latest is None else [latest]
+                continue
+            own = sentence_key(sentence, axis, born, earliest=True)
+            if own is None and born is not None and _BORN.search(sentence):
+                own = Position.from_date(born).key  # "Voss was born in Lindau": there from the birth
+            key = own if own is not None else inherited
+            if key is not None:
+                supported.append(key)
+    if supported:
+        return min(supported)
+    return max(spans) if spans else None
+
+
 def surrounding_key(chunk_text: str, surface: str, axis: Axis, born: _dt.date | None = None) -> int | None:
-    """The time of an undated mention of ``surface`` from its chunk (see the module doc): its
-    sentence's earliest date, else the latest date of the nearest dated sentence before it in
-    its paragraph (date axis only)."""
+    """The time of an undated mention of ``surface`` from its chunk (see the module doc and
+    ``mention_key``; date axis only)."""
     if axis is not Axis.DATE or not surface.strip():
         return None
     from incanon.sentences import split_sentences
 
-    needle = surface.casefold()
+    paragraphs: list[list[tuple[str, int | None]]] = []
     for paragraph in re.split(r"\n\s*\n", chunk_text):
         parts = split_sentences(paragraph)
-        for i, part in enumerate(parts):
-            if needle not in part.casefold():
-                continue
-            own = sentence_key(part, axis, born, earliest=True)
-            if own is not None:
-                return own
-            before = [k for k in (sentence_key(p, axis, born) for p in parts[:i]) if k is not None]
-            return before[-1] if before else None
-    return None
+        present: int | None = None  # the latest date of the nearest dated sentence before
+        out: list[tuple[str, int | None]] = []
+        for part in parts:
+            out.append((part, present))
+            own = sentence_key(part, axis, born)
+            if own is not None:  # a life-spanning sentence's present is its end: later, never earlier
+                present = own
+        paragraphs.append(out)
+    needle = surface.casefold()
+    return mention_key(paragraphs, lambda s: needle in s.casefold(), [[surface]], axis, born)

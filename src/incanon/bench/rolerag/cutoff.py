@@ -11,8 +11,9 @@ things that reach a RoleRAG prompt around it, under both protocols:
 * **undated entities and relations.** A mention the extraction gave no time, and whose name the
   build could not find word for word in its chunk, has no time at all, and the view shows it at
   every position ("a programming language named after her in 1980"). Here such a mention takes
-  the time of the chunk sentence that names it in other words (every word of a name, in any
-  order: "a programming language was named Marlowe" for "Marlowe programming language"), else
+  the time the chunk sentences that name it in other words support (every word of a name, in
+  any order: "a programming language was named Marlowe" for "Marlowe programming language";
+  ``sentdates.mention_key``: a sentence spanning a life dates nothing by its first date), else
   of the earliest date its own description names; an entity or relation all of whose visible
   mentions become true after the position is dropped. A mention with no time anywhere stays
   visible (docs/rolerag.md, "Limits").
@@ -34,7 +35,7 @@ from functools import lru_cache
 from typing import Any
 
 from incanon.canon.position import Axis
-from incanon.graph.sentdates import sentence_key
+from incanon.graph.sentdates import mention_key, sentence_key
 from incanon.graph.view import GraphEdge, GraphNode, GraphView
 from incanon.sentences import split_sentences
 
@@ -140,16 +141,13 @@ class PromptCut:
         return self._chunk_keys[chunk_id]
 
     def _located(self, chunk_id: int, names: Sequence[Sequence[str]]) -> int | None:
-        """The time of the first chunk sentence naming every one of ``names`` (each a list of
-        names for one thing): the earliest date it names (the thing is there from the start of
-        the period the sentence tells, as ``sentdates.surrounding_key`` reads it), else the date
-        it takes from its neighbours; None when no sentence names them or it has no time."""
-        for paragraph in self._chunk_sentences(chunk_id):
-            for sentence, key in paragraph:
-                if all(_names_in(sentence, group) for group in names):
-                    own = sentence_key(sentence, self.axis, self.born, earliest=True)
-                    return own if own is not None else key
-        return None
+        """The time the chunk's sentences naming every one of ``names`` (each a list of names for
+        one thing) support (``sentdates.mention_key``: the earliest date such a sentence names or
+        takes from its neighbours; a sentence spanning a life dates only through the clause
+        naming the thing, else by its end); None when no sentence names them or none has a time."""
+        return mention_key(self._chunk_sentences(chunk_id),
+                           lambda sentence: all(_names_in(sentence, group) for group in names),
+                           names, self.axis, self.born)
 
     def _undated_key(self, mention: Any, names: Sequence[Sequence[str]]) -> int | None:
         key = self._located(mention["chunk_id"], names)
