@@ -16,6 +16,7 @@ from incanon.audit.canaries import Canary, Visibility, found_in, plant
 from incanon.canon import CanonStore, write_world_file
 from incanon.canon.namebook import surnames
 from incanon.canon.position import Position
+from incanon.canon.world import Utterance
 from incanon.chat.evidence import UNKNOWN_SCOPE, _label
 from incanon.cli.main import app
 from incanon.graph import HashEmbedder
@@ -84,18 +85,50 @@ def test_canaries_catch_what_a_baseline_lets_through(lanterns: CanonStore) -> No
     assert {f.canary.kind for f in caught} >= {"chunk"}
 
 
+def _visibility(world, canaries, character: str, at: str) -> Visibility:
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="incanon-visibility-")
+    store = CanonStore.open(Path(folder) / "canon")
+    store.import_world(world)
+    return Visibility(store, world.work.id, character, Position.parse(at), canaries)
+
+
 def test_a_misscoped_chunk_is_caught_by_its_canary() -> None:
     world = sample_world()
     planted, canaries = plant(world)
     later = next(c for c in planted.chunks if Position.parse(c.position) > Position.parse("2-1"))
-    (marker,) = found_in(later.text)
-    seen = Visibility(planted, "Wren Callow", Position.parse("1-3"))
-    assert seen.hidden(canaries[marker])
-    # A marker of another character's thought is hidden even in a scene the character saw.
-    assert seen.hidden(Canary("thought", "1-1-1", Position.parse("1-1-1"), scene="1-1-1", speaker="Dace Morrow"))
+    seen = _visibility(planted, canaries, "Wren Callow", "1-3")
+    assert found_in(later.text) and all(seen.hidden(i) for i in found_in(later.text))
+    # (Another character's thought, hidden even in a scene the character saw: the next test.)
     # Later aliases carry their marker in the name itself.
     wren = next(c for c in planted.characters if c.name == "Wren Callow")
     assert any(found_in(a) and "Stormwren" in a for a in wren.alias_from)
+
+
+def seen_scenes(world, character: str, at: str) -> set[str]:
+    return {s.id for s in world.scenes if character in s.participants
+            and Position.parse(s.position) <= Position.parse(at)}
+
+
+def test_a_narrators_thought_is_a_marker_only_the_narrator_may_see() -> None:
+    from incanon.testing.first_person import SECRET_THOUGHT, SPOKEN, first_person_world
+
+    planted, canaries = plant(first_person_world())
+    trial = next(c for c in planted.chunks if SECRET_THOUGHT in c.text)
+    thought = next(i for i in found_in(trial.text[trial.text.index(SECRET_THOUGHT):]))
+    spoken = found_in(trial.text[trial.text.index(SPOKEN):])[0]  # Nell's words, heard by everyone present
+    for who in ("Nell Ashby", "Ada Lisle", "Oren Marr"):
+        seen = _visibility(planted, canaries, who, "1-3-1")
+        assert seen.hidden(thought) and not seen.hidden(spoken)
+    assert not _visibility(planted, canaries, "Elias Marr", "1-2-1").hidden(thought)
+    # A character's [thought] in a scene's dialogue is its own, even in a scene the others saw.
+    world = first_person_world()
+    world.scenes[1].messages = [Utterance(speaker="Nell Ashby", speech="I am innocent.", thought="I saw a shadow.")]
+    planted, canaries = plant(world)
+    thought = next(i for i, c in enumerate(canaries) if c.kind == "thought")
+    assert _visibility(planted, canaries, "Ada Lisle", "1-2-1").hidden(thought)
+    assert not _visibility(planted, canaries, "Nell Ashby", "1-2-1").hidden(thought)
 
 
 def test_evidence_labels_fail_closed() -> None:

@@ -87,11 +87,12 @@ def _word_check(folder: Path, sent: str, reply: dict) -> int:
 def _canary_check(tmp_path: Path) -> tuple[int, list[str]]:
     """(markers planted, where each marker hidden from Ord at the position was found)."""
     planted, canaries = plant(secret_world())
-    seen = Visibility(planted, ORD, Position.parse(AT))
     with _served(planted, tmp_path / "planted") as (client, model):
         sent, reply = _ask(client, model, GROUP)
-    text = _without(f"{sent}\n{json.dumps(reply, ensure_ascii=False)}", _client_text(GROUP))
-    return len(canaries), [canaries[i].where for i in found_in(text) if seen.hidden(canaries[i])]
+    with CanonStore.open(tmp_path / "planted" / "canon") as store:
+        seen = Visibility(store, "vane", ORD, Position.parse(AT), canaries)
+        text = _without(f"{sent}\n{json.dumps(reply, ensure_ascii=False)}", _client_text(GROUP))
+        return len(canaries), [canaries[i].where for i in found_in(text) if seen.hidden(i)]
 
 
 @pytest.fixture

@@ -8,12 +8,12 @@ from the copy for each character × time point, and every marker found in it is 
 
 Whether a marker is a leak is decided from the store's structure alone, never from the text:
 
-* a scene's text is hidden unless the scene is at or before the position and the character is
-  among its participants; another character's thoughts are hidden even then;
-* a chunk follows its scene (a chunk without a scene is hidden when later);
-* a fact is hidden when later, or when it is not public, not established in a witnessed scene
-  and not told to the character (``known_by``);
-* a time point, relation, entity or alias is hidden when it begins after the position.
+* every marker the decision (``CharacterKnowledge``, read on the planted copy) gives the
+  character is visible: chunks as it perceived them (a marker per perceived unit: speech, deeds,
+  thoughts, narration, letters), witnessed scenes' titles and summaries and their dialogue with
+  only its own thoughts, the facts, relations and entities it knows, the names it can use;
+* a time point's marker is visible once the point is reached;
+* every other marker is hidden.
 
 So a word-level cleaner that misses a mis-scoped passage, a later label shown in a listing, or
 an alias used too early is caught here even when the words themselves pass.
@@ -30,7 +30,8 @@ from typing import Any
 
 from incanon.canon.position import Position
 from incanon.canon.store import CanonStore
-from incanon.canon.world import World
+from incanon.canon.perception import StatedUnit, place_units
+from incanon.canon.world import Chunk, ChunkUnit, World
 
 _MARK = re.compile(r"qzx(\d+)kv")
 
@@ -94,6 +95,30 @@ class _Planter:
         return Position.parse(text) if text else None
 
 
+def _plant_units(chunk: Chunk, world: World, p: _Planter) -> None:
+    """A marker at the end of each perceived unit of ``chunk``, every unit stated (so the copy
+    perceives exactly as the original: who perceives each marker is the decision's to say)."""
+    axis = world.work.axis
+    stated = [StatedUnit(u.text, u.mode, u.audience, u.by, tuple(u.known_by),
+                         Position.parse(u.from_).key if u.from_ else None) for u in chunk.units]
+    units, _ = place_units(chunk.text, stated, world.work.narrator)
+    if not units:
+        return
+    text, out, pos = "", [], 0
+    for u in units:
+        mark = p.mark(Canary("chunk", f"{chunk.id} ({u.mode}{' of ' + u.by if u.by else ''})", p.pos(chunk.position),
+                             scene=chunk.scene))
+        text += chunk.text[pos:u.start]
+        piece = f"{chunk.text[u.start:u.end]} {mark}"
+        text += piece
+        out.append(ChunkUnit.model_validate({
+            "text": piece, "mode": u.mode, "by": u.by, "audience": u.audience, "known_by": list(u.known_by),
+            "from": None if u.from_key is None else str(Position.from_key(axis, u.from_key))}))
+        pos = u.end
+    chunk.text = text + chunk.text[pos:]
+    chunk.units = out
+
+
 def plant(world: World) -> tuple[World, list[Canary]]:
     """A copy of ``world`` with a marker appended to every text that may be hidden, and the
     markers' index (marker ``qzx{i}kv`` is ``canaries[i]``)."""
@@ -101,9 +126,10 @@ def plant(world: World) -> tuple[World, list[Canary]]:
     p = _Planter()
     for s in w.scenes:
         pos = p.pos(s.position)
+        s.title = f"{s.title} {p.mark(Canary('scene', s.id, pos, scene=s.id))}".strip()
+        if s.summary:  # the narrator's telling: its own marker (a first-person work keeps it to the narrator)
+            s.summary = f"{s.summary} {p.mark(Canary('scene summary', s.id, pos, scene=s.id))}"
         m = p.mark(Canary("scene", s.id, pos, scene=s.id))
-        s.title = f"{s.title} {m}".strip()
-        s.summary = f"{s.summary} {m}".strip()
         for u in s.messages:
             if u.speech:
                 u.speech = f"{u.speech} {m}"
@@ -112,7 +138,7 @@ def plant(world: World) -> tuple[World, list[Canary]]:
             if u.thought:
                 u.thought = f"{u.thought} {p.mark(Canary('thought', s.id, pos, scene=s.id, speaker=u.speaker))}"
     for c in w.chunks:
-        c.text = f"{c.text} {p.mark(Canary('chunk', c.id, p.pos(c.position), scene=c.scene))}"
+        _plant_units(c, w, p)
     for f in w.facts:
         f.text = f"{f.text} {p.mark(Canary('fact', f.id, p.pos(f.position), scene=f.scene, public=f.public, known_by=tuple(f.known_by)))}"
     for ch in w.characters:
@@ -137,26 +163,34 @@ def plant(world: World) -> tuple[World, list[Canary]]:
 
 
 class Visibility:
-    """Which canaries one character may see at one position, from the store's structure."""
+    """Which canaries one character may see at one position: the one decision
+    (``CharacterKnowledge``) read on the planted copy. A marker is visible when it is in what the
+    decision gives the character: the chunks as it perceived them, the witnessed scenes' titles
+    and summaries (a first-person work's summaries are the narrator's), their dialogue with its
+    own thoughts only, the facts, relations and entities it knows, and the names it can use; a
+    time point's marker when the point is reached. Everything else is hidden."""
 
-    def __init__(self, world: World, character: str, at: Position) -> None:
-        self.character, self.at = character, at
-        self.witnessed = {s.id for s in world.scenes
-                          if character in s.participants and Position.parse(s.position) <= at}
+    def __init__(self, store: CanonStore, work: str, character: str, at: Position,
+                 canaries: Sequence[Canary]) -> None:
+        self.character, self.at, self.canaries = character, at, canaries
+        scope = store.scope(work, character, at, witnessed_only=True)
+        knows = scope.knowledge()
+        texts = [c.text for c in scope.chunks()]
+        texts += [f"{s.title} {s.summary}" for s in scope.scenes(witnessed_only=True)]
+        texts += [f"{m.speech} {m.action} {m.thought}" for ms in knows.dialogue().values() for m in ms]
+        texts += [f.text for f in knows.facts]
+        texts += [r.description for r in knows.relations()]
+        texts += [e.description for e in knows.entities()]
+        texts += [a for c in knows.characters for a in c.aliases if found_in(a) and knows.knows_name(a)]
+        self.visible: set[int] = {i for t in texts for i in found_in(t)}
+        """Indexes of the markers the decision gives the character."""
 
-    def hidden(self, c: Canary) -> bool:
-        """True when the character may not see what ``c`` marks."""
-        later = c.position is not None and c.position > self.at
-        if c.kind in ("scene", "thought"):
-            if later or c.scene not in self.witnessed:
-                return True
-            return c.kind == "thought" and c.speaker != self.character
-        if c.kind == "chunk":
-            return later or (c.scene is not None and c.scene not in self.witnessed)
-        if c.kind == "fact":
-            told = c.public or (c.scene is not None and c.scene in self.witnessed) or self.character in c.known_by
-            return later or not told
-        return later
+    def hidden(self, marker: int) -> bool:
+        """True when the character may not see what marker ``marker`` marks."""
+        c = self.canaries[marker]
+        if c.kind == "time point":
+            return c.position is not None and c.position > self.at
+        return marker not in self.visible
 
 
 def found_in(text: str) -> list[int]:
@@ -187,12 +221,12 @@ async def canary_audit(
             for n, (record, _label, position) in enumerate(points, start=1):
                 if progress:
                     progress(f"[canaries {n}/{len(points)}] {record.name} at {position}")
-                seen = Visibility(planted, record.name, position)
+                seen = Visibility(copy, work, record.name, position, canaries)
                 texts = await surfaces_at(copy, work, record, str(position), position)
                 for (surface, method), text in texts.items():
                     report.checked += 1
                     for i in found_in(text):
-                        if seen.hidden(canaries[i]):
+                        if seen.hidden(i):
                             report.found.append(CanaryFinding(surface, method, record.name, str(position), canaries[i]))
         finally:
             copy.close()

@@ -147,7 +147,7 @@ async def canary_scenes(store: CanonStore, work: str, plays: Sequence[Play], *,
             for play in plays:
                 session = await play(copy)
                 for line in answered(session):
-                    seen = Visibility(planted, line.speaker, Position.parse(line.at))
+                    seen = Visibility(copy, work, line.speaker, Position.parse(line.at), canaries)
                     # What it heard others say is taken out here too: a character that quotes
                     # its own canon in the scene gives it away, and its listeners heard it.
                     texts = [(PROMPT, turn_text(session, line))]
@@ -156,7 +156,7 @@ async def canary_scenes(store: CanonStore, work: str, plays: Sequence[Play], *,
                     for surface, text in texts:
                         report.checked += 1
                         for i in found_in(text):
-                            if seen.hidden(canaries[i]):
+                            if seen.hidden(i):
                                 report.found.append(CanaryFinding(surface, session.scene.method, line.speaker,
                                                                   line.at, canaries[i]))
         finally:
