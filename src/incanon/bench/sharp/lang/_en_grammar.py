@@ -112,9 +112,14 @@ def third_person(phrase: str) -> str:
     return f"{out} {rest}".strip()
 
 
+def _without_to(phrase: str) -> str:
+    """'to be happy' → 'be happy' (ConceptNet writes some verb phrases with their "to")."""
+    return phrase[3:] if phrase[:3].lower() == "to " and len(phrase) > 3 else phrase
+
+
 def gerund(phrase: str) -> str:
     """'cut bread' → 'cutting bread'; 'panic' → 'panicking' (lemminflect)."""
-    verb, _, rest = phrase.partition(" ")
+    verb, _, rest = _without_to(phrase).partition(" ")
     low = verb.lower()
     if low.endswith("ing") and len(low) > 4:
         out = verb
@@ -134,7 +139,8 @@ def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
 
 def infinitive(phrase: str) -> str:
     """'cutting bread' → 'cut bread': a verb phrase led by an -ing form, in its base form (the
-    phrase as it is otherwise), so "used to cutting" becomes "used to cut"."""
+    phrase as it is otherwise), so "used to cutting" becomes "used to cut"; a leading "to" goes."""
+    phrase = _without_to(phrase)
     verb, _, rest = phrase.partition(" ")
     low = verb.lower()
     base = _lemmas(low).get("VERB", (low,))[0]
@@ -176,8 +182,46 @@ _QUANTITIES = frozenset("two three four five six seven eight nine ten eleven twe
                         "both".split())
 
 
-def is_verbal(concept: Concept) -> bool:
-    """Does the concept read as a verb phrase ('cut bread') rather than a noun phrase?"""
+_DETERMINERS = frozenset("a an the your their his her my our its some".split())
+
+
+def _ing_verb(word: str, *, noun_too: bool = False) -> bool:
+    """An -ing form of a verb ("staying"), not a noun of its own ("building", "scoring";
+    ``noun_too``: those as well)."""
+    low = word.lower()
+    if not low.endswith("ing") or len(low) <= 4 or low in lex.NOUNS_ENDING_ING:
+        return False
+    lemmas = _lemmas(low)
+    return "VERB" in lemmas and lemmas["VERB"][0] != low and (noun_too or low not in lemmas.get("NOUN", ()))
+
+
+def _base_verb(word: str) -> bool:
+    """A verb in its base form ("preheat", "pass", "exchange")."""
+    lemmas = _lemmas(word)
+    return "VERB" in lemmas and lemmas["VERB"][0] == word.lower()
+
+
+def _adjective_only(word: str) -> bool:
+    lemmas = _lemmas(word)
+    return "ADJ" in lemmas and not {"NOUN", "VERB"} & set(lemmas)
+
+
+def is_adjective(concept: Concept) -> bool:
+    """One word read as an adjective ("hungry", "happy"): tagged so, or an adjective only."""
+    if concept.pos in ("a", "s"):
+        return True
+    words = concept.text.split()
+    return concept.pos is None and len(words) == 1 and _adjective_only(words[0])
+
+
+def is_verbal(concept: Concept, *, event: bool = False) -> bool:
+    """Does the concept read as a verb phrase ('cut bread') rather than a noun phrase?
+
+    Untagged phrases read as verbs when they start with a common verb, with "to" ("to be
+    happy"), with an -ing verb and go on ("staying dry", "scoring a goal"; one word, "cutting",
+    stays a noun), or with a verb followed by a determiner ("pass an exam", "preheat the
+    oven"). ``event``: the relation's tail is an event (HasSubevent, HasPrerequisite,
+    MotivatedByGoal), so a verb followed by a plural noun is one too ("exchange rings")."""
     if concept.pos == "v":
         return True
     if concept.pos in ("n", "a", "s", "r"):
@@ -187,7 +231,18 @@ def is_verbal(concept: Concept) -> bool:
         return False
     if len(words) == 1 and (words[0] in lex.MASS_NOUNS or words[0].endswith("ing")):
         return False
-    return words[0].lower() in lex.COMMON_VERBS
+    first = words[0].lower()
+    if first in lex.COMMON_VERBS:
+        return True
+    if len(words) < 2:
+        return False
+    if first == "to" and _base_verb(words[1]):
+        return True
+    if _ing_verb(first) or (_ing_verb(first, noun_too=True) and words[1].lower() in _DETERMINERS):
+        return True  # "scoring a goal": "scoring" is a noun too, but not before "a goal"
+    if _base_verb(first) and (words[1].lower() in _DETERMINERS or (len(words) == 2 and _adjective_only(words[1]))):
+        return True  # "pass an exam", "stay healthy" (and the antonym rule's "leave healthy")
+    return event and len(words) == 2 and _base_verb(first) and is_plural(words[1])
 
 
 @dataclass(frozen=True)

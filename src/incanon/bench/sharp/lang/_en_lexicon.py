@@ -10,7 +10,7 @@ from __future__ import annotations
 MASS_NOUNS = frozenset(
     """
     air advice anger art bacon beef beer blood bread butter cash cereal cheese chocolate
-    clay cloth clothing coal coffee concrete corn cotton cream dirt dust education electricity
+    clay cloth clothing dough coal coffee concrete corn cotton cream dirt dust education electricity
     energy equipment exercise fabric fear fire flour food fuel fun furniture garbage gas
     glass gold grass gravel hair happiness health heat homework honey hunger ice information ink
     iron jam jewelry juice knowledge laughter laundry lava leather light lightning love luggage

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from incanon.bench.sharp.conceptnet import Concept
 from incanon.bench.sharp.lang import _en_lexicon as lex
-from incanon.bench.sharp.lang._en_grammar import (NP, infinitive, is_verbal, participle, place_phrase, third_person,
-                                                  verb_phrase)
+from incanon.bench.sharp.lang._en_grammar import (NP, gerund, infinitive, is_adjective, is_verbal, participle,
+                                                  place_phrase, third_person, verb_phrase)
 from incanon.bench.sharp.templates import Forms, Language, register_language
 
 EN = Language(
@@ -36,11 +36,19 @@ def _object(concept: Concept) -> str:
     return np.a
 
 
-def _to_or_object(concept: Concept, noun_prefix: str = "") -> str:
-    """'to cut bread' for a verb phrase, else '<noun_prefix> a noun'."""
-    if is_verbal(concept):
+def _to_or_object(concept: Concept, noun_prefix: str = "", *, event: bool = False) -> str:
+    """'to cut bread' for a verb phrase, 'to be happy' for an adjective, else '<noun_prefix> a
+    noun' (never "a staying dry", "a to be happy", "a hungry": an article is for nouns)."""
+    if is_verbal(concept, event=event):
         return f"to {verb_phrase(infinitive(concept.text))}"
+    if is_adjective(concept):
+        return f"to be {concept.text}"
     return f"{noun_prefix}{_object(concept)}".strip()
+
+
+def _event(concept: Concept) -> str:
+    """An event after "involves": 'exchanging rings' for a verb phrase, else 'a noun'."""
+    return gerund(concept.text) if is_verbal(concept, event=True) else NP.of(concept).a
 
 
 def _do(np: NP) -> str:
@@ -139,8 +147,8 @@ def _made_of(head: Concept, tail: Concept) -> Forms:
 
 @relation("HasPrerequisite")
 def _has_prerequisite(head: Concept, tail: Concept) -> Forms:
-    lead = f"to {head.text}" if is_verbal(head) else f"for {_object(head)}"
-    need = _to_or_object(tail)
+    lead = f"to {infinitive(head.text)}" if is_verbal(head, event=True) else f"for {_object(head)}"
+    need = _to_or_object(tail, event=True)
     return Forms(
         f"{lead}, you need {need}",
         f"{lead}, you do not need {need}",
@@ -168,10 +176,13 @@ def _their(phrase: str) -> str:
 
 @relation("MotivatedByGoal")
 def _motivated_by_goal(head: Concept, tail: Concept) -> Forms | None:
-    if not is_verbal(head):
+    if not is_verbal(head, event=True):
         return None
-    act = _their(head.text)
-    reason = f"because they want {_their(_to_or_object(tail))}"
+    act = _their(infinitive(head.text))
+    if is_adjective(tail):  # eat → hungry: the goal is said as the state that moves them
+        reason = f"because they are {tail.text}"
+    else:
+        reason = f"because they want {_their(_to_or_object(tail, event=True))}"
     return Forms(
         f"people {act} {reason}",
         f"people do not {act} {reason}",
@@ -209,11 +220,11 @@ def _causes(head: Concept, tail: Concept) -> Forms:
 
 @relation("HasSubevent")
 def _has_subevent(head: Concept, tail: Concept) -> Forms:
-    h, t = NP.of(head), NP.of(tail)
+    h, event = NP.of(head), _event(tail)
     return Forms(
-        f"{h.a} {h.a_verb('involve')} {t.a}",
-        f"{h.a} {_do(h)} not involve {t.a}",
-        f"{h.a} never {h.a_verb('involve')} {t.a}",
+        f"{h.a} {h.a_verb('involve')} {event}",
+        f"{h.a} {_do(h)} not involve {event}",
+        f"{h.a} never {h.a_verb('involve')} {event}",
     )
 
 
