@@ -284,3 +284,39 @@ def test_the_works_list_names_the_characters_read_so_far(app):
                                        if Position.parse(c.first_position) <= Position.parse("1-1")}
     (every,) = app.get("/api/works").json()
     assert len(every["characters"]) == len(world.characters)
+
+
+# -- labels fail closed --------------------------------------------------------------------------
+
+LATER_LABEL = "before the flood bell rings"
+"""A user-written label made only of words of later events (the bell rung in 2-3-1, promised at 2-2-1),
+at Wren's first point (1-3); each word is known by then, so the word test alone lets it through."""
+
+
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    root = tmp_path_factory.mktemp("labelled") / "canon"
+    world = sample_world()
+    wren = next(c for c in world.characters if c.name == "Wren Callow")
+    wren.time_points[0].label = LATER_LABEL
+    with CanonStore.open(root) as store:
+        store.import_world(world)
+    with _client(root) as client:
+        yield client
+
+
+@pytest.mark.parametrize("at", ["1-3", "2-2"])
+def test_a_label_naming_a_later_event_is_shown_as_its_position(labelled, at):
+    listed = json.dumps(models(labelled, at))
+    timeline = labelled.get("/api/works/lanterns/timeline", headers={HEADER: at})
+    assert timeline.status_code == 200, timeline.text
+    assert LATER_LABEL not in listed and LATER_LABEL not in timeline.text
+    assert any(m["id"] == "lanterns/Wren Callow@1-3" for m in models(labelled, at))
+
+
+def test_the_label_names_the_point_by_its_position_for_every_reader_and_still_resolves(labelled):
+    # The character at 1-3 is listed, and prompted, without it even for a reader who has read the
+    # event: the label would tell the character its future. Typed, it still names the point.
+    assert LATER_LABEL not in json.dumps(models(labelled, "2-3-1"))
+    found = labelled.get(f"/v1/models/lanterns/Wren Callow@{LATER_LABEL}", headers={HEADER: "2-3-1"})
+    assert found.status_code == 200 and found.json()["id"] == "lanterns/Wren Callow@1-3"

@@ -31,7 +31,7 @@ from incanon.canon.persona import horizon_at
 from incanon.canon.position import Position
 from incanon.canon.records import CharacterRecord
 from incanon.canon.store import CanonStore
-from incanon.canon.tells import Event, EventIndex
+from incanon.canon.tells import EventIndex, label_names_later, story_events
 from incanon.sentences import split_sentences
 
 #: Words of a name that say nothing about whose it is.
@@ -105,22 +105,9 @@ def alias_claims(store: CanonStore, work: str) -> list[Claim]:
     return found
 
 
-def _story_events(store: CanonStore, work: str, *, names: bool = False) -> EventIndex:
-    """Every scene and fact as an event; ``names``: a name's words count too (a short label
-    names its event by who and what: "before the Greatgate bursts")."""
-    events = [Event(f"scene:{s.id}", frozenset(stems(f"{s.title}. {s.summary}")), True, s.position.key)
-              for s in store.scenes(work)]
-    events += [Event(f"fact:{f.id}", frozenset(stems(f.text)), True, f.position.key) for f in store.facts(work)]
-    if names:
-        return EventIndex(events, neutral_stems())
-    named = [n for c in store.characters(work) for n in (c.name, *c.aliases)]
-    named += [n for e in store.entities(work) for n in (e.name, *e.aliases)]
-    return EventIndex(events, neutral_stems() | frozenset(s for n in named for s in stems(n)))
-
-
 def relation_claims(store: CanonStore, work: str, events: EventIndex | None = None) -> list[Claim]:
     """Relations whose description tells only events after the relation begins."""
-    events = events or _story_events(store, work)
+    events = events or story_events(store, work)
     axis = store.work(work).axis
     intro: dict[str, int | None] = {c.name: c.first_position.key if c.first_position else None
                                     for c in store.characters(work)}
@@ -149,17 +136,15 @@ def relation_claims(store: CanonStore, work: str, events: EventIndex | None = No
 def point_claims(store: CanonStore, work: str, points: Sequence[tuple[CharacterRecord, str, Position]],
                  events: EventIndex | None = None) -> list[Claim]:
     """Labels and texts of each character's time points read against what it perceived there."""
-    events = events or _story_events(store, work)
-    labels = _story_events(store, work, names=True)
+    events = events or story_events(store, work)
+    labels = story_events(store, work, names=True)
     found = []
     for record, label, position in points:
         horizon = horizon_at(store, work, record, position)
         where = f"{record.name}@{label or position}"
-        said = stems(label)
-        if label:
-            told = labels.naming(said)
-            later = [e for e in told if e.position is not None and e.position > position.key]
-            if later and len(later) == len(told):
+        if label and label_names_later(store, work, label, position):
+            later = labels.naming(stems(label))
+            if later:
                 found.append(Claim("label names a later event", label,
                                    f"its words belong to {later[0].id}, after the point ({position})",
                                    f"time point {where}", record.name, str(position)))
@@ -212,7 +197,7 @@ def presence_claims(store: CanonStore, work: str) -> list[Claim]:
 
 def claim_check(store: CanonStore, work: str, points: Sequence[tuple[CharacterRecord, str, Position]]) -> list[Claim]:
     """Every claim of the work that the story contradicts (see the module docstring)."""
-    events = _story_events(store, work)
+    events = story_events(store, work)
     return [*alias_claims(store, work), *relation_claims(store, work, events),
             *point_claims(store, work, points, events), *presence_claims(store, work)]
 

@@ -23,6 +23,7 @@ name passes, which is why the strict method also never reads hidden text in the 
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -112,6 +113,8 @@ class Horizon:
 
     def __init__(self, store: CanonStore, work: str, character: str | CharacterRecord, at: str | Position):
         me = store.character(work, character) if isinstance(character, str) else character
+        # Held weakly: horizons are cached per store, and a cache must not keep its store alive.
+        self._store = weakref.ref(store)
         self.character = me
         """The character."""
         self.scope: KnowledgeScope = store.scope(work, me, at, witnessed_only=True)
@@ -278,6 +281,14 @@ class Horizon:
         if leaks.unknown_facts:
             return "states a fact the character does not know"
         return ""
+
+    @property
+    def store(self) -> CanonStore:
+        """The store the horizon reads (a closed, dropped store is an error to read)."""
+        store = self._store()
+        if store is None:
+            raise RuntimeError("the canon store of this horizon is gone")
+        return store
 
     @cached_property
     def events(self) -> EventIndex:

@@ -27,6 +27,7 @@ from incanon.canon.horizon import Horizon
 from incanon.canon.position import Position, end_of_story
 from incanon.canon.records import CharacterRecord, SegmentRecord, TimePointRecord
 from incanon.canon.store import CanonStore
+from incanon.canon.tells import label_names_later
 
 
 @dataclass(frozen=True)
@@ -188,7 +189,10 @@ def persona_at(store: CanonStore, work: str, character: str | CharacterRecord, a
 def shown_label(label: str, position: Position, horizon: Horizon) -> str:
     """``label`` when it names and tells nothing beyond ``horizon``, else the position itself
     (``"2-4"``: it resolves like the label and reveals no event)."""
-    return label if not horizon.why_hidden(label) else str(position)
+    if horizon.why_hidden(label):
+        return str(position)
+    # A label made of a later event's words ("before Ottilie breaks her leg") names what is to come.
+    return str(position) if label_names_later(horizon.store, horizon.scope.work.id, label, position) else label
 
 
 def horizon_at(store: CanonStore, work: str, record: CharacterRecord, position: Position) -> Horizon:

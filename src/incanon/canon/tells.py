@@ -13,9 +13,16 @@ event strongly enough tells none and is left to the other tests (names, words).
 from __future__ import annotations
 
 import math
+import weakref
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from incanon.canon.position import Position
+
+if TYPE_CHECKING:
+    from incanon.canon.store import CanonStore
 
 MIN_SHARED = 2
 """Content stems a sentence must share with an event to tell it (one shared word is chance)."""
@@ -96,4 +103,42 @@ class EventIndex:
         return bool(words) and all(self._df.get(w, 0) > 0 for w in words)
 
 
-__all__ = ["Event", "EventIndex", "MIN_SHARED"]
+def story_events(store: "CanonStore", work: str, *, names: bool = False) -> EventIndex:
+    """Every scene (title and summary) and fact of ``work`` as an event, all marked known (the
+    omniscient reader's index, for dating claims and labels). ``names``: a name's words count
+    too (a short label names its event by who and what: "before Ottilie breaks her leg"). Kept
+    per store until its content changes."""
+    from incanon.canon.horizon import neutral_stems, stems
+
+    kept = _indexes.setdefault(store, {})
+    key = (store.data_version(), work, names)
+    found = kept.get(key)
+    if found is not None:
+        return found
+    if len(kept) > 16:
+        kept.clear()
+    events = [Event(f"scene:{s.id}", frozenset(stems(f"{s.title}. {s.summary}")), True, s.position.key)
+              for s in store.scenes(work)]
+    events += [Event(f"fact:{f.id}", frozenset(stems(f.text)), True, f.position.key) for f in store.facts(work)]
+    neutral = neutral_stems()
+    if not names:
+        named = [n for c in store.characters(work) for n in (c.name, *c.aliases)]
+        named += [n for e in store.entities(work) for n in (e.name, *e.aliases)]
+        neutral = neutral | frozenset(s for n in named for s in stems(n))
+    found = kept[key] = EventIndex(events, neutral)
+    return found
+
+
+def label_names_later(store: "CanonStore", work: str, label: str, at: Position) -> bool:
+    """True when ``label`` is made of the words of events that all happen after ``at`` (every
+    event holding all its words is later): shown to anyone at ``at``, it names what is to come."""
+    from incanon.canon.horizon import stems
+
+    told = story_events(store, work, names=True).naming(stems(label)) if label.strip() else []
+    return bool(told) and all(e.position is not None and e.position > at.key for e in told)
+
+
+_indexes: "weakref.WeakKeyDictionary[CanonStore, dict[tuple[object, ...], EventIndex]]" = weakref.WeakKeyDictionary()
+
+
+__all__ = ["Event", "EventIndex", "MIN_SHARED", "label_names_later", "story_events"]

@@ -28,6 +28,7 @@ from incanon.canon.namebook import NameBook
 from incanon.canon.names import norm
 from incanon.canon.position import Position
 from incanon.canon.store import CanonStore
+from incanon.canon.tells import label_names_later
 
 
 class ReaderHorizon:
@@ -38,6 +39,7 @@ class ReaderHorizon:
 
         self.at = at
         """The reader's position."""
+        self._store, self._work = store, work
         scope = store.scope(work, None, at)
         scenes = scope.scenes()
         chunks = scope.chunks()
@@ -124,7 +126,9 @@ class ReaderHorizon:
     def shown_label(self, label: str, position: Position) -> str:
         """``label`` when it tells nothing beyond the position, else ``position`` (which resolves
         like the label and reveals no event)."""
-        return str(position) if self.tells(label) else label
+        if self.tells(label) or label_names_later(self._store, self._work, label, self.at):
+            return str(position)  # a label naming what the reader has not reached: the position
+        return label
 
     def clean(self, text: str) -> str:
         """``text`` without the sentences that tell anything beyond the position."""
