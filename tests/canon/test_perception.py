@@ -160,3 +160,21 @@ def test_search_and_labels_follow_perception(store: CanonStore) -> None:
     elias = store.scope("marr", "Elias Marr", "1-3-1", witnessed_only=True)
     assert elias.label("1-1-1", "s1", chunk="c1") == IN_SCOPE
     assert elias.knowledge().chunk_view(store.chunks("marr")[0]) == LETTER
+
+
+def test_a_chunk_told_by_another_narrator_is_that_narrators_alone(store: CanonStore, tmp_path: Path) -> None:
+    # A frame story: Oren's letter-chapter, told by Oren in the first person, inside Elias's book.
+    data = first_person_world().model_dump(by_alias=True)
+    data["chunks"].append({"id": "c9", "position": "1-3-1", "scene": "s3", "narrator": "Oren Marr",
+                           "text": "I wrote to my son and I wept over the page. \u201cCome home,\u201d I said aloud."})
+    data["scenes"][2]["participants"].append("Oren Marr")
+    from incanon.canon import World
+    store.import_world(World.model_validate(data))
+    assert "I wept over the page" in _texts(store, "Oren Marr", "1-3-1")
+    elias = _texts(store, "Elias Marr", "1-3-1")
+    assert "I wept over the page" not in elias and "\u201cCome home,\u201d" in elias
+    out = store.export_world("marr")
+    assert out.chunks[-1].narrator == "Oren Marr" and out.chunks[0].narrator is None
+    with CanonStore.open(tmp_path / "again") as again:
+        again.import_world(out)
+        assert again.export_world("marr") == out

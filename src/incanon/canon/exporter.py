@@ -57,6 +57,14 @@ def stated_units(chunk: ChunkRecord, axis: Axis, narrator: str | None) -> list[C
     return out
 
 
+def _chunk_narrator(chunk: ChunkRecord, narrator: str | None) -> str | None:
+    """The chunk's own narrator (its default narration's teller), when not the work's."""
+    for d in json.loads(chunk.units) if chunk.units else []:
+        if d["mode"] == "narration" and not d.get("given") and d.get("to") == "private":
+            return d.get("by") if d.get("by") != narrator else None
+    return None
+
+
 def _s(value: object | None) -> str | None:
     return None if value is None else str(value)
 
@@ -113,7 +121,8 @@ def export_world(conn: sqlite3.Connection, work_row_id: int) -> World:
         ],
         chunks=[
             Chunk(id=k.id, position=str(k.position), text=k.text, source=k.source, scene=k.scene,
-                  units=stated_units(k, axis, w["narrator"]))
+                  narrator=_chunk_narrator(k, w["narrator"]),
+                  units=stated_units(k, axis, _chunk_narrator(k, w["narrator"]) or w["narrator"]))
             for k in select_chunks(conn, axis, "k.work_id = ?", params, order="k.ord")
         ],
         scenes=[

@@ -236,6 +236,9 @@ class _Checker:
     def units(self, path: str, ck: Chunk) -> str:
         """The chunk's perceived units as stored (JSON), stated ones placed in its text."""
         canonical = [c.name for c in self.world.characters]
+        narrator = self.plan.narrator
+        if ck.narrator is not None:
+            narrator = canonical[self.character(f"{path}.narrator", ck.narrator)]
         stated = []
         for j, u in enumerate(ck.units):
             upath = f"{path}.units[{j}]"
@@ -248,7 +251,7 @@ class _Checker:
                 self.fail(f"{upath}.by", "a document unit needs 'by' (its writer) or 'known_by' (its readers)")
             start = self.opt_position(f"{upath}.from", u.from_)
             stated.append(StatedUnit(u.text, u.mode, u.audience, by, known, start))
-        units, missing = place_units(ck.text, stated, self.plan.narrator)
+        units, missing = place_units(ck.text, stated, narrator)
         if missing is not None:
             self.fail(f"{path}.units[{missing}].text", f"{ck.units[missing].text[:60]!r} is not in the chunk's text "
                       "after the previous unit (units are given in text order, each its exact text)")

@@ -244,6 +244,9 @@ class Chunk(_Record):
     """File or book the text came from."""
     scene: str | None = None
     """The scene this chunk belongs to, if any (scene id)."""
+    narrator: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Who tells this chunk in the first person, when not the work's narrator (a frame story's
+    letters, a tale told within the tale); its narration is then this character's alone."""
     # Left out of the JSON when empty, so a world without units writes (and fingerprints) as before.
     units: list[ChunkUnit] = Field(default_factory=list, exclude_if=lambda v: not v)
     """Who perceives which part of the text (see ``ChunkUnit``); empty: the default rule."""
