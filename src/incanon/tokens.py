@@ -16,6 +16,7 @@ into the text, so a chunker can cut the text at token boundaries and keep its sp
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -53,6 +54,11 @@ class EstimateTokenizer:
     def count(self, text: str) -> int:
         return sum(1 for _ in _ESTIMATE.finditer(text))
 
+    def weighted_spans(self, text: str) -> tuple[list[tuple[int, int]], list[int]]:
+        """The spans, each one token."""
+        spans = self.spans(text)
+        return spans, [1] * len(spans)
+
 
 class GGUFTokenizer:
     """The vocabulary of a GGUF file through llama-cpp-python (no weights are loaded)."""
@@ -68,6 +74,7 @@ class GGUFTokenizer:
         self.path = path
         self.name = f"gguf:{os.path.basename(path)}"
         self._lock = threading.Lock()
+        self._pieces: dict[int, bytes] = {}
         with _quiet_stderr():
             self._llama = free_at_exit(llama_cpp.Llama(model_path=path, vocab_only=True, verbose=False))
 
@@ -79,33 +86,44 @@ class GGUFTokenizer:
         return len(self._ids(text)) if text else 0
 
     def spans(self, text: str) -> list[tuple[int, int]]:
+        return self.weighted_spans(text)[0]
+
+    def weighted_spans(self, text: str) -> tuple[list[tuple[int, int]], list[int]]:
+        """The spans, and how many tokens each holds: a CJK character is often two or three
+        byte tokens, which share its one span (a chunker that took a span for a token would cut
+        windows twice too long and shrink them one re-tokenisation at a time)."""
         if not text:
-            return []
+            return [], []
         ids = self._ids(text)
         with self._lock:
-            pieces = [self._llama.detokenize([i]) for i in ids]
+            # A token's bytes never change: each distinct one is detokenized once per process
+            # (detokenizing all 1.7M tokens of a Chinese novel one by one took 6 s).
+            known = self._pieces
+            pieces = [known.get(i) or known.setdefault(i, self._llama.detokenize([i])) for i in ids]
         raw = text.encode("utf-8")
         if b"".join(pieces) != raw:  # a tokenizer that rewrites text: its offsets mean nothing
-            return EstimateTokenizer().spans(text)
-        # byte offset -> character offset (a token may end inside a multi-byte character)
-        char_at = [0] * (len(raw) + 1)
-        b = 0
-        for i, ch in enumerate(text):
-            n = len(ch.encode("utf-8"))
-            for k in range(n):
-                char_at[b + k] = i
-            b += n
-        char_at[len(raw)] = len(text)
-        out: list[tuple[int, int]] = []
-        pos = 0
-        for piece in pieces:
-            start, end = char_at[pos], char_at[pos + len(piece)]
-            pos += len(piece)
-            if end > start:
-                out.append((start, end))
-            elif out:  # a piece inside one character: it belongs to the previous token's span
-                continue
-        return out
+            return EstimateTokenizer().weighted_spans(text)
+        import numpy as np
+
+        # byte offset -> character offset (a token may end inside a multi-byte character): the
+        # character a byte belongs to is the number of character starts up to it, less one.
+        data = np.frombuffer(raw, dtype=np.uint8)
+        char_of = np.empty(len(raw) + 1, dtype=np.int64)
+        np.cumsum((data & 0xC0) != 0x80, out=char_of[:-1])
+        char_of[:-1] -= 1
+        char_of[-1] = len(text)
+        lengths = np.fromiter((len(p) for p in pieces), dtype=np.int64, count=len(pieces))
+        ends_b = np.cumsum(lengths)
+        starts, ends = char_of[ends_b - lengths], char_of[ends_b]
+        # A piece inside one character belongs to the previous token's span (before the first
+        # span: to the first), so a span's weight is the number of tokens it holds.
+        keep = ends > starts
+        if not keep.any():
+            return [], []
+        group = np.maximum(np.cumsum(keep) - 1, 0)
+        weights = np.bincount(group, minlength=int(keep.sum()))
+        out = list(zip(starts[keep].tolist(), ends[keep].tolist()))
+        return out, weights.tolist()
 
 
 class _quiet_stderr:
@@ -172,13 +190,32 @@ def _load(choice: str) -> Tokenizer:
 
 
 def count_tokens(text: str) -> int:
-    """Tokens of ``text`` by the default tokenizer."""
-    return default_tokenizer().count(text)
+    """Tokens of ``text`` by the default tokenizer (the last few thousand texts are remembered:
+    a chunker counts each window it cuts, and the estimate and the graph count the same chunk
+    again)."""
+    return _count(default_tokenizer(), text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _count(tokenizer: Tokenizer, text: str) -> int:
+    return tokenizer.count(text)
 
 
 def token_spans(text: str) -> list[tuple[int, int]]:
     """Character spans of the tokens of ``text`` by the default tokenizer."""
     return default_tokenizer().spans(text)
+
+
+def weighted_token_spans(text: str) -> tuple[list[tuple[int, int]], list[int]]:
+    """Character spans of ``text``'s tokens and the tokens each span holds (more than one where
+    a tokenizer spends several byte tokens on one character); a tokenizer without weights
+    counts one per span."""
+    tokenizer = default_tokenizer()
+    weighted = getattr(tokenizer, "weighted_spans", None)
+    if weighted is not None:
+        return weighted(text)  # type: ignore[no-any-return]
+    spans = tokenizer.spans(text)
+    return spans, [1] * len(spans)
 
 
 def tokenizer_name() -> str:

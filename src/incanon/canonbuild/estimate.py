@@ -24,6 +24,8 @@ from incanon.graph.chunking import SourceChunk, text_chunks
 from incanon.graph.config import GraphConfig
 from incanon.graph.estimate import build_estimate
 from incanon.ingest.reader import BookText
+from incanon.ingest.scripts import text_size  # Chinese by character: a 900-word scene is ~1,800 of them
+from incanon.canonbuild.progress import Progress, Say
 from incanon.runs.estimate import CallPattern, EstimateLine, RunEstimate, estimate_run
 from incanon.templates import PromptLibrary
 
@@ -45,11 +47,14 @@ class _CountedChunk(SourceChunk):
         return self.counted
 
 
-def _graph_chunks(book: BookText, config: GraphConfig, text_sizes: dict[tuple[int, int], int]) -> list[SourceChunk]:
+def _graph_chunks(book: BookText, config: GraphConfig, text_sizes: dict[tuple[int, int], int],
+                 progress: Progress | None = None) -> list[SourceChunk]:
     """The graph's chunks of every chapter; a chapter that fits one chunk is that chunk, without
     cutting it into token windows (which costs a detokenized span per token)."""
     chunks: list[SourceChunk] = []
-    for c in book.chapters:
+    for k, c in enumerate(book.chapters):
+        if progress is not None:
+            progress.update(k, len(book.chapters), "chapters cut into graph chunks")
         source, size = f"{c.book}-{c.number}", text_sizes[(c.book, c.number)]
         if size < config.chunk_tokens and c.text.strip():
             chunks.append(_CountedChunk(id=source, text=c.text.strip(), position=None, source=source, counted=size))
@@ -90,12 +95,19 @@ def _split_row(book: BookText, model: str, split_template: int, text_sizes: dict
 
 
 def estimate_build(book: BookText, options: BuildOptions, model: str, prompts: PromptLibrary, *,
-                   graph: GraphConfig | None = None, max_chapter_chars: int = MAX_SPLIT_CHARS) -> RunEstimate:
-    """The predicted helper use of building ``book`` (calls no model)."""
+                   graph: GraphConfig | None = None, max_chapter_chars: int = MAX_SPLIT_CHARS,
+                   say: Say | None = None) -> RunEstimate:
+    """The predicted helper use of building ``book`` (calls no model). ``say`` gets a progress
+    line every few seconds while the counting runs (a long book takes a while to tokenize)."""
+    progress = Progress(say, "dry run") if say is not None else None
     scenes_per = {(c.book, c.number): len(c.scenes) or min(options.scenes_per_chapter,
-                                                           max(1, math.ceil(len(c.text.split()) / WORDS_PER_SCENE)))
+                                                           max(1, math.ceil(text_size(c.text) / WORDS_PER_SCENE)))
                   for c in book.chapters}
-    text_sizes = {(c.book, c.number): text_tokens(c.text) for c in book.chapters}
+    text_sizes: dict[tuple[int, int], int] = {}
+    for k, c in enumerate(book.chapters):
+        if progress is not None:
+            progress.update(k, len(book.chapters), "chapters' tokens counted")
+        text_sizes[(c.book, c.number)] = text_tokens(c.text)
     rows: list[RunEstimate] = [_split_row(book, model, template_tokens("canon_scene_split", prompts), text_sizes,
                                           scenes_per, max_chapter_chars)]
     participants_fixed = template_tokens("timechara_scene_participants", prompts) + text_tokens(book.title)
@@ -123,7 +135,10 @@ def estimate_build(book: BookText, options: BuildOptions, model: str, prompts: P
                      f"--profile-tokens {options.profile_tokens}"))
     if options.graph:
         config = graph or GraphConfig()
-        rows.append(build_estimate(_graph_chunks(book, config, text_sizes), config, model, prompts))
+        chunks = _graph_chunks(book, config, text_sizes, progress)
+        if progress is not None:
+            progress.update(0, None, "graph chunks priced")
+        rows.append(build_estimate(chunks, config, model, prompts))
     total_rows = [r for est in rows for r in est.rows]
     return RunEstimate(items=len(book.chapters), samples=len(book.chapters), rows=total_rows,
                        prices=rows[0].prices)

@@ -28,10 +28,11 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from incanon.canonbuild.textsize import UNSPACED, is_unspaced
 from incanon.errors import IncanonError
 from incanon.llmout.structured import ask_structured
 from incanon.ingest.markdown_book import BookChapter
+from incanon.ingest.scripts import CJK_LETTER as UNSPACED
+from incanon.ingest.scripts import unspaced as is_unspaced
 from incanon.models.forget import forget_answers
 from incanon.models.types import ChatModel, Completion, GenerationParams
 from incanon.templates import PromptLibrary
@@ -195,7 +196,17 @@ def locate_bounds(chapter_text: str, start: str, end: str) -> tuple[int, int] | 
     last = _find(plain, last_words, first)
     if last < 0:
         return None
-    return words[first][1], words[last + len(last_words) - 1][2]
+    return _widen(chapter_text, words[first][1], words[last + len(last_words) - 1][2])
+
+
+def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span with the opening quote before it and the closing punctuation after it (「…。」):
+    a word of a spaced script carries its own, a character of CJK text does not."""
+    while start > 0 and unicodedata.category(text[start - 1]) in ("Ps", "Pi"):
+        start -= 1
+    while end < len(text) and unicodedata.category(text[end]) in ("Po", "Pe", "Pf"):
+        end += 1
+    return start, end
 
 
 def locate(chapter_text: str, passage: str) -> tuple[int, int] | None:

@@ -94,7 +94,7 @@ def register(app: typer.Typer) -> None:
             err.print(note, style="yellow", highlight=False, markup=False)
         parts = len({c.book for c in book.chapters})
         _say(f"{book.title!r}" + (f" by {book.author}" if book.author else "") + f": {len(book.chapters)} chapters"
-             + (f" in {parts} parts" if parts > 1 else "") + f", {book.words:,} words")
+             + (f" in {parts} parts" if parts > 1 else "") + f", {_book_size(book)}")
         if dry_run:
             from incanon.canonbuild.estimate import estimate_build
             from incanon.cli.options import print_estimate
@@ -102,12 +102,12 @@ def register(app: typer.Typer) -> None:
             if not json_:  # the outline first: it is what the reader decided, before any pricing
                 for line in _outline(book):
                     out.print(line, highlight=False, markup=False)
-            estimate = estimate_build(book, options, helper, library)
+            estimate = estimate_build(book, options, helper, library, say=_say)
             if json_:
                 emit_json({"dry_run": True, "title": book.title, "author": book.author, "work": options.work_id,
                            "words": book.words, "notes": list(book.notes), "parts": _parts(book),
                            "chapters": [{"position": f"{c.book}-{c.number}", "title": c.title, "part": c.part,
-                                         "words": len(c.text.split())} for c in book.chapters],
+                                         "words": _size(c.text)} for c in book.chapters],
                            "estimate": estimate.to_json()})
             else:
                 print_estimate(estimate)
@@ -195,6 +195,27 @@ def _build(book: Any, options: Any, report: Any, store_dir: Path, helper: str, c
         canon.close()
 
 
+def _size(text: str) -> int:
+    """A chapter's size in words, Chinese and Japanese counted by character (half a word each)."""
+    from incanon.ingest.scripts import text_size
+
+    return text_size(text)
+
+
+def _shown(text: str) -> str:
+    """A chapter's size as its reader says it: ``1,234 words`` or ``2,468 characters``."""
+    from incanon.ingest.scripts import describe_size
+
+    return describe_size(text)
+
+
+def _book_size(book: Any) -> str:
+    """The book's size for the first line: words, or characters (and about how many words
+    that makes) for a book in a script without spaces."""
+    shown = _shown("\n".join(c.text for c in book.chapters))
+    return shown if shown.endswith(" words") else f"{shown} (~{book.words:,} words)"
+
+
 def _parts(book: Any) -> list[dict[str, Any]]:
     """The book's parts (books, volumes, acts) in order: number, title, chapters, words."""
     parts: list[dict[str, Any]] = []
@@ -202,7 +223,7 @@ def _parts(book: Any) -> list[dict[str, Any]]:
         if not parts or parts[-1]["book"] != c.book:
             parts.append({"book": c.book, "title": c.part, "chapters": 0, "words": 0})
         parts[-1]["chapters"] += 1
-        parts[-1]["words"] += len(c.text.split())
+        parts[-1]["words"] += _size(c.text)
     return parts
 
 
@@ -219,7 +240,7 @@ def _outline(book: Any) -> list[str]:
             title = f": {part['title'][:60]}" if part["title"] else ""
             lines.append(f"Part {c.book}{title}  ({part['chapters']} chapters, {part['words']:,} words)")
         last = c.book
-        lines.append(f"  {c.book}-{c.number}  {c.title[:60]}  ({len(c.text.split()):,} words)")
+        lines.append(f"  {c.book}-{c.number}  {c.title[:60]}  ({_shown(c.text)})")
     return lines
 
 
