@@ -9,8 +9,9 @@ which rules suit which relations, with the reason next to each.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from typing import Any
 
 import zhconv
 
@@ -23,6 +24,10 @@ NEGATIVE_RELATIONS = frozenset({"NotCapableOf", "NotDesires", "NotHasProperty", 
 LEXICAL_RELATIONS = frozenset({"Antonym", "Synonym", "SimilarTo", "RelatedTo", "FormOf", "DerivedFrom",
                                "EtymologicallyRelatedTo", "EtymologicallyDerivedFrom"})
 # Reversing these gives a false statement ("A car is part of a wheel.").
+_INVERSE = {"PartOf": "HasA", "HasA": "PartOf"}
+"""Relations that say the same fact from the other end ("a wheel is part of a car": "a car has
+a wheel")."""
+
 ASYMMETRIC_RELATIONS = frozenset({"IsA", "PartOf", "MadeOf", "HasA", "AtLocation", "CreatedBy"})
 SAMENESS_RELATIONS = frozenset({"Synonym", "SimilarTo"})
 # Abilities and possible actions are not exclusive: what can cry can usually laugh, and a door
@@ -73,6 +78,7 @@ class KnowledgeIndex:
         self.by_relation: dict[tuple[str, str], list[Edge]] = defaultdict(list)
         self._sorted: set[tuple[str, str]] = set()
         self.by_head: dict[_Key, list[Edge]] = defaultdict(list)
+        self.by_tail: dict[_Key, list[Edge]] = defaultdict(list)
         self._true: dict[_Key, frozenset[str]] = {}
         """Per head: the facts its edges state, as ``text_key`` sentences (rendered on demand)."""
         self._ancestors: dict[_Key, frozenset[str]] = {}
@@ -87,7 +93,8 @@ class KnowledgeIndex:
         self.triples.add((edge.relation, h, t))
         self.pairs.add((h, t))
         self.by_head[h].append(edge)
-        self._true.pop(h, None)
+        self.by_tail[t].append(edge)
+        self._true.clear()  # a head's facts include its ancestors' and inverse edges
         if edge.relation == "Antonym" and edge.head.lang == edge.tail.lang:
             for a, b in ((edge.head, edge.tail), (edge.tail, edge.head)):
                 entry = (b.text, b.pos if b.pos == a.pos else None)
@@ -179,8 +186,24 @@ class KnowledgeIndex:
         for concept in concepts:
             key = concept_key(concept)
             if key not in self._true:
-                facts = (language.forms(e.relation, e.head, e.tail) for e in self.by_head.get(key, ()))
-                self._true[key] = frozenset(text_key(lang, f.fact) for f in facts if f is not None and f.fact)
+                self._true[key] = frozenset(text_key(lang, f.fact) for f in self._facts_of(language, concept)
+                                            if f is not None and f.fact)
             if wanted in self._true[key]:
                 return True
         return False
+
+    def _facts_of(self, language: Any, concept: Concept) -> Iterator[Any]:
+        """The forms of what the graph says of ``concept``: its own edges; its IsA ancestors'
+        edges said of it ("人会哭" with 医生 IsA 人 says "医生会哭"); and a part's edge said by
+        the whole ("尾巴是鸟的一部分" says "鸟有尾巴", and "A bird has a tail" says "A tail is part
+        of a bird")."""
+        key = concept_key(concept)
+        for e in self.by_head.get(key, ()):
+            yield language.forms(e.relation, e.head, e.tail)
+        for ancestor in self.ancestors(concept):
+            for e in self.by_head.get((key[0], ancestor), ()):
+                if e.relation not in ("IsA", "Antonym", "Synonym") and not e.relation.startswith("Not"):
+                    yield language.forms(e.relation, concept, e.tail)
+        for e in self.by_tail.get(key, ()):
+            if e.relation in _INVERSE:
+                yield language.forms(_INVERSE[e.relation], concept, e.head)

@@ -88,13 +88,21 @@ _LABEL_WORD = re.compile(r"\b(FAVOU?R|AGAINST|NEUTRAL)\b", re.IGNORECASE)
 LABELS = frozenset(s.value for s in Stance)
 
 
+# "没有表示支持", "并非支持", "不是支持": a stance word denied by what comes shortly before it in
+# its clause (then "而是明确反对" names the stance meant).
+_ZH_DENIED = re.compile(r"(?:没有|沒有|没|沒|不是|并非|並非|未曾|未)[^，,。；;！!？?、]{0,4}$")
+
+
 def _zh_stances(text: str) -> set[Stance | None]:
+    """The stances Chinese words in ``text`` name; None for a denied one ("不支持", "没有表示支持")."""
     found: set[Stance | None] = set()
     rest = text
     for word, stance in _ZH_SYNONYMS:
-        if word in rest:
-            found.add(stance)
-            rest = rest.replace(word, " ")
+        start = rest.find(word)
+        while start >= 0:
+            found.add(None if stance is not None and _ZH_DENIED.search(rest[:start]) else stance)
+            rest = rest[:start] + " " * len(word) + rest[start + len(word):]
+            start = rest.find(word)
     return found
 
 
@@ -185,8 +193,8 @@ def parse_stance(text: str) -> StanceReading:
             problem = "the reply only says which stance the utterance does not take"
         else:  # Chinese prose: "他不同意。", "回答表示贊同。" (a negated 不支持 names no stance)
             named = _zh_stances(text)
-            if len(named) == 1 and None not in named:
-                return StanceReading(stance=named.pop(), reason=original.strip())
+            if len(named - {None}) == 1:  # "没有表示支持，而是明确反对": the one not denied
+                return StanceReading(stance=(named - {None}).pop(), reason=original.strip())
             if len(named - {None}) > 1:
                 problem = "the reply names several stances and no JSON says which one is meant"
     return StanceReading(stance=None, problem=problem)

@@ -88,11 +88,14 @@ def traditional(text: str) -> str:
 _H, _T = "\x00H\x00", "\x00T\x00"
 
 
-def relation(name: str):  # noqa: ANN201 - a decorator factory like Language.relation
+def relation(name: str, *, place: bool = False):  # noqa: ANN201 - a decorator factory like Language.relation
     """Register a template; each claim is in one script: traditional when either concept is
     (as ConceptNet's PTT edges are), else simplified, so a graph mixing scripts ("樂器" with
     "钢琴") never mixes them in a sentence. A concept already in the claim's script keeps its
-    own characters; the frame and a concept in the other script are converted."""
+    own characters; the frame and a concept in the other script are converted. ``place``: the
+    tail is a place the frame follows with 里, which a tail ending in a locative already has
+    ("在海裡可以找到魚", never "海裡裡"), and the head is a thing, said without one (the swap
+    rule's "在魚裡可以找到海", never "找到海裡")."""
 
     def register(fn):  # noqa: ANN001, ANN202
         def render(head: Concept, tail: Concept) -> Forms | None:
@@ -105,6 +108,10 @@ def relation(name: str):  # noqa: ANN201 - a decorator factory like Language.rel
                 frame, h, t = traditional, _keep_or(head.text, traditional), _keep_or(tail.text, traditional)
             else:
                 frame, h, t = (lambda c: c), head.text, tail.text
+            if place:
+                h = _thing(h)
+                if t.endswith(_LOCATIVE) and len(t) > 1:
+                    forms = Forms(*(None if c is None else c.replace(_T + "里", _T) for c in forms))
             return Forms(*(None if c is None else frame(c).replace(_H, h).replace(_T, t) for c in forms))
 
         ZH.relation(name)(render)
@@ -150,7 +157,16 @@ def _has_property(h: Concept, t: Concept) -> Forms:
     return Forms(f"{h.text}是{prop}", f"{h.text}不是{prop}", f"{h.text}从来都不是{prop}")
 
 
-@relation("AtLocation")
+_LOCATIVE = ("里", "裡", "裏", "中", "内", "內", "上")
+"""Words that end a place phrase ("海裡", "桌上"): ConceptNet's Chinese places often have one."""
+
+
+def _thing(text: str) -> str:
+    """A thing found somewhere, without a locative ("海裡" swapped into a thing's slot is "海")."""
+    return text[:-1] if text.endswith(_LOCATIVE) and len(text) > 1 else text
+
+
+@relation("AtLocation", place=True)
 def _at_location(h: Concept, t: Concept) -> Forms:
     return Forms(f"在{t.text}里可以找到{h.text}", f"在{t.text}里找不到{h.text}", f"{t.text}里从来都不会有{h.text}")
 
