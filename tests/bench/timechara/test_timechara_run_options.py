@@ -54,7 +54,7 @@ def _eval(root: Path, runs: Path, *extra: str) -> dict:
 
 def test_dry_run_estimates_the_calls_the_run_makes_and_writes_nothing(files, tmp_path):
     runs = tmp_path / "runs.sqlite"
-    dry = _eval(files, runs, "--dry-run", "--prices", str(files / "prices.json"))
+    dry = _eval(files, runs, "--dry-run", "--prices", str(files / "prices.json"), "--hallucination-types")
     assert not runs.exists()  # no run store, no run
     estimate = dry["estimate"]
     rows = {r["label"]: r for r in estimate["rows"]}
@@ -66,8 +66,11 @@ def test_dry_run_estimates_the_calls_the_run_makes_and_writes_nothing(files, tmp
     assert rows["judge: hallucination type"]["calls"] == N_ITEMS / 2  # assumed share, stated in its note
     assert "assumed 50%" in rows["judge: hallucination type"]["note"]
     assert estimate["cost"] > 0  # priced by the --prices table
+    # Under the paper protocol (the default) no hallucination-type call is made unless asked.
+    plain = {r["label"] for r in _eval(files, runs, "--dry-run")["estimate"]["rows"]}
+    assert "judge: hallucination type" not in plain
 
-    done = _eval(files, runs)
+    done = _eval(files, runs, "--hallucination-types")
     store = RunStore(runs)
     samples = list(store.samples(done["runs"][0]["run_id"]))
     classified = sum(1 for s in samples if s.scores["spatiotemporal"] == 0)

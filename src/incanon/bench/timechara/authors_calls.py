@@ -107,7 +107,8 @@ class TimeCharaSelfRefine(SelfRefineAgent):
                 break
             messages = final_messages(self, who, dialogue, template="self_refine_revise",
                                       answer=answer, feedback=feedback)
-            revised = strip_label(await self._call(f"refine-{n}", messages, calls))
+            text = await self._call(f"refine-{n}", messages, calls)
+            revised = text if authors and text.strip() else strip_label(text)  # the authors' as it came
             answer = revised or answer
             rounds[-1]["revised"] = True
         return Reply(text=answer, method=self.name, calls=calls,

@@ -85,7 +85,8 @@ def create_agents(methods: Sequence[str], model: ChatModel, prompts: PromptLibra
                   authors: bool = False) -> list[Agent]:
     """The agents of ``methods``; without a canon store, methods that need one fail up front
     with a ``ConfigError`` saying so (before any item runs). ``authors`` (the paper protocol):
-    self-refine's feedback is called and read as the authors' code does (``authors_calls``)."""
+    self-refine's feedback is called and read as the authors' code does (``authors_calls``),
+    and each method's answer is passed on unstripped, as theirs is."""
     options: dict[str, Any] = {"store": store, "embedder": embedder} if store is not None else {}
     # filter_after: rag-cutoff as the authors' code does it (top k of all, then the cut).
     options.update(params=params or AGENT_PARAMS, persona=persona, filter_after=filter_after)
@@ -105,6 +106,9 @@ def create_agents(methods: Sequence[str], model: ChatModel, prompts: PromptLibra
             agent = TimeCharaSelfRefine(model, prompts=prompts, authors=authors, **options)
         if store is None and needs_scope(agent):
             missing.append(method)
+        # The authors' generate.py keeps the model's answer as it came; their judges and
+        # feedback read it so (17 of 224 prompts differed when incanon stripped it).
+        agent.raw_text = authors
         agents.append(agent)
     if missing:
         raise _needs_store_error(missing)
