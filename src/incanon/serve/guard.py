@@ -7,7 +7,8 @@ to 127.0.0.1 and the page's scripts talk to the app under their own host name. S
 - **Host**: only the names the app is bound to (``127.0.0.1``, ``localhost``, ``[::1]``, the
   ``--host`` given, and any ``--allow-host``) are answered; others get 421.
 - **Origin**: a request that changes state (POST, PUT, PATCH, DELETE) from a browser page must
-  come from one of those hosts (``Origin`` / ``Sec-Fetch-Site``); others get 403. Clients that
+  come from the app's own origin, port included (``Origin`` / ``Sec-Fetch-Site``); others get
+  403, and a body that is not JSON gets 415 (:mod:`incanon.serve.same_origin`). Clients that
   send no Origin (curl, the ``openai`` client) are not browsers and pass.
 - **Body size**: bodies over ``max_body`` bytes get 413, whether or not they declare a length;
   nothing of them is echoed back.
@@ -20,6 +21,8 @@ import json
 import re
 from collections.abc import Iterable
 from typing import Any, Awaitable, Callable
+
+from incanon.serve.same_origin import HINT, refusal
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -74,8 +77,12 @@ def allowed_hosts(bound: str, extra: Iterable[str] = ()) -> frozenset[str]:
     return frozenset(n for n in names if n and n not in {"0.0.0.0", "::"})
 
 
-async def _reply(send: Send, status: int, message: str) -> None:
-    body = json.dumps({"error": message}).encode()
+async def _reply(send: Send, status: int, message: str, scope: Scope | None = None) -> None:
+    error: Any = message
+    if scope is not None and str(scope.get("path", "")).startswith("/v1/"):
+        # OpenAI's shape under /v1, so its clients show the message.
+        error = {"message": message, "type": "invalid_request_error", "param": None, "code": None}
+    body = json.dumps({"error": error}).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
@@ -103,10 +110,11 @@ class RequestGuard:
         if method in _UNSAFE or scope["type"] == "websocket":
             origin = headers.get("origin")
             if origin is not None and (origin == "null" or _hostname(origin) not in self.hosts):
-                await _reply(send, 403, "cross-origin request refused")
+                await _reply(send, 403, f"cross-origin request refused: {HINT}", scope)
                 return
-            if origin is None and headers.get("sec-fetch-site") == "cross-site":
-                await _reply(send, 403, "cross-site request refused")
+            refused = refusal(scope, headers)
+            if refused is not None:
+                await _reply(send, *refused, scope)
                 return
         declared = headers.get("content-length")
         if declared is not None:
