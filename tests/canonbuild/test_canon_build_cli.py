@@ -67,9 +67,9 @@ def test_a_rebuild_calls_nothing_and_a_new_chapter_costs_only_its_own_calls(tmp_
     again = _run(tmp_path)
     assert again["stored"] == "unchanged" and again["helper"]["calls"] == 0
     # The canon stages answer from the cache (4 splits, 7 participant lists, 1 grouping of names,
-    # 1 identity question, 3 time-point choices, 7 profiles); the graph of an unchanged work is
-    # not touched at all.
-    assert again["helper"]["cached_calls"] == 4 + 7 + 1 + 1 + 3 + 7 < first["helper"]["calls"]
+    # 1 identity question, 7 scenes marked for perception, 3 time-point choices, 7 profiles); the
+    # graph of an unchanged work is not touched at all.
+    assert again["helper"]["cached_calls"] == 4 + 7 + 1 + 1 + 7 + 3 + 7 < first["helper"]["calls"]
     longer = tmp_path / "saltmere.txt"
     text = BOOK.read_text(encoding="utf-8")
     marker = "*** END OF THE PROJECT GUTENBERG EBOOK"

