@@ -193,6 +193,17 @@ class Visibility:
         return marker not in self.visible
 
 
+def _reuse_vectors(store: CanonStore, copy: CanonStore, work: str) -> None:
+    """The original's vectors for the copy (a marker changes a chunk's text by one made-up
+    word): the book is embedded once, not once more for the copy."""
+    rows = store._conn.execute(
+        "SELECT kind, embedder FROM vector_sets v JOIN works w ON w.id = v.work_id WHERE w.slug = ?", (work,)).fetchall()
+    for kind, embedder in rows:
+        found = store.vectors(work, kind, embedder)
+        if len(found.ids):
+            copy.put_vectors(work, kind, list(found.ids), embedder, found.matrix)
+
+
 def found_in(text: str) -> list[int]:
     """Indexes of the markers in ``text`` (each once)."""
     return list(dict.fromkeys(int(m.group(1)) for m in _MARK.finditer(text)))
@@ -217,6 +228,7 @@ async def canary_audit(
         copy = CanonStore.open(Path(scratch) / "canon")
         try:
             copy.import_world(planted)
+            _reuse_vectors(store, copy, work)
             points = audit_points(copy, work, characters)
             for n, (record, _label, position) in enumerate(points, start=1):
                 if progress:
