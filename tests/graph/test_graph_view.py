@@ -87,3 +87,31 @@ def test_search_respects_scope_threshold_and_type(built):
 
 def test_joined_descriptions_are_distinct_and_in_order():
     assert joined(["Ada lights lamps", "ada lights lamps.", "She is brave."]) == "Ada lights lamps. She is brave."
+
+
+def test_a_node_named_only_in_a_narrators_thought_is_the_narrators(tmp_path):
+    import asyncio
+
+    from incanon.canon import World
+    from incanon.testing.first_person import first_person_world
+
+    from graph_helpers import build_sample_graph, sample_store
+
+    data = first_person_world().model_dump(by_alias=True)
+    # Named only in Elias's unspoken thought at the trial ("the clockwork man I had wound ...").
+    data["entities"] = [{"name": "clockwork man", "type": "object", "description": "The machine Elias built."}]
+    world = World.model_validate(data)
+    store = sample_store(tmp_path / "canon", world)
+    try:
+        asyncio.run(build_sample_graph(store, world))
+        db = GraphDB(store, "marr")
+        seen = {who: GraphView(db, store.scope("marr", who, "1-3-1", witnessed_only=True)).find("clockwork man",
+                                                                                                 None)
+                for who in ("Elias Marr", "Nell Ashby", "Ada Lisle")}
+        assert seen["Elias Marr"] is not None
+        assert seen["Nell Ashby"] is None and seen["Ada Lisle"] is None
+        # The omniscient reader's graph has it: the node is there, only not perceived by them.
+        assert GraphView(db).find("clockwork man", None) is not None
+        db.close()
+    finally:
+        store.close()

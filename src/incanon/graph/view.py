@@ -79,6 +79,15 @@ _VEC_CACHE: dict[tuple[str, int, str], tuple[int, np.ndarray, np.ndarray]] = {}
 _VEC_LOCK = threading.Lock()
 
 
+@dataclass(frozen=True)
+class _Placed:
+    """A canon chunk by id, placed at the reader's position (its time already checked)."""
+
+    id: str
+    position: Position
+    scene: str | None = None
+
+
 class GraphView:
     """The graph of one work, cut by ``scope`` (None: everything)."""
 
@@ -92,11 +101,14 @@ class GraphView:
         self.config = config or GraphConfig()
         axis = db.work.axis
         self._pos = lambda key: None if key is None else position_of(axis, key)  # noqa: E731
-        rows = db.conn.execute("SELECT id, pos_key, scene FROM graph_chunks WHERE work_id = ? AND status = 'integrated'",
-                               (db.wid,)).fetchall()
+        rows = db.conn.execute("SELECT id, pos_key, scene, canon_chunk FROM graph_chunks WHERE work_id = ?"
+                               " AND status = 'integrated'", (db.wid,)).fetchall()
         self._chunk_pos = {r[0]: r[1] for r in rows}
-        #: Chunks the reader may have read: not tied to a scene they missed (time aside).
-        self.readable_chunks = {r[0] for r in rows if self._chunk_visible(r[1], r[2])}
+        #: Graph chunk → the folded text the character perceived of it, when only a part.
+        self._partial: dict[int, str] = {}
+        #: Chunks the reader may have read: perceived (a canon chunk at or before the position),
+        #: else not tied to a scene they missed (time aside).
+        self.readable_chunks = {r[0] for r in rows if self._chunk_visible(r[1], r[2], r[3], r[0])}
         #: Readable chunks at or before the reader's position.
         self.visible_chunks = {c for c in self.readable_chunks
                                if scope is None or self._chunk_pos[c] is None or self._chunk_pos[c] <= scope.at.key}
@@ -113,7 +125,8 @@ class GraphView:
                 "SELECT m.node_id, m.chunk_id, m.from_key, m.surface, m.description FROM graph_node_mentions m"
                 " JOIN graph_nodes n ON n.id = m.node_id WHERE n.work_id = ?", (db.wid,)):
             at = self._at(chunk_id, from_key)
-            if self.mention_visible(chunk_id, at):
+            partial = self._partial.get(chunk_id)
+            if self.mention_visible(chunk_id, at) and (partial is None or fold(surface) in partial):
                 at_keys[node_id].append(at)
                 self._surfaces[node_id][surface] += 1
                 if self._later_sentences(description, at):  # the merged description would leak them
@@ -149,19 +162,35 @@ class GraphView:
             return False
         return self.scope is None or at is None or at <= self.scope.at.key
 
+    def _both_seen(self, chunk_id: int, source: str, target: str) -> bool:
+        """In a chunk the character perceived only a part of, a relation is seen when both its
+        ends are named in that part."""
+        partial = self._partial.get(chunk_id)
+        return partial is None or (fold(source) in partial and fold(target) in partial)
+
     def node_chunks(self, node_id: int) -> set[int]:
         """Row ids of the chunks whose visible mentions name the node (its sources)."""
         return {m["chunk_id"] for m in self.db.node_mentions(node_id)
                 if self.mention_visible(m["chunk_id"], self._at(m["chunk_id"], m["from_key"]))}
 
-    def _chunk_visible(self, pos_key: int | None, scene: str | None) -> bool:
+    def _chunk_visible(self, pos_key: int | None, scene: str | None, canon_chunk: str | None = None,
+                       chunk_id: int = 0) -> bool:
         scope = self.scope
-        if scope is None:
+        if scope is None or not scope.witnessed_only or scope.character is None:
             return True
-        if scene is not None and scope.witnessed_only and scope.character is not None:
-            if not hasattr(self, "_witnessed"):
-                self._witnessed = {s.id for s in scope.scenes(witnessed_only=True)}
-                self._canon_scenes = {s.id for s in scope.scenes(witnessed_only=False)}
+        if not hasattr(self, "_witnessed"):
+            self._witnessed = {s.id for s in scope.scenes(witnessed_only=True)}
+            # Every scene of the work, later ones too: a scene after the position is one the
+            # character has not witnessed, not one the canon does not know.
+            self._canon_scenes = {s.id for s in self.db.canon.scenes(self.db.work.id)}
+            self._canon_text = {c.id: c.text for c in self.db.canon.chunks(self.db.work.id)}
+        if canon_chunk is not None and canon_chunk in self._canon_text and (pos_key is None or pos_key <= scope.at.key):
+            # What the character perceived of the chunk (its units): nothing, a part, or all.
+            seen = scope.knowledge().chunk_view(_Placed(canon_chunk, scope.at))
+            if seen and seen != self._canon_text[canon_chunk]:
+                self._partial[chunk_id] = fold(seen)
+            return bool(seen)
+        if scene is not None:
             # A scene the canon does not know cannot have been missed: time decides alone.
             return scene in self._witnessed or scene not in self._canon_scenes
         return True
@@ -259,10 +288,10 @@ class GraphView:
         if self.complete:
             return rows
         sums: dict[int, float] = {}
-        for edge_id, chunk_id, strength, from_key in cur.execute(
-                "SELECT m.edge_id, m.chunk_id, m.strength, m.from_key FROM graph_edge_mentions m"
+        for edge_id, chunk_id, strength, from_key, source, target in cur.execute(
+                "SELECT m.edge_id, m.chunk_id, m.strength, m.from_key, m.source, m.target FROM graph_edge_mentions m"
                 f" WHERE m.edge_id IN (SELECT e.id FROM graph_edges e WHERE {where})", params):
-            if self.mention_visible(chunk_id, self._at(chunk_id, from_key)):
+            if self.mention_visible(chunk_id, self._at(chunk_id, from_key)) and self._both_seen(chunk_id, source, target):
                 sums[edge_id] = sums.get(edge_id, 0.0) + strength
         return [(r[0], r[1], r[2], sums[r[0]]) for r in rows if r[0] in sums]
 
@@ -273,10 +302,10 @@ class GraphView:
             return None
         cur = self.db.conn.cursor()
         cur.row_factory = None
-        ms = [(c, s, d, self._at(c, f), t) for c, s, d, f, t in cur.execute(
-            "SELECT chunk_id, strength, description, from_key, to_key FROM graph_edge_mentions WHERE edge_id = ?"
-            " ORDER BY chunk_id, ord", (edge_id,))]
-        seen = [m for m in ms if self.mention_visible(m[0], m[3])]
+        ms = [(c, s, d, self._at(c, f), t, a, b) for c, s, d, f, t, a, b in cur.execute(
+            "SELECT chunk_id, strength, description, from_key, to_key, source, target FROM graph_edge_mentions"
+            " WHERE edge_id = ? ORDER BY chunk_id, ord", (edge_id,))]
+        seen = [m for m in ms if self.mention_visible(m[0], m[3]) and self._both_seen(m[0], m[5], m[6])]
         if not seen:
             return None
         if len(seen) == len(ms) and not any(self._later_sentences(m[2], m[3]) for m in seen):
