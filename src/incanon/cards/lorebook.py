@@ -9,6 +9,9 @@ that use them read it.
 * V3 decorators, ``@@name value`` lines at the head of the content, are instructions to the front
   end, not text: ``@@activate`` fires always, ``@@dont_activate`` never; the rest are kept on the
   card and left out of the fact the entry becomes.
+
+A card's own patterns run with a time limit (:mod:`incanon.cards.patterns`): one that backtracks
+without end does not fire, instead of stopping the server.
 """
 
 from __future__ import annotations
@@ -16,8 +19,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import regex
+
+from incanon.cards.patterns import compile_key, flags_of, key_matches
+
 _SLASHED = re.compile(r"^/(.+)/([a-z]*)$", re.DOTALL)
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
 
 
 def _get(entry: Any, name: str, default: Any = None) -> Any:
@@ -57,26 +63,23 @@ def strip_decorators(content: str) -> str:
     return "\n".join(lines).strip()
 
 
-def _compile(key: str, regex: bool, case_sensitive: bool) -> re.Pattern[str] | None:
+def _compile(key: str, use_regex: bool, case_sensitive: bool) -> regex.Pattern[str] | None:
+    # A broken expression is None: it never fires (front ends skip it too).
     key = key.strip()
     if not key:
         return None
     m = _SLASHED.match(key)
-    try:
-        if m:
-            flags = 0
-            for f in m.group(2):
-                flags |= _FLAGS.get(f, 0)
-            return re.compile(m.group(1), flags)
-        if regex:
-            return re.compile(key, 0 if case_sensitive else re.IGNORECASE)
-    except re.error:
-        return None  # a broken expression never fires (front ends skip it too)
-    return re.compile(rf"(?<!\w){re.escape(key)}(?!\w)", 0 if case_sensitive else re.IGNORECASE)
+    if m:
+        return compile_key(m.group(1), flags_of(m.group(2)))
+    case = 0 if case_sensitive else regex.IGNORECASE
+    if use_regex:
+        return compile_key(key, case)
+    return compile_key(rf"(?<!\w){re.escape(key)}(?!\w)", case)
 
 
-def _any(keys: list[str], text: str, regex: bool, case_sensitive: bool) -> list[bool]:
-    return [bool(p.search(text)) for k in keys if (p := _compile(k, regex, case_sensitive)) is not None]
+def _any(keys: list[str], text: str, use_regex: bool, case_sensitive: bool) -> list[bool]:
+    return [key_matches(p, text) for k in keys if isinstance(k, str)
+            and (p := _compile(k, use_regex, case_sensitive)) is not None]
 
 
 def fires(entry: Any, text: str) -> bool:
@@ -88,13 +91,13 @@ def fires(entry: Any, text: str) -> bool:
         return False
     if "activate" in marks or _get(entry, "constant", False):
         return True
-    regex = bool(_get(entry, "use_regex", False))
+    use_regex = bool(_get(entry, "use_regex", False))
     case = bool(_get(entry, "case_sensitive", False))
-    if not any(_any(list(_get(entry, "keys", []) or []), text, regex, case)):
+    if not any(_any(list(_get(entry, "keys", []) or []), text, use_regex, case)):
         return False
     if not _get(entry, "selective", False):
         return True
-    second = _any(list(_get(entry, "secondary_keys", []) or []), text, regex, case)
+    second = _any(list(_get(entry, "secondary_keys", []) or []), text, use_regex, case)
     if not second:
         return True  # selective without secondary keys: the primary match decides
     logic = (_get(entry, "extensions", {}) or {}).get("selectiveLogic", 0)

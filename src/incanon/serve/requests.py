@@ -211,9 +211,11 @@ def continue_turn(dialogue: list[Turn], character: str) -> tuple[list[Turn], str
 
 # -- Open WebUI's background tasks --------------------------------------------------------------
 
-_TASK = re.compile(r"^\s*#{2,4}\s*Task\s*:", re.IGNORECASE | re.MULTILINE)
+# Blanks, not ``\s``: ``^\s*`` under MULTILINE crosses line ends, so on a message of 60,000
+# newlines every line start scanned the rest of the text (quadratic, 45 s on the event loop).
+_TASK = re.compile(r"^[ \t]*#{2,4}[ \t]*Task[ \t]*:", re.IGNORECASE | re.MULTILINE)
 _OUTPUT_KEY = re.compile(r"\{\s*\"(title|tags|follow_ups|queries)\"\s*:")
-_HISTORY = re.compile(r"<chat_history>(.*?)</chat_history>", re.DOTALL | re.IGNORECASE)
+_HISTORY_OPEN, _HISTORY_CLOSE = "<chat_history>", "</chat_history>"
 _LINE = re.compile(r"^(USER|ASSISTANT)\s*:\s*(.*)$", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
 #: Words a title, a tag or a query is better without.
@@ -235,11 +237,27 @@ class BackgroundTask:
     """The conversation the task quotes, ``(speaker, text)`` per line."""
 
 
+def _history_text(prompt: str) -> str:
+    """What the first ``<chat_history>`` … ``</chat_history>`` holds (any case), or ``""``.
+
+    Two finds, not the regex ``<chat_history>(.*?)</chat_history>``: without a closing tag the
+    regex tried every opening one and scanned to the end from each (30,000 markers: 158 s). If
+    the first opening tag has no closing one after it, no later one has either."""
+    folded = prompt.lower()  # ASCII tags: lower() keeps every index of the prompt
+    if len(folded) != len(prompt):
+        folded = "".join(ch if ch.isascii() else "\x00" for ch in prompt).lower()
+    start = folded.find(_HISTORY_OPEN)
+    if start < 0:
+        return ""
+    start += len(_HISTORY_OPEN)
+    end = folded.find(_HISTORY_CLOSE, start)
+    return prompt[start:end] if end >= 0 else ""
+
+
 def _history(prompt: str) -> list[tuple[str, str]]:
     """The (speaker, text) lines of the task's ``<chat_history>``."""
-    found = _HISTORY.search(prompt)
     lines: list[tuple[str, str]] = []
-    for line in (found.group(1) if found else "").splitlines():
+    for line in _history_text(prompt).splitlines():
         match = _LINE.match(line.strip())
         if match:
             lines.append((match.group(1).lower(), match.group(2).strip()))
