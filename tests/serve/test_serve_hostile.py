@@ -67,7 +67,7 @@ def test_a_v1_error_never_echoes_a_model_id_with_control_characters(canon_client
     assert response.status_code in (400, 404), response.text[:300]
     text = response.json()["error"]["message"]
     assert "\x00" not in text and "\x1b" not in text and "\\x00" not in text and "\\u0000" not in text, text
-    assert "(the requested model)" in text and len(response.content) < SHORT_REPLY
+    assert "(the requested character)" in text and len(response.content) < SHORT_REPLY
 
 
 def test_a_long_v1_model_id_with_control_characters_comes_back_only_as_a_short_escaped_excerpt(canon_client):

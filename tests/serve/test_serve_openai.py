@@ -125,7 +125,7 @@ def test_the_reply_and_its_evidence_are_viewable_in_the_web_app(api, serve_confi
 
 
 def test_unknown_characters_and_bad_models_are_openai_errors(api):
-    with pytest.raises(openai.NotFoundError, match="requested model") as missing:
+    with pytest.raises(openai.NotFoundError, match=r"unknown character \(the requested character\)") as missing:
         api.chat.completions.create(model="Nobody@1-3", messages=[{"role": "user", "content": "Hi"}])
     assert "Nobody" not in str(missing.value)
     with pytest.raises(openai.BadRequestError, match="CHARACTER@AT"):

@@ -16,7 +16,6 @@ accept nothing after it (:mod:`incanon.serve.reader`).
 from __future__ import annotations
 
 import hmac
-import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -30,6 +29,7 @@ from incanon.serve.reader import READER_HEADER
 from incanon.serve.requests import FieldError, read_body
 from incanon.serve.config import ServeConfig
 from incanon.serve.disconnect import ClientGone, unless_gone
+from incanon.serve.hidden_model import without_model
 from incanon.serve.limits import ClientLimits, QueueFull
 
 
@@ -40,29 +40,6 @@ def openai_error(status: int, message: str, kind: str, code: str | None = None,
     return JSONResponse({"error": {"message": safe_message(message), "type": kind,
                                    "param": None if param is None else safe_message(param, 100), "code": code}},
                         status_code=status, headers=headers)
-
-
-_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
-_NAMED = "(the requested model)"
-
-
-def without_model(message: str, model: object) -> str:
-    """``message`` with the request's ``model`` value (whole, clipped, quoted, or a quoted part of
-    it such as the character's name) taken out: the client knows what it sent, and an echo would
-    carry its markup or key-like text into logs and pages."""
-    if not isinstance(model, str) or not model:
-        return message
-    # Also as messages quote it: repr escapes control characters (``'Wren\\x00'``), once or,
-    # for an escaped excerpt quoted again, twice.
-    escaped = (repr(model)[1:-1], repr(repr(model)[1:-1])[1:-1])
-    for piece in (repr(model), repr(model[:200]), model, model[:200]):
-        message = message.replace(piece, _NAMED)
-
-    def scrub(match: re.Match[str]) -> str:
-        inner = match.group(1) if match.group(1) is not None else match.group(2)
-        return _NAMED if inner and any(inner in form for form in (model, *escaped)) else match.group(0)
-
-    return _QUOTED.sub(scrub, message)
 
 
 def character_router(config: ServeConfig, characters: CharacterServer, limits: ClientLimits | None = None) -> APIRouter:
@@ -148,7 +125,7 @@ def character_router(config: ServeConfig, characters: CharacterServer, limits: C
             return JSONResponse(completion_json(reply))
         except IncanonError as exc:
             status = 404 if isinstance(exc, NotFoundError) else 400
-            return openai_error(status, without_model(str(exc), body.get("model")), "invalid_request_error",
+            return openai_error(status, without_model(str(exc), body.get("model"), config.methods), "invalid_request_error",
                                 "model_not_found" if status == 404 else None,
                                 param=exc.param if isinstance(exc, FieldError) else None)
         finally:

@@ -71,17 +71,29 @@ async function chatView() {
   await loadWork(workSel.value);  // lists the kept chats too
   const last = lastChat();
   if (last) {  // reopening lists them again, with this one chosen (renderChat)
-    try { reopened(await api(withReader(`/api/chats/${last}`, chatState.reader))); } catch { rememberChat(""); }
+    try { await reopened(await api(withReader(`/api/chats/${last}`, chatState.reader))); } catch { rememberChat(""); }
   }
 }
 
-// A kept chat, reopened where it was.
-function reopened(chat) {
+// A kept chat, reopened where it was. The left panel (work, character, method, story time)
+// follows it: "Restart chat" starts from those controls, so left on the previous chat's values
+// it would replace the reopened chat with another character's.
+async function reopened(chat) {
   const ui = chatState.ui;
   chatState.selected = null;
   renderChat(chat, [{ kind: "system", text: `Reopened: ${chat.character} at ${chat.at}` }]);
   for (const el of [ui.input, ui.sendBtn, ui.saveBtn]) el.disabled = false;
   ui.start.textContent = "Restart chat";
+  if (chat.work && ui.workSel.value !== chat.work) {
+    ui.workSel.value = chat.work;
+    await loadWork(chat.work);  // puts the slider on the chat's stop
+  }
+  if (![...ui.charSel.options].some((o) => o.value === chat.character)) {
+    ui.charSel.append(h("option", { value: chat.character }, chat.character));
+  }
+  ui.charSel.value = chat.character;
+  updateMarks();
+  syncControls(chat);
 }
 
 function describeMethod() {
@@ -196,7 +208,9 @@ function renderChat(chat, notes = []) {
   const previous = chatState.chat;
   chatState.chat = chat;
   rememberChat(chat.id);
-  if (!previous || previous.id !== chat.id || previous.turns.length !== chat.turns.length) ui.kept.refresh(chat.id);
+  // A move changes which kept chats the reader may see (the open one, moved back with them).
+  if (!previous || previous.id !== chat.id || previous.turns.length !== chat.turns.length
+    || previous.at !== chat.at) ui.kept.refresh(chat.id);
   chatState.log = previous && previous.id === chat.id ? chatState.log : [];
   // "Preparing: embedding ..." says what the first reply waits for; gone once it is ready.
   if (!chat.preparing) chatState.log = chatState.log.filter((n) => n.kind !== "preparing");
@@ -305,6 +319,7 @@ async function watchPreparing(pending, work) {
   }
 }
 
+// Runs a line; true when it was taken (false: refused or failed, so send() keeps its text).
 async function say(line) {
   const ui = chatState.ui;
   chatState.busy = true;
@@ -326,9 +341,11 @@ async function say(line) {
     if (outcome.kind === "reply") chatState.selected = outcome.turn.index;
     renderChat(result.chat, notes);
     syncControls(result.chat);
+    return outcome.kind !== "error";
   } catch (error) {
     showError(error);
     renderChat(chatState.chat);  // drop the pending line; the server kept the history whole
+    return false;
   } finally {
     chatState.busy = false;
     for (const el of [ui.input, ui.sendBtn]) el.disabled = false;
@@ -370,7 +387,7 @@ async function send() {
   if (!line || !chatState.chat || chatState.busy) return;
   clearError();
   ui.input.value = "";
-  await say(line);
+  if (!(await say(line)) && !ui.input.value) ui.input.value = line;  // a refused line is not lost
   ui.input.focus();
 }
 

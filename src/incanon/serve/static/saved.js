@@ -27,8 +27,9 @@ export function savedChats(reader, onOpen, onError) {
       if (!got) return;
       const { chats, hidden } = got;
       const label = (c) => `${c.character} · at ${c.at} · ${c.turns} turn${c.turns === 1 ? "" : "s"} · ${c.updated.slice(0, 16).replace("T", " ")}`;
+      const past = hidden ? ` (${hidden} past your reading)` : "";
       select.replaceChildren(
-        h("option", { value: "" }, chats.length ? `${chats.length} kept chat${chats.length === 1 ? "" : "s"}${hidden ? ` (${hidden} past your reading)` : ""}` : "no kept chats"),
+        h("option", { value: "" }, chats.length ? `${chats.length} kept chat${chats.length === 1 ? "" : "s"}${past}` : `no kept chats${past}`),
         ...chats.map((c) => h("option", { value: c.id }, label(c))));
       select.value = current && chats.some((c) => c.id === current) ? current : "";
     } catch (error) { onError(error); }

@@ -6,7 +6,7 @@
 
 import { h, fill, api, showError, clearError, fmt, latestOnly, view } from "./util.js";
 import { markdown } from "./markdown.js";
-import { storeReader, withReader, readerControl, timelineLoader } from "./reader.js";
+import { storeReader, withReader, readerControl, timelineLoader, isAfter } from "./reader.js";
 
 const MAX_CAST = 4;
 const NARRATE = "Say something as the narrator, or /why, /to NAME …, /next NAME";
@@ -100,7 +100,17 @@ async function loadWork(work) {
   ui.settingSel.replaceChildren(h("option", { value: "" }, "none"),
     ...scenes.map((x) => h("option", { value: x.id }, `${x.at}${x.title ? ` · ${x.title}` : ""}`)));
   ui.slider.max = Math.max(0, timeline.stops.length - 1);
-  const here = state.scene ? timeline.stops.findIndex((s) => s.at === state.scene.at) : -1;
+  const scene = state.scene;
+  const here = scene ? timeline.stops.findIndex((s) => s.at === scene.at) : -1;
+  if (here < 0 && scene && scene.work === work && state.reader && isAfter(scene.at, state.reader)) {
+    // The reader stepped back behind the open scene: it moves back with them, to the last point
+    // they have read, as a chat does (else the slider and the header disagree and the next line
+    // is refused).
+    ui.slider.value = ui.slider.max;
+    showStop();
+    if (state.busy) settle(); else await say(`/at ${currentStop().at}`);
+    return;  // the move lists the kept scenes again (shown())
+  }
   ui.slider.value = String(Math.max(0, here));
   showStop();
   await refreshKept();
@@ -125,7 +135,9 @@ async function refreshKept() {
   const ui = state.ui;
   const kept = await keptScenes();
   if (!kept) return;
-  ui.kept.replaceChildren(h("option", { value: "" }, kept.scenes.length ? "reopen a kept scene…" : "none yet"),
+  // Scenes past the reader's position are not listed; the count says they exist.
+  const past = kept.hidden ? ` (${kept.hidden} past your reading)` : "";
+  ui.kept.replaceChildren(h("option", { value: "" }, `${kept.scenes.length ? "reopen a kept scene…" : "none yet"}${past}`),
     ...kept.scenes.map((s) => h("option", { value: s.id }, `${s.present.join(", ")} at ${s.at} (${s.lines} lines)`)));
 }
 
@@ -153,7 +165,8 @@ async function startScene() {
 
 function shown(scene) {
   const ui = state.ui;
-  if (!state.scene || state.scene.id !== scene.id || state.scene.lines.length !== scene.lines.length) refreshKept();
+  const before = state.scene;
+  if (!before || before.id !== scene.id || before.lines.length !== scene.lines.length || before.at !== scene.at) refreshKept();
   state.scene = scene;
   remember(scene.id);
   for (const el of [ui.input, ui.sendBtn, ui.nextBtn, ui.saveBtn]) el.disabled = false;
@@ -232,9 +245,10 @@ function renderScope() {
   ui.evidence.replaceChildren(...parts);
 }
 
+// Runs a line; true when it was taken (false: refused or failed, so the caller keeps its text).
 async function say(line) {
   const ui = state.ui;
-  if (!state.scene || state.busy) return;
+  if (!state.scene || state.busy) return false;
   state.busy = true;
   for (const el of [ui.input, ui.sendBtn, ui.nextBtn]) el.disabled = true;
   ui.lines.append(h("div", { class: "system", testid: "scene-pending" }, line.startsWith("/") ? "…" : "the next speaker is answering…"));
@@ -250,9 +264,11 @@ async function say(line) {
     if (answer) state.selected = answer.index;
     shown(result.scene);
     render(notes);
+    return outcome.kind !== "error";
   } catch (error) {
     showError(error);
     render();
+    return false;
   } finally {
     state.busy = false;
     for (const el of [ui.input, ui.sendBtn, ui.nextBtn]) el.disabled = false;
@@ -267,7 +283,8 @@ async function send() {
   ui.input.value = "";
   // Speaking as a character is /as NAME; a slash command is sent as it is.
   const line = !text.startsWith("/") && ui.asSel.value ? `/as ${ui.asSel.value}: ${text}` : text;
-  await say(line);
+  const ok = await say(line);
+  if (!ok && !ui.input.value) ui.input.value = text;  // a refused line is not lost: fix it, send again
   ui.input.focus();
 }
 
