@@ -196,3 +196,13 @@ def test_regenerate_replaces_the_last_reply_and_the_model_never_sees_it(serve_co
         assert last[-1].content == "And then?"
         assert "A middle reply." not in [m.content for m in last] and "An old reply." in [m.content for m in last]
         assert result["outcome"]["turn"]["evidence"]["calls"][0]["prompt"] == "And then?"
+
+
+@pytest.mark.parametrize("path", ["/api/docs", "/docs", "/redoc"])
+def test_no_docs_page_whose_script_comes_from_a_cdn_but_a_hint_to_the_description(client, path):
+    # It was Swagger UI with its bundle from a CDN: offline, "SwaggerUIBundle is not defined".
+    response = client.get(path)
+    assert response.status_code == 404 and "/api/openapi.json" in response.json()["error"]
+    assert "<script" not in response.text
+    described = client.get("/api/openapi.json")
+    assert described.status_code == 200 and "/v1/chat/completions" in described.json()["paths"]

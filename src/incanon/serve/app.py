@@ -79,6 +79,9 @@ def _outcome_json(outcome: Outcome) -> dict[str, Any]:
     }
 
 
+#: The API's OpenAPI description (there is no docs page: see ``create_app``).
+OPENAPI_URL = "/api/openapi.json"
+
 #: SQLite integers are 64-bit; larger query numbers are a 422, not an overflow deep in a read.
 _MAX_INT = 2**63 - 1
 
@@ -122,8 +125,10 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
         shared.close()
         runs.close()
 
-    app = FastAPI(title="incanon", version=__version__, lifespan=lifespan, docs_url="/api/docs",
-                  openapi_url="/api/openapi.json", redoc_url=None)
+    # No Swagger UI or ReDoc page: FastAPI loads their scripts from a CDN, so offline (and on
+    # any machine that cannot reach it) the page was a script error. The description stays.
+    app = FastAPI(title="incanon", version=__version__, lifespan=lifespan, docs_url=None,
+                  openapi_url=OPENAPI_URL, redoc_url=None)
     app.state.chats = chats
     app.state.runs = runs
     app.state.characters = characters
@@ -155,6 +160,13 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(str(static / "index.html"), headers={"Cache-Control": "no-cache"})
+
+    @app.get("/api/docs", include_in_schema=False)
+    @app.get("/docs", include_in_schema=False)
+    @app.get("/redoc", include_in_schema=False)
+    def no_docs_page() -> JSONResponse:
+        return JSONResponse({"error": f"no API docs page here: the OpenAPI description is at {OPENAPI_URL} "
+                                      "(open it in any OpenAPI viewer)"}, status_code=404)
 
     # -- about --------------------------------------------------------------------------------
     @app.get("/api/info")
