@@ -57,10 +57,20 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8765, mod
 
     from incanon.serve.app import create_app
 
+    from incanon.serve.home_lock import ServeLock, chat_folder
+
     sock = bind(host, port)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound}/"
+    folder = chat_folder(config.chats)
+    lock = ServeLock(folder) if folder is not None else None
+    if lock is not None:
+        try:
+            lock.acquire(url)  # before saying where it listens: a refused server never listened
+        except BaseException:
+            sock.close()
+            raise
     server = uvicorn.Server(uvicorn.Config(create_app(replace(config, host=host), model=model), log_level=log_level,
                                            access_log=False, lifespan="on"))
     if on_ready is not None:
@@ -69,7 +79,11 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8765, mod
     # interval lets it take the lock back sooner from one that computes (a session opening, a
     # method's prompt), so pages and short requests are not held up behind it.
     sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    finally:
+        if lock is not None:
+            lock.release()
 
 
 class BackgroundServer:
