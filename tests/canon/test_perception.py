@@ -178,3 +178,14 @@ def test_a_chunk_told_by_another_narrator_is_that_narrators_alone(store: CanonSt
     with CanonStore.open(tmp_path / "again") as again:
         again.import_world(out)
         assert again.export_world("marr") == out
+
+
+def test_a_likely_narrator_is_found_only_for_first_person_books() -> None:
+    from incanon.canon.perception import likely_narrator
+
+    first = ['I walked to the mill. "Stay," she said. I stayed.', "I slept. My father woke me."]
+    third = ['She walked to the mill. "Stay," he said. He stayed.']
+    present = [["Elias", "Nell"], ["Elias"], ["Elias", "Oren"]]
+    assert likely_narrator(first, present) == "Elias"
+    assert likely_narrator(third, present) is None
+    assert likely_narrator(first, [["A"], ["B"], ["C"]]) is None  # no one throughout

@@ -25,6 +25,7 @@ first-person work, the narrator's alone: the safe default). Units are stored per
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -258,7 +259,21 @@ def narration_person(texts: Iterable[str]) -> Literal["first", "third"]:
     return "first" if first and first * 3 >= third else "third"
 
 
+def likely_narrator(texts: Iterable[str], present: Iterable[Iterable[str]], share: float = 0.5) -> str | None:
+    """The first-person narrator of a book with no stated narrator: when the narration is told
+    in the first person, the character present in the most scenes (``present``: each scene's
+    participants), if at least ``share`` of them; else None (third person, or no one throughout)."""
+    if narration_person(texts) != "first":
+        return None
+    scenes = [list(dict.fromkeys(p)) for p in present]
+    counts = Counter(n for p in scenes for n in p)
+    if not counts:
+        return None
+    name, n = counts.most_common(1)[0]
+    return name if n >= share * len([p for p in scenes if p]) else None
+
+
 __all__ = [
-    "AUDIENCES", "GAP", "MODES", "Audience", "Mode", "StatedUnit", "Unit", "default_audience",
+    "AUDIENCES", "GAP", "MODES", "Audience", "Mode", "StatedUnit", "Unit", "default_audience", "likely_narrator",
     "default_units", "narration_person", "perceives", "place_units", "quoted_spans", "view",
 ]

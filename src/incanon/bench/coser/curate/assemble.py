@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from incanon.canon.perception import likely_narrator
 from incanon.bench.coser.curate.chunking import Heading, chapter_at
 from incanon.bench.coser.curate.continuation import PlotDraft
 from incanon.bench.coser.formats import (
@@ -158,4 +159,7 @@ def build_world(book: BookData, *, slug: str, author: str, places: list[PlotPlac
     ]
     work = WorkInfo(id=slug, title=book.title, author=author, books={"1": book.title},
                     description=f"Curated with incanon coser curate from {source or book.title}.")
+    # CoSER marks thoughts and actions in the dialogue ([thought], (action)); the plot text is the
+    # book's own, so a first-person book's narration is its narrator's alone.
+    work.narrator = likely_narrator((c.text for c in chunks), (s.participants for s in scenes))
     return World(work=work, characters=characters, chunks=chunks, scenes=scenes)
