@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from incanon.scenes.record import Scene
-from incanon.keptrows import KeptRows, now
+from incanon.keptrows import KeptRows, damage_of, now
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS scenes (
@@ -65,6 +65,9 @@ def _saved(row: tuple[Any, ...]) -> SavedScene:
 class ScenesStore(KeptRows):
     """The scenes SQLite file (see the module docstring). Safe to use from several threads."""
 
+    readable = ("json_valid(present) AND json_type(present) = 'array'"
+                " AND json_valid(scene) AND json_type(scene) = 'object'")
+
     def __init__(self, path: Path | None = None) -> None:
         super().__init__(Path(path) if path is not None else default_scenes_path(), "scenes store", _SCHEMA,
                          "scenes")
@@ -83,8 +86,19 @@ class ScenesStore(KeptRows):
     def load(self, scene_id: str) -> Scene | None:
         """The kept scene ``scene_id`` (None: no such scene)."""
         with self._lock:
-            row = self._conn.execute("SELECT scene FROM scenes WHERE id = ?", (scene_id,)).fetchone()
-        return None if row is None else Scene.model_validate_json(row[0])
+            row = self._conn.execute("SELECT scene, present FROM scenes WHERE id = ?", (scene_id,)).fetchone()
+        if row is None:
+            return None
+        try:
+            present = json.loads(row[1])
+            if not isinstance(present, list) or not all(isinstance(p, str) for p in present):
+                raise ValueError("not a list of names")
+        except ValueError as exc:
+            raise self.damage(scene_id, "its present column is not a JSON list of names", damage_of(exc)) from None
+        try:
+            return Scene.model_validate_json(row[0])
+        except ValueError as exc:
+            raise self.damage(scene_id, "its scene is not an incanon-scene record", damage_of(exc)) from None
 
     def latest(self) -> Scene | None:
         """The most recently changed scene (None: none kept)."""
@@ -96,7 +110,7 @@ class ScenesStore(KeptRows):
         with self._lock:
             rows = self._conn.execute(
                 "SELECT id, work, present, at, lines, created, updated FROM scenes"
-                " ORDER BY updated DESC, id LIMIT ?", (limit,)).fetchall()
+                f" WHERE {self.listable()} ORDER BY updated DESC, id LIMIT ?", (limit,)).fetchall()
         return [_saved(r) for r in rows]
 
 

@@ -31,6 +31,7 @@ from incanon.canon.schema import DB_NAME
 from incanon.canon.store import CanonStore
 from incanon.chat import Outcome
 from incanon.errors import IncanonError, InputError, NotFoundError
+from incanon.keptrows import DamagedRow
 from incanon.models.types import ChatModel
 from incanon.printable import safe_message
 from incanon.serve.chats import ChatRegistry
@@ -142,7 +143,8 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
     async def _incanon_error(_: Request, exc: IncanonError) -> JSONResponse:
         # Messages quote what they refuse: only as short escaped excerpts (a 100,000-character
         # name must not come back whole, a control character never raw).
-        return JSONResponse({"error": safe_message(str(exc))}, status_code=404 if isinstance(exc, NotFoundError) else 400)
+        status = 404 if isinstance(exc, NotFoundError) else 409 if isinstance(exc, DamagedRow) else 400
+        return JSONResponse({"error": safe_message(str(exc))}, status_code=status)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -229,8 +231,10 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
     @app.get("/api/chats")
     async def list_chats(reader_at: str | None = READER_QUERY) -> dict[str, Any]:
         """The kept chats, most recently used first (those standing at or before the reader's
-        position, when one applies): each reopens where it was."""
-        kept = chats.saved()
+        position, when one applies): each reopens where it was. ``damaged``: ids of kept chats
+        that cannot be read back (left out; ``GET`` names the damage, ``DELETE`` forgets one)."""
+        kept = await asyncio.to_thread(chats.saved)
+        damaged = await asyncio.to_thread(chats.store.damaged) if chats.store is not None else []
         shown = []
         for c in kept:
             try:
@@ -239,7 +243,7 @@ def create_app(config: ServeConfig, *, model: ChatModel | None = None) -> FastAP
                 continue  # its work is gone from the store: nothing to reopen
             if past is None:
                 shown.append(c)
-        return {"chats": shown, "hidden": len(kept) - len(shown)}
+        return {"chats": shown, "hidden": len(kept) - len(shown), "damaged": damaged}
 
     async def refuse_past(chat_id: str, reader_at: str | None) -> None:
         session = (await chats.ensure(chat_id)).session

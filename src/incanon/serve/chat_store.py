@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from incanon.chat.transcript import ChatTranscript
-from incanon.keptrows import KeptRows, now
+from incanon.keptrows import KeptRows, damage_of, now
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS chats (
@@ -56,6 +56,9 @@ class SavedChat:
 class ChatStore(KeptRows):
     """The chats SQLite file (see the module docstring). Safe to use from several threads."""
 
+    readable = ("json_valid(transcript) AND json_type(transcript) = 'object'"
+                " AND coalesce(json_type(transcript, '$.turns'), 'array') = 'array'")
+
     def __init__(self, path: Path) -> None:
         super().__init__(Path(path), "chat store", _SCHEMA, "chats")
 
@@ -80,14 +83,17 @@ class ChatStore(KeptRows):
                 (chat_id,)).fetchone()
         if row is None:
             return None
-        return SavedChat(*row[:8]), ChatTranscript.model_validate_json(row[8])
+        try:
+            return SavedChat(*row[:8]), ChatTranscript.model_validate_json(row[8])
+        except ValueError as exc:  # not JSON, or not a transcript (pydantic's error is one)
+            raise self.damage(chat_id, "its transcript is not an incanon-chat transcript", damage_of(exc)) from None
 
     def list(self, limit: int = 200) -> list[SavedChat]:
         """The kept chats, most recently used first."""
         with self._lock:
             rows = self._conn.execute(
                 "SELECT id, work, character, at, method, turns, created, updated FROM chats"
-                " ORDER BY updated DESC, id LIMIT ?", (limit,)).fetchall()
+                f" WHERE {self.listable()} ORDER BY updated DESC, id LIMIT ?", (limit,)).fetchall()
         return [SavedChat(*r) for r in rows]
 
 

@@ -184,8 +184,10 @@ def scene_router(config: ServeConfig, shared: SharedModel, jobs: IndexJobs) -> t
 
     @router.get("")
     async def list_scenes(reader_at: str | None = READER_QUERY) -> dict[str, Any]:
-        """The kept scenes standing at or before the reader's position, most recent first."""
-        kept = scenes.kept()
+        """The kept scenes standing at or before the reader's position, most recent first.
+        ``damaged``: ids of kept scenes that cannot be read back (left out)."""
+        kept = await asyncio.to_thread(scenes.kept)
+        damaged = await asyncio.to_thread(scenes.store.damaged) if scenes.store is not None else []
         shown = []
         for s in kept:
             try:
@@ -194,7 +196,7 @@ def scene_router(config: ServeConfig, shared: SharedModel, jobs: IndexJobs) -> t
                 continue  # its work is gone from the store
             if past is None:
                 shown.append(s)
-        return {"scenes": shown, "hidden": len(kept) - len(shown)}
+        return {"scenes": shown, "hidden": len(kept) - len(shown), "damaged": damaged}
 
     @router.get("/{scene_id}")
     async def get_scene(scene_id: str, reader_at: str | None = READER_QUERY) -> dict[str, Any]:
