@@ -20,22 +20,27 @@ _WARNED: set[tuple[str, str, str]] = set()
 
 
 def character_at(store: CanonStore, work: str, character: str, at: str | Position, *,
-                 witnessed_only: bool = False, warn: bool = True) -> CharacterAt:
+                 witnessed_only: bool = False, warn: bool = True, notes: list[str] | None = None) -> CharacterAt:
     """The character ``character`` (name or alias) of ``work`` at ``at`` (position or time-point
     label), with its knowledge scope. Unknown names and positions raise ``NotFoundError``.
 
     ``witnessed_only``: the scope keeps to scenes the character witnessed (the strict method's
     scope; the papers' methods cut by time only). ``warn``: log (NOTICE, which the command line
     shows on stderr), once per process and character@position, what whole-story text was
-    withheld; library code prints nothing itself."""
+    withheld, in one line; with ``notes``, the line is added there instead (a scene says its
+    whole cast's in one line). Library code prints nothing itself."""
     record = store.character(work, character)
     persona = persona_at(store, work, record, at)
     if warn:
         key = (work, persona.name, str(persona.position))
-        if key not in _WARNED:
+        summary = persona.withheld_summary
+        if key not in _WARNED and summary:
             _WARNED.add(key)
-            for line in persona.warnings:
-                log.log(NOTICE, "note: %s", line)
+            at_ = persona.warnings[0].split(": ", 1)[0] if persona.warnings else f"{persona.name} at {persona.position}"
+            if notes is not None:
+                notes.append(f"{persona.name}: {summary}")
+            else:
+                log.log(NOTICE, "note: %s: %s", at_, summary)
     return from_persona(persona, store.scope(work, record, persona.position, witnessed_only=witnessed_only))
 
 

@@ -75,6 +75,18 @@ class Persona:
         return self._warning_lines(spoilers=False)
 
     @property
+    def withheld_summary(self) -> str:
+        """:attr:`warnings` in one line (empty when nothing was withheld): how many sentences,
+        from which fields, and why, without the withheld words."""
+        if not self.withheld:
+            return ""
+        counts = {name: sum(1 for w in self.withheld if w.field == name) for name in ("profile", "personality", "situation")}
+        parts = ", ".join(f"{n} of the {name}" for name, n in counts.items() if n)
+        reasons = "; ".join(sorted({w.reason.split(" (", 1)[0] for w in self.withheld}))
+        total = len(self.withheld)
+        return f"{total} sentence{'' if total == 1 else 's'} of whole-story text withheld ({parts}): {reasons}"
+
+    @property
     def spoiler_warnings(self) -> list[str]:
         """``warnings`` with the withheld names and words (for the world's author)."""
         return self._warning_lines(spoilers=True)

@@ -19,6 +19,7 @@ from incanon.cli.method_options import OPTION_HELP, parse_method_options
 from incanon.cli.canonrefs import SAMPLE_CANON_HELP, default_canon, open_canon
 from incanon.cli.output import JSON_HELP, clip, emit_json, err, out
 from incanon.printable import escape_controls
+from incanon.slowsteps import slow_step
 
 
 def _open_store(store: Optional[Path]):
@@ -100,6 +101,13 @@ def _read(tty: bool) -> str | None:
     return None if line == "" else line
 
 
+def _doing(character: str, line: str) -> str:
+    """What a slow line is doing, for the progress notice (:func:`incanon.slowsteps.slow_step`)."""
+    if line.strip().startswith("/"):
+        return f"running {clip(line.strip().split()[0], 40)}"
+    return f"{clip(character)} is answering (a first reply loads the model and may embed the work)"
+
+
 async def _loop(session, printer: _Printer, save: Optional[Path], tty: bool) -> None:
     from incanon.chat import handle
 
@@ -108,7 +116,9 @@ async def _loop(session, printer: _Printer, save: Optional[Path], tty: bool) -> 
         if line is None:
             break
         try:
-            outcome = await handle(session, line, save_path=save)
+            # A first reply may embed the work and load the model: minutes, said as it goes.
+            with slow_step(_doing(session.who.character, line)):
+                outcome = await handle(session, line, save_path=save)
         except Exception as exc:  # noqa: BLE001 - a bug in a method must not lose the conversation
             printer.error(f"{type(exc).__name__}: {exc} (this looks like a bug; the chat goes on)")
             continue

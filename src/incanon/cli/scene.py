@@ -19,6 +19,7 @@ from incanon.cli.method_options import OPTION_HELP, parse_method_options
 from incanon.cli.output import JSON_HELP, clip, emit_json, err, out
 from incanon.errors import InputError, NotFoundError
 from incanon.printable import escape_controls
+from incanon.slowsteps import slow_step
 
 
 def _write(text: str, tty: bool, style: str = "") -> None:
@@ -93,7 +94,11 @@ async def _loop(session: Any, kept: Any, save: Optional[Path], tty: bool, quiet:
         if line is None:
             break
         try:
-            outcome = await handle(session, line, save_path=save)
+            # A first answer may embed the work and load the model: minutes, said as it goes.
+            doing = (f"running {clip(line.strip().split()[0], 40)}" if line.strip().startswith("/")
+                     else "the scene is answering (a first answer loads the model and may embed the work)")
+            with slow_step(doing):
+                outcome = await handle(session, line, save_path=save)
         except Exception as exc:  # noqa: BLE001 - a bug in a method must not lose the scene
             err.print(f"error: {type(exc).__name__}: {exc} (this looks like a bug; the scene goes on)",
                       highlight=False, soft_wrap=True)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
 
 from incanon.canon.store import CanonStore
 from incanon.errors import InputError, NotFoundError
-from incanon.logs import NOTICE
+from incanon.slowsteps import slow_step
 from incanon.models.types import Embedder
 
 DEFAULT_BATCH = 64
@@ -70,16 +71,18 @@ def index_chunks(
     todo = [c for c in chunks if c.id not in have]
     if progress is not None:
         progress(0, len(todo))
-    elif len(todo) >= 100:
-        # The first retrieval over a work embeds all of it: say so rather than wait in silence.
-        log.log(NOTICE, "embedding %d chunks of %s with %s for retrieval (once; stored in the canon store)",
-                len(todo), work, embedder.name)
-    batches = 0
-    for start in range(0, len(todo), batch_size):
-        batch = todo[start:start + batch_size]
-        vectors = np.asarray(embedder.embed([c.text for c in batch], kind="passage"), dtype=np.float32)
-        store.put_vectors(work, "chunk", [c.id for c in batch], embedder.name, vectors)
-        batches += 1
-        if progress is not None:
-            progress(start + len(batch), len(todo))
+    batches = done = 0
+    # The first retrieval over a work embeds all of it (minutes for a book on a small machine):
+    # past a few seconds, say so and how far it is, rather than wait in silence.
+    what = f"embedding {len(todo)} chunks of {work} with {embedder.name} for retrieval (once; stored in the canon store)"
+    told = slow_step(what, status=lambda: f"{done}/{len(todo)} chunks") if progress is None and todo else nullcontext()
+    with told:
+        for start in range(0, len(todo), batch_size):
+            batch = todo[start:start + batch_size]
+            vectors = np.asarray(embedder.embed([c.text for c in batch], kind="passage"), dtype=np.float32)
+            store.put_vectors(work, "chunk", [c.id for c in batch], embedder.name, vectors)
+            batches += 1
+            done = start + len(batch)
+            if progress is not None:
+                progress(done, len(todo))
     return IndexReport(work=work, embedder=embedder.name, total=len(chunks), embedded=len(todo), batches=batches)

@@ -11,6 +11,7 @@ one that was said in the scene while it listened. Someone it has no name for is 
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -24,7 +25,10 @@ from incanon.canon.position import Axis, Position
 from incanon.canon.records import CharacterRecord, SceneRecord
 from incanon.canon.store import CanonStore
 from incanon.errors import InputError, NotFoundError
+from incanon.logs import NOTICE
 from incanon.scenes.record import MAX_CAST, MIN_CAST
+
+log = logging.getLogger(__name__)
 
 STRANGER = "Stranger"
 """How a character is shown someone it has no name for (numbered when there are several);
@@ -47,11 +51,24 @@ class Member:
         return self.record.name
 
 
-def build_member(store: CanonStore, work: str, name: str, position: Position) -> Member:
-    """``name`` (name or alias) at ``position``, through the scoped builder."""
+def build_member(store: CanonStore, work: str, name: str, position: Position,
+                 notes: list[str] | None = None) -> Member:
+    """``name`` (name or alias) at ``position``, through the scoped builder (what it withheld
+    goes to ``notes`` when given, else to the log)."""
     record = store.character(work, name)
-    who = character_at(store, work, record.name, position)
+    who = character_at(store, work, record.name, position, notes=notes)
     return Member(record=record, who=who, horizon=horizon_at(store, work, record, who.position))
+
+
+def build_members(store: CanonStore, work: str, names: Sequence[str], position: Position) -> dict[str, Member]:
+    """Each of ``names`` at ``position`` (:func:`build_member`), by canonical name. What the
+    builder withheld from whole-story text is said in one line for the whole cast: a scene's
+    ``/at`` or ``/enter`` printed a note per character and field before (two to five lines)."""
+    notes: list[str] = []
+    members = {m.name: m for m in (build_member(store, work, name, position, notes) for name in names)}
+    if notes:
+        log.log(NOTICE, "note: at %s, %s", position, " | ".join(notes))
+    return members
 
 
 def resolve_cast(store: CanonStore, work: str, names: Sequence[str]) -> list[CharacterRecord]:

@@ -48,7 +48,7 @@ from incanon.chat.transcript import Stop
 from incanon.errors import InputError, NotFoundError
 from incanon.models.types import ChatModel, Embedder, GenerationParams
 from incanon.retrieval import ChunkRetriever
-from incanon.scenes.cast import (STRANGER, Member, build_member, labels_for, public_names, resolve_cast,
+from incanon.scenes.cast import (STRANGER, Member, build_members, labels_for, public_names, resolve_cast,
                                  resolve_position, setting_scene)
 from incanon.scenes.engine import DIRECTOR, Cue, Performance, SceneEngine, hearers, said_by
 from incanon.scenes.heard import heard_turns, told_text
@@ -123,7 +123,7 @@ class SceneSession:
         position = resolve_position(store, self.work, at, records) if at else self.setting.position  # type: ignore[union-attr]
         if self.setting is not None:
             setting_scene(store, self.work, self.setting.id, position)
-        self.members: dict[str, Member] = {r.name: build_member(store, self.work, r.name, position) for r in records}
+        self.members: dict[str, Member] = build_members(store, self.work, [r.name for r in records], position)
         self.position: Position = position
         self.agent: Agent = create_agent(
             method, model, prompts=self.prompts, params=self.params,
@@ -292,7 +292,7 @@ class SceneSession:
         position = resolve_position(self.store, self.work, at, records)
         if self.setting is not None:
             setting_scene(self.store, self.work, self.setting.id, position)
-        self.members = {name: build_member(self.store, self.work, name, position) for name in self.members}
+        self.members = build_members(self.store, self.work, list(self.members), position)
         self.position = position
         self.scene.at = str(position)
         stop = Stop(turn=len(self.lines), at=str(position))
@@ -310,7 +310,7 @@ class SceneSession:
         if len(self.scene.present) >= MAX_CAST:
             raise InputError(f"a scene holds at most {MAX_CAST} characters: /leave NAME first")
         if record.name not in self.members:
-            self.members[record.name] = build_member(self.store, self.work, record.name, self.position)
+            self.members.update(build_members(self.store, self.work, [record.name], self.position))
             self.scene.characters.append(record.name)
         self.scene.present.append(record.name)
         self.scene.cast.append(CastChange(turn=len(self.lines), character=record.name, present=True))
