@@ -122,4 +122,6 @@ def register(app: typer.Typer) -> None:
             err.print(f"incanon serve: {url} (canon {canon}, runs {runs_path}, "
                       f"model {config.model_label}); Ctrl-C stops it", soft_wrap=True, highlight=False)
 
-        run_server(config, host=host, port=port, on_ready=ready)
+        stopped = run_server(config, host=host, port=port, on_ready=ready)
+        if stopped is not None:  # Ctrl-C or SIGTERM: the server said its one line
+            raise typer.Exit(stopped)

@@ -51,13 +51,13 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8765, model: ChatModel | None = None,
-          on_ready: Callable[[str], None] | None = None, log_level: str = "warning") -> None:
-    """Serve the app until interrupted. ``on_ready`` gets the app's URL once it listens."""
-    import uvicorn
-
+          on_ready: Callable[[str], None] | None = None, log_level: str = "warning") -> int | None:
+    """Serve the app until interrupted. ``on_ready`` gets the app's URL once it listens.
+    Ctrl-C or SIGTERM stops it within seconds, saying one line (:mod:`incanon.serve.stopping`);
+    returns the exit code that stop calls for (130, 143), None when it ended otherwise."""
     from incanon.serve.app import create_app
-
     from incanon.serve.home_lock import ServeLock, chat_folder
+    from incanon.serve.stopping import StoppableServer, exit_code, uvicorn_config
 
     sock = bind(host, port)
     bound = sock.getsockname()[1]
@@ -71,8 +71,8 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8765, mod
         except BaseException:
             sock.close()
             raise
-    server = uvicorn.Server(uvicorn.Config(create_app(replace(config, host=host), model=model), log_level=log_level,
-                                           access_log=False, lifespan="on"))
+    server = StoppableServer(uvicorn_config(create_app(replace(config, host=host), model=model), log_level),
+                             kept=str(folder) if folder is not None else None)
     if on_ready is not None:
         on_ready(url)
     # The event loop shares the interpreter with the chat and model threads: a shorter switch
@@ -84,6 +84,10 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8765, mod
     finally:
         if lock is not None:
             lock.release()
+    if server.signal is None:
+        return None
+    server.say_once(server.line(server.signal))
+    return exit_code(server.signal)
 
 
 class BackgroundServer:
