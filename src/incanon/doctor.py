@@ -74,6 +74,22 @@ def _local_ready() -> bool:
     return llama_installed() and locate_default_gguf() is not None
 
 
+def _defaults() -> Check:
+    """Whether the commands that play characters run as they are: ``chat``, ``scene``, ``serve``
+    and ``demo`` use the embedded model unless given ``--model``. The two checks above only warn
+    (an API-only install is fine), but this one fails: a doctor that ended green while the first
+    command of the README fails would send a person the wrong way."""
+    from incanon.models.gguf import LOCAL_INSTALL
+
+    if _local_ready():
+        return Check("embedded defaults", True, "chat, scene, serve and demo can run with their default model")
+    return Check("embedded defaults", False,
+                 "incanon chat, scene, serve and demo fail here as they are: their default model is the "
+                 "embedded one, and this install cannot run it",
+                 f"{LOCAL_INSTALL}; or give chat, scene, serve and demo an API model (--model openai:MODEL, "
+                 "with OPENAI_API_KEY or --model openai:MODEL@http://HOST/v1)")
+
+
 def _generate() -> Check:
     import asyncio
 
@@ -156,7 +172,7 @@ def _package(name: str) -> Callable[[], Check]:
 
 def run_checks(endpoints: list[str], *, generate: bool = True) -> list[Check]:
     """Run every check; ``endpoints`` are base URLs of OpenAI-compatible servers to probe."""
-    checks = [_python, _package("incanon"), _llama, _gguf]
+    checks = [_python, _package("incanon"), _llama, _gguf, _defaults]
     if generate and _local_ready():
         checks.append(_generate)
     checks += [_embedder, _cache, _sample_world]

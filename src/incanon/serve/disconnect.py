@@ -24,6 +24,40 @@ log = logging.getLogger(__name__)
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 
 
+class GoneReport:
+    """The log lines of chats whose clients went away: the first said at once, the ones that
+    follow within ``window_s`` seconds counted and said in one line when the window ends. A
+    client that gives up a burst of requests (or retries after each timeout) made a line per
+    chat before: 400 lines for two abandoned bursts."""
+
+    def __init__(self, window_s: float = 10.0) -> None:
+        self.window_s = window_s
+        self.more = 0
+        self.last = ""
+        self.open = False
+
+    def report(self, what: str) -> None:
+        """Say (or count) that ``what``'s client disconnected; call on the event loop."""
+        if self.open:
+            self.more += 1
+            self.last = what
+            return
+        log.log(NOTICE, "%s: the client disconnected before the answer was ready; its work was stopped", what)
+        self.open = True
+        asyncio.get_running_loop().call_later(self.window_s, self.flush)
+
+    def flush(self) -> None:
+        """End the window: one line for the chats counted in it."""
+        if self.more:
+            log.log(NOTICE, "%d more chat(s) stopped in %.0f s as their clients disconnected (the last: %s)",
+                    self.more, self.window_s, self.last)
+        self.more, self.last, self.open = 0, "", False
+
+
+#: The server's one report (all of a process's chats share the log).
+GONE = GoneReport()
+
+
 class ClientGone(Exception):
     """The client disconnected before its answer was ready; the work was cancelled."""
 
@@ -49,7 +83,7 @@ async def unless_gone(receive: Receive, work: Awaitable[T], what: str) -> T:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task  # let its cleanup (slots, model calls on other threads) run before we go
-        log.log(NOTICE, "%s: the client disconnected before the answer was ready; its work was stopped", what)
+        GONE.report(what)
         raise ClientGone(what)
     finally:
         watch.cancel()
