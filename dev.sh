@@ -100,13 +100,29 @@ ensure_openwebui() {
   export INCANON_OPENWEBUI="$dir/bin/open-webui"
 }
 
+# The card tests judge every V2 card incanon writes with the npm package character-card-utils
+# (tests/cards/card_validator.py): installed once per machine under ~/.cache/incanon from the lock
+# in tests/cards/character-card-utils/. Without npm the tests that need it are skipped.
+ensure_card_utils() {
+  if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+    echo "[setup] no npm/node: the character-card-utils checks of exported cards will be skipped" >&2
+    return 0
+  fi
+  local dir
+  if dir="$(.venv/bin/python -c 'from tests.cards.card_validator import card_utils; print(card_utils())')"; then
+    export INCANON_CARD_UTILS="$dir"
+  else
+    echo "[setup] could not install character-card-utils: its card checks will install it or fail" >&2
+  fi
+}
+
 job="${1:-}"; shift || true
 case "$job" in
   setup) setup ;;
   demo)  setup; exec .venv/bin/incanon demo "$@" ;;
   # One pytest-xdist worker per core (INCANON_TEST_WORKERS: a number, or 0 for one process);
   # --dist loadgroup keeps each xdist_group of tests/conftest.py (Ray, the browser) on one worker.
-  test)  setup; ensure_browser; ensure_openwebui
+  test)  setup; ensure_browser; ensure_openwebui; ensure_card_utils
          exec .venv/bin/python -m pytest -n "${INCANON_TEST_WORKERS:-auto}" --dist loadgroup "$@" ;;
   *) echo "usage: ./dev.sh demo|test|setup [ARGS...]" >&2; exit 2 ;;
 esac

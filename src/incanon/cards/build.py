@@ -268,4 +268,6 @@ def _from_source(stored: str, built: CardV2, book: CharacterBook) -> CardV2:
             entries.append(added)
     card = CardV2(data=CardData.model_validate(data))
     card._exact = data
+    if isinstance(doc.get("data"), dict):  # a V2 or V3 document: its other top-level keys too
+        card._top = {k: copy.deepcopy(v) for k, v in doc.items() if k not in ("spec", "spec_version", "data")}
     return card

@@ -18,7 +18,7 @@ What goes where:
   entry named like the character itself gives a fact about the character.
 
 Everything is placed at one story position: ``--at``, else where an incanon card was exported
-(``extensions.incanon.at``), else the start of the axis (other cards have no story time). ``{{char}}`` / ``<BOT>`` in texts become the character's name. The work is written
+(``extensions.incanon.at``), else the start of the axis (other cards have no story time). ``{{char}}`` / ``<BOT>`` in texts become the character's name (V3's ``nickname`` when set, as V3 asks). The work is written
 in one transaction: a card that is wrong anywhere writes nothing.
 """
 
@@ -167,10 +167,12 @@ def import_card(store: CanonStore, card: CardV2, *, work: str, at: str | None = 
         raise InputError(f"work {work!r} already has a {kind} named {owner!r}; nothing was imported",
                          source=source, where="data.name")
     names.take(name, "character", name)
-    fill = lambda text: _CHAR.sub(name, text)  # noqa: E731
     summary = ImportSummary(work=work, character=name, at=where, created_work=created)
 
     nickname = d.model_extra.get("nickname") if d.model_extra else None
+    # V3: "{{char}} should be replaced with the nickname" when the card has one.
+    called = nickname.strip() if isinstance(nickname, str) and nickname.strip() else name
+    fill = lambda text: _CHAR.sub(lambda _: called, text)  # noqa: E731
     aliases = []
     if isinstance(nickname, str) and nickname.strip() and norm(nickname) != norm(name):
         # V3: {{char}} stands for the nickname; the character answers to it.

@@ -117,6 +117,9 @@ class CardV2(_Open):
     data: CardData
     _document: dict[str, Any] | None = PrivateAttr(default=None)
     _exact: dict[str, Any] | None = PrivateAttr(default=None)
+    _top: dict[str, Any] | None = PrivateAttr(default=None)
+    """The source document's other top-level keys (SillyTavern repeats the V1 fields there, with
+    its own: avatar, chat, create_date...), written back around ``data``."""
 
     def __eq__(self, other: object) -> bool:
         # Two cards are equal by their content; where one was read from is not part of it.
@@ -143,9 +146,29 @@ class CardV2(_Open):
         if self._exact is not None:
             import json
 
-            return json.dumps({"spec": SPEC, "spec_version": SPEC_VERSION, "data": self._exact},
-                              ensure_ascii=False, separators=(",", ":"))
+            doc = {**(self._top or {}), "spec": SPEC, "spec_version": SPEC_VERSION, "data": v2_data(self._exact)}
+            return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
         return self.model_dump_json(exclude_none=True)
+
+
+def v2_data(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` as V2 requires it: lorebook entry ids are integers (V3 allows strings; a V2
+    reader rejects them). Integer ids stay; each other one gets the next free integer. The
+    input is not changed (a V3 export keeps its own ids)."""
+    book = data.get("character_book")
+    entries = book.get("entries") if isinstance(book, dict) else None
+    if not isinstance(entries, list):
+        return data
+    bad = [i for i, e in enumerate(entries) if isinstance(e, dict) and "id" in e
+           and (not isinstance(e["id"], int) or isinstance(e["id"], bool))]
+    if not bad:
+        return data
+    taken = {e["id"] for e in entries if isinstance(e, dict) and isinstance(e.get("id"), int)
+             and not isinstance(e.get("id"), bool)}
+    fixed, next_id = list(entries), max(taken, default=-1) + 1
+    for i in bad:
+        fixed[i], next_id = {**entries[i], "id": next_id}, next_id + 1
+    return {**data, "character_book": {**book, "entries": fixed}}
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -212,11 +235,11 @@ def v3_document(card: CardV2, *, now: int | None = None) -> dict[str, Any]:
     stamp = int(time.time()) if now is None else now
     data.setdefault("group_only_greetings", [])
     data.setdefault("creation_date", stamp)
-    data["modification_date"] = stamp
+    data.setdefault("modification_date", stamp)  # a V3 card's own dates are kept, as every field
     data.setdefault("assets", [{"type": "icon", "uri": "ccdefault:", "name": "main", "ext": "png"}])
     data.setdefault("nickname", "")
     data.setdefault("creator_notes_multilingual", {})
     data.setdefault("source", [])
     for entry in (data.get("character_book") or {}).get("entries", []):
         entry.setdefault("use_regex", False)
-    return {"spec": SPEC_V3, "spec_version": V3_VERSION, "data": data}
+    return {**(card._top or {}), "spec": SPEC_V3, "spec_version": V3_VERSION, "data": data}

@@ -61,9 +61,12 @@ def export_cmd(
         emit_json({"card": str(path), "extensions": record})
         return
     counts = record["card"]
+    # What the file holds: an imported card's own entries and the store's beyond them.
+    lore = card.data_dict().get("character_book")
+    entries = len(lore.get("entries") or []) if isinstance(lore, dict) else 0
     withheld = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in counts["withheld"].items() if n) or "nothing"
     out.print(f"wrote {path}: {clip(record['character'])} at {clip(record['when'])} ({record['at']}) in "
-              f"{clip(record['work_title'])}; {counts['facts']} known facts, {counts['entries']} lorebook entries",
+              f"{clip(record['work_title'])}; {counts['facts']} known facts, {entries} lorebook entries",
               highlight=False, soft_wrap=True)
     err.print(f"left out as unknown at that point: {withheld}", style="dim", highlight=False, soft_wrap=True)
     if not counts["names_dated"]:
