@@ -1,7 +1,14 @@
 """The bad-input corpus, third round, for ``incanon serve``: requests that gave a 500 (a body nested
 100,000 deep, a lone surrogate in a message, a position of thousands of digits) are 400s with a
 short JSON error, and errors never echo a long or control-bearing input. The CLI cases of the
-round are in ``tests/cli/test_bad_inputs.py``; ``test_serve_properties.py`` hunts for more."""
+round are in ``tests/cli/test_bad_inputs.py``; ``test_serve_properties.py`` hunts for more.
+
+Fourth round: the simple requests a page of another origin sends without asking are refused
+here and in Chromium (``test_serve_browser_cross_site.py``, ``test_same_origin.py``); the slow
+families (runaway lorebook keys, 60,000 newlines, 30,000 ``<chat_history>`` markers) are sent to
+a real server in ``test_serve_event_loop.py`` and hunted for in ``test_serve_properties.py``;
+signals in ``test_serve_signals.py``, two servers in ``test_home_lock.py``, damaged kept rows in
+``test_serve_damaged_rows.py``."""
 
 from __future__ import annotations
 
@@ -82,3 +89,26 @@ def test_an_unknown_v1_route_quotes_only_an_excerpt_of_its_path(canon_client):
     # Found by the property tests: the 404 quoted the first 100 characters of the path.
     response = canon_client.get("/v1/" + "9" * 5000)
     assert response.status_code == 404 and "9" * 100 not in response.text and len(response.content) < SHORT_REPLY
+
+
+#: What a page of another origin sends without a preflight: (Origin, Sec-Fetch-Site, Content-Type).
+CROSS_SITE = [("http://127.0.0.1:9999", "same-site", "text/plain;charset=UTF-8"),        # sendBeacon, no-cors
+              ("http://localhost:9999", "cross-site", "application/x-www-form-urlencoded"),  # a form
+              ("http://127.0.0.1:9999", None, "text/plain"),                               # an old browser
+              (None, None, "text/plain"),                                                  # no Origin at all
+              (None, "same-site", "application/json")]
+
+
+@pytest.mark.parametrize(("origin", "site", "kind"), CROSS_SITE)
+def test_a_simple_cross_site_request_runs_no_completion(canon_client, origin, site, kind):
+    headers = {"Content-Type": kind, "Host": "127.0.0.1:8765"}
+    if origin:
+        headers["Origin"] = origin
+    if site:
+        headers["Sec-Fetch-Site"] = site
+    before = len(canon_client.get("/api/completions").json())
+    body = b'{"model": "lanterns/Wren Callow@1-3/zero-shot", "messages": [{"role": "user", "content": "spend"}]}'
+    response = canon_client.post("/v1/chat/completions", content=body, headers=headers)
+    assert response.status_code in (403, 415), response.text[:300]
+    assert response.json()["error"]["message"] and len(response.content) < SHORT_REPLY
+    assert len(canon_client.get("/api/completions").json()) == before

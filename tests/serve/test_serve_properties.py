@@ -206,3 +206,37 @@ def test_any_path_or_query_value_is_answered_or_refused_without_a_500_or_an_echo
     # Percent-encoded as a client sends it (surrogates as the bytes surrogateescape gives them).
     encoded = quote(value.encode("utf-8", "surrogatepass"), safe="")
     assert_safe_reply(app_client.get(route.format(encoded)), [value])
+
+
+# -- slow requests -------------------------------------------------------------------------
+
+#: Pieces whose repetition made a regex on the request quadratic (newlines under ``^\s*``,
+#: unclosed ``<chat_history>`` markers), or might: headings, output keys, speaker labels.
+slow_pieces = st.one_of(
+    st.sampled_from(["\n", " \n", "\t", "\r\n", "\u3000"]),  # blanks that cross line ends
+    st.sampled_from(["<chat_history>", "<CHAT_HISTORY>", "### Task:", "### "]),  # openers with no end
+    st.sampled_from(["</chat_history>", '{"title":', "{ ", "USER:", "ASSISTANT: ", "Wren: ", "Ottilie Brand:",
+                     ":", "a", "'", "-", "\uff1a"]),
+)
+#: Content of tens of thousands of hostile pieces (each request a few hundred kilobytes at most).
+slow_content = st.builds(lambda head, pieces, count: head + "".join(pieces) * count,
+                         st.sampled_from(["", "### Task:\nSuggest a title.\n### Output:\n{\"title\": \"x\"}\n"]),
+                         st.lists(slow_pieces, min_size=1, max_size=2), st.integers(10_000, 60_000))
+#: One request may take this long in the test's process (a 60,000-newline request took 45 s).
+SLOW_REQUEST_S = 2.0
+
+
+@settings(SETTINGS, max_examples=int(os.environ.get("INCANON_HYPOTHESIS_EXAMPLES", "25")))
+@given(content=slow_content, role=st.sampled_from(["user", "assistant"]),
+       model=st.sampled_from(["Wren Callow@1-3/zero-shot", "lanterns/Ottilie Brand@1-3/few-shot"]))
+def test_no_v1_body_of_repeated_hostile_pieces_is_slow(app_client, content, role, model):
+    import time
+
+    messages = [{"role": role, "content": content}]
+    if role == "assistant":
+        messages.append({"role": "user", "content": content[:2000] or "hi"})
+    started = time.perf_counter()
+    response = _post_json(app_client, "/v1/chat/completions", {"model": model, "messages": messages})
+    took = time.perf_counter() - started
+    assert response.status_code in EXPECTED, response.text[:300]
+    assert took < SLOW_REQUEST_S, f"{took:.1f}s for {len(content):,} characters starting {content[:60]!r}"
