@@ -189,3 +189,13 @@ def test_a_likely_narrator_is_found_only_for_first_person_books() -> None:
     assert likely_narrator(first, present) == "Elias"
     assert likely_narrator(third, present) is None
     assert likely_narrator(first, [["A"], ["B"], ["C"]]) is None  # no one throughout
+
+
+def test_among_characters_present_throughout_the_narrator_is_the_one_the_narration_names_least() -> None:
+    from incanon.canon.perception import likely_narrator
+
+    texts = ['I watched Nell in the dock. Nell wept. "Elias," she said, "help me." I said nothing.',
+             "I went home with my father; Nell was hanged."]
+    present = [["Nell", "Elias", "Oren"], ["Elias", "Oren", "Nell"]]
+    names = {"Elias": ["Elias"], "Nell": ["Nell"], "Oren": ["Oren", "my father"]}
+    assert likely_narrator(texts, present, names=names) == "Elias"  # named only in Nell's speech

@@ -259,18 +259,43 @@ def narration_person(texts: Iterable[str]) -> Literal["first", "third"]:
     return "first" if first and first * 3 >= third else "third"
 
 
-def likely_narrator(texts: Iterable[str], present: Iterable[Iterable[str]], share: float = 0.5) -> str | None:
+def narration_only(text: str) -> str:
+    """``text`` without its quoted speech (what the narrator says in their own voice)."""
+    out, pos = [], 0
+    for s, e in quoted_spans(text):
+        out.append(text[pos:s])
+        pos = e
+    out.append(text[pos:])
+    return " ".join(out)
+
+
+def likely_narrator(texts: Iterable[str], present: Iterable[Iterable[str]], share: float = 0.5,
+                    names: dict[str, Sequence[str]] | None = None) -> str | None:
     """The first-person narrator of a book with no stated narrator: when the narration is told
-    in the first person, the character present in the most scenes (``present``: each scene's
-    participants), if at least ``share`` of them; else None (third person, or no one throughout)."""
+    in the first person, among the characters present in at least ``share`` of the scenes
+    (``present``: each scene's participants) and nearly as often as the most present, the one
+    the narration names least (a narrator says "I", and others name the narrator in speech);
+    ``names``: each character's names (default: the name itself). None for third person, or
+    when no one is there throughout."""
+    texts = list(texts)
     if narration_person(texts) != "first":
         return None
     scenes = [list(dict.fromkeys(p)) for p in present]
     counts = Counter(n for p in scenes for n in p)
     if not counts:
         return None
-    name, n = counts.most_common(1)[0]
-    return name if n >= share * len([p for p in scenes if p]) else None
+    top = counts.most_common(1)[0][1]
+    listed = len([p for p in scenes if p])
+    candidates = [n for n, k in counts.items() if k >= share * listed and k >= 0.8 * top]
+    if not candidates:
+        return None
+    told = " ".join(narration_only(t) for t in texts).casefold()
+
+    def named(who: str) -> int:
+        forms = {f.casefold() for f in (names or {}).get(who, (who,)) if f.strip()}
+        return sum(len(re.findall(rf"(?<!\w){re.escape(f)}(?!\w)", told)) for f in forms)
+
+    return min(candidates, key=lambda n: (named(n) / counts[n], -counts[n]))
 
 
 __all__ = [

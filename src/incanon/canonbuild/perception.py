@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from incanon.canon.perception import MODES, StatedUnit, Unit, place_units, narration_person, view
+from incanon.canon.perception import MODES, StatedUnit, Unit, likely_narrator, narration_person, place_units, view
 from incanon.canon.position import Position
 from incanon.canon.world import Chunk, ChunkUnit
 from incanon.canonbuild.cast import Cast
@@ -90,14 +90,17 @@ def choose_narrator(scenes: list[ExtractedScene], cast: Cast, wanted: str | None
     if narration_person(s.text for s in scenes) != "first":
         return None, "narration in the third person"
     listed = [s for s in scenes if s.participants]
-    counts = Counter(owner.name for s in listed for n in set(s.participants) if (owner := cast.owner(n)) is not None)
+    present = [[o.name for n in s.participants if (o := cast.owner(n)) is not None] for s in listed]
+    counts = Counter(n for p in present for n in dict.fromkeys(p))
     if not counts:
         return None, "first-person narration, but no scene lists anyone present"
-    name, n = counts.most_common(1)[0]
-    if n < NARRATOR_SHARE * len(listed):
-        return None, (f"first-person narration, but no one is present in half the scenes ({name}: {n} of "
+    name = likely_narrator([s.text for s in scenes], present, NARRATOR_SHARE, {m.name: m.names for m in cast.members})
+    if name is None:
+        top, n = counts.most_common(1)[0]
+        return None, (f"first-person narration, but no one is present in half the scenes ({top}: {n} of "
                       f"{len(listed)}); name the narrator with --narrator")
-    return name, f"first-person narration; present in {n} of {len(listed)} scenes"
+    return name, (f"first-person narration; present in {counts[name]} of {len(listed)} scenes, the one the "
+                  "narration names least")
 
 
 _SPACES = re.compile(r"\s+")
