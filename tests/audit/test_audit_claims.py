@@ -82,3 +82,26 @@ def test_a_listed_narrator_is_not_named_and_that_is_fine(tmp_path: Path) -> None
     planted = first_person_world()
     planted.scenes[0].participants.append("Nell Ashby")  # Nell was not in Oren's study
     assert [c.item for c in _claims(tmp_path, planted)] == ["Nell Ashby at scene s1"]
+
+
+def test_each_finding_is_one_line_naming_what_why_and_where(capsys: pytest.CaptureFixture[str]) -> None:
+    from types import SimpleNamespace
+
+    from incanon.audit.canaries import Canary, CanaryFinding, CanaryReport
+    from incanon.audit.claims import Claim
+    from incanon.canon.position import Position
+    from incanon.cli.audit import _points_verdict
+
+    canary = Canary("chunk", "c2 (narration of Elias Marr)", Position.parse("1-2-1"), scene="s2")
+    report = SimpleNamespace(
+        misplaced=[], identities=[], claims=[Claim("label names a later event", "before the fall", "its words ...",
+                                                   "time point Nell@before the fall", "Nell", "1-1")],
+        canaries=CanaryReport(planted=9, checked=3, found=[CanaryFinding("prompt", "in-canon", "Nell Ashby", "1-3-1",
+                                                                         canary)]),
+        strict_leaks=lambda: 0, canary_leaks=lambda: 1, misplaced_strict=lambda: 0, identity_leaks=lambda: 0,
+        claim_leaks=lambda: 1)
+    assert _points_verdict(report) is True
+    err = capsys.readouterr().err
+    assert "error: label names a later event: before the fall: its words ... (time point Nell@before the fall)" in err
+    assert ("error: chunk c2 (narration of Elias Marr) (1-2-1) in the prompt (in-canon) of Nell Ashby at 1-3-1: "
+            "a part of the text Nell Ashby did not perceive") in err

@@ -144,6 +144,14 @@ def _points_verdict(report: Any) -> bool:
                   soft_wrap=True, highlight=False, markup=False)
     for c in report.claims:
         err.print(f"error: {c.kind}: {c.item}: {c.why} ({c.where})", soft_wrap=True, highlight=False, markup=False)
+    found = report.canaries.found if report.canaries is not None else []
+    for f in found[:20]:
+        err.print(f"error: {f.canary.kind} {f.canary.where} ({f.canary.position}) in the {f.surface} "
+                  f"({f.method}) of {f.character} at {f.at}: {_why_hidden(f.canary.kind, f.character)}",
+                  soft_wrap=True, highlight=False, markup=False)
+    if len(found) > 20:
+        err.print(f"error: ... and {len(found) - 20} more planted marker(s) out of scope; --json lists them",
+                  soft_wrap=True, highlight=False)
     claims = report.claim_leaks()
     leaks = report.strict_leaks()
     caught = report.canary_leaks()
@@ -158,6 +166,20 @@ def _points_verdict(report: Any) -> bool:
                   soft_wrap=True, highlight=False)
         return True
     return False
+
+
+def _why_hidden(kind: str, character: str) -> str:
+    """Why a marker of ``kind`` was out of scope for ``character`` (the decision's terms)."""
+    return {"chunk": f"a part of the text {character} did not perceive (a later or missed scene, another's "
+                     "thought, a narrator's telling, a letter not yet read)",
+            "thought": f"another character's thought, never {character}'s",
+            "scene": f"a scene {character} did not witness by then",
+            "scene summary": f"a summary {character} does not have (later, missed, or a first-person narrator's)",
+            "fact": f"a fact {character} was not told by then",
+            "relation": f"a relation {character} cannot know by then",
+            "entity": f"something {character} has not come across by then",
+            "alias": f"a name not in use by then, or not known to {character}",
+            "time point": "a later time point"}.get(kind, "out of scope")
 
 
 def _scenes_verdict(scenes: Any) -> bool:
