@@ -177,6 +177,7 @@ def run(
     names: Optional[str] = typer.Option(None, "--names", help="Adversarial names: swap (main characters swap names) or new (fresh names); swap:SHOW or new:SHOW for the reference's fixed mapping (friends, bigbang, theoffice)."),
     protocol: str = typer.Option("incanon", "--protocol", help="paper (askers, questions passed over, live session and oracle ranking as the reference code has them) or incanon (incanon's own; see the guide's table)."),
     prompts_from: Optional[Path] = typer.Option(None, "--prompts-from", help="Your clone of the reference repository (or its prompt/ folder): its prompt/*.txt texts are used exactly."),
+    warm_up: Optional[bool] = typer.Option(None, "--warm-up/--no-warm-up", help="Send the model one \"Hello.\" call before the clock starts, so a local model loads outside the first timed step (default: yes under --protocol incanon, no under paper, as the reference sends none)."),
     answer_format: str = typer.Option("mc", "--format", help="mc (five options), mc-nl (options in words) or open."),
     fast: bool = typer.Option(False, "--fast", help="Measure instead of sleeping: same outcomes, no waiting between utterances."),
     judge: Optional[str] = typer.Option(None, "--judge", help="Judge model for mc-nl and open answers (spec)."),
@@ -248,7 +249,7 @@ def run(
 
     Scale(shard=run_options.shard).epochs(runs)  # a shard with no repetition fails before anything is written
     grid = Grid(memories=memories, limits=limits, model=model, answer_format=fmt, seed=seed, repetitions=runs,
-                protocol=protocol, judge=judge, style=style_model, context_tokens=context_tokens)
+                protocol=protocol, judge=judge, style=style_model, context_tokens=context_tokens, warm_model=warm_up)
     specs = {"agent": model, **({"judge": judge} if judge else {}), **({"style": style_model} if style_model else {})}
     shared: dict[str, Any] = {}
 
@@ -262,7 +263,7 @@ def run(
 
     def setting(mem: str, limit: float) -> RunSetup:
         config = SimConfig(time_limit=limit, fast=fast, answer_format=fmt, seed=seed, lenient=match == "lenient",
-                           protocol=protocol)
+                           protocol=protocol, warm_model=warm_up)
         return RunSetup(
             script=script, questions=pool, agent_model=shared["agents"][limit],
             models={**specs, **({"embedder": embedder} if "embedding" in mem else {})}, memory=mem,

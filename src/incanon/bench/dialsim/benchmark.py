@@ -48,6 +48,8 @@ class Grid:
     judge: str | None = None
     style: str | None = None
     context_tokens: int | None = None
+    warm_model: bool | None = None
+    """``--warm-up`` / ``--no-warm-up`` (None: the protocol's default)."""
 
     def settings(self) -> list[tuple[str, str, float]]:
         """(label, memory, time limit) of every setting, time limits outermost."""
@@ -117,7 +119,7 @@ class DialSim:
         g = self.grid
         return [line for _, mem, limit in g.settings()
                 for line in setting_lines(mem, SimConfig(time_limit=limit, answer_format=g.answer_format,  # type: ignore[arg-type]
-                                                         seed=g.seed),
+                                                         seed=g.seed, protocol=g.protocol, warm_model=g.warm_model),
                                           model=g.model, judge=g.judge, style=g.style)]
 
     def dry_run(self, *, prices: Prices, shard: Shard | None) -> RunEstimate:

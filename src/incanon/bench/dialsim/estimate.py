@@ -70,7 +70,8 @@ def setting_lines(memory: str, config: SimConfig, *, model: str, judge: str | No
         return CallPattern(calls=1, prompt_tokens=size, completion_tokens=answer_out)
 
     def warm_up(item: RunItem) -> CallPattern:
-        return CallPattern(calls=1 if item.input["first"] else 0, prompt_tokens=6, completion_tokens=1)
+        return CallPattern(calls=1 if item.input["first"] and config.warms_model else 0, prompt_tokens=6,
+                           completion_tokens=1)
 
     def summary(item: RunItem) -> CallPattern:
         calls = 1 if item.input["lines"] else 0

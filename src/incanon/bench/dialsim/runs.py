@@ -139,6 +139,7 @@ def run_config(setup: RunSetup) -> RunConfig:
                 "prompt_set": setup.prompt_set or "incanon", "protocol": 2,
                 # Only when set, so the ids of runs made before these options stay the same.
                 **({"paper_protocol": True} if cfg.protocol == "paper" else {}),
+                **({"warm_model": cfg.warm_model} if cfg.warm_model is not None else {}),
                 **({"prompts_from": setup.prompts_from} if setup.prompts_from else {})},
     )
 

