@@ -95,13 +95,24 @@ def _category(row: Row, fmt: str) -> str:
     return category_of(row.type, gold, fan=row.type in FAN_TYPES, hops=hops)
 
 
+WORDED_CHOICES = ("or you don't know?", "or don't you know?")
+"""How a question with its choices in words ends: the reference's ``a? or b? or c? or d? or you
+don't know?`` (``simulator.py``), incanon's ``Is it a, b, c or d, or don't you know?``."""
+
+
 def guess_format(rows: list[Row]) -> str:
-    """``mc`` when every gold answer is an option marker, ``open`` when some is not, ``unknown``
+    """``mc`` when every gold answer is an option marker; otherwise ``mc-nl`` when every question
+    recorded ends with its choices in words (:data:`WORDED_CHOICES`), else ``open``; ``unknown``
     when the log records no gold answers (the summary layout)."""
     golds = [r.gold for r in rows if r.gold is not None]
     if not golds:
         return "unknown"
-    return "mc" if all(g.strip() in MARKERS for g in golds) else "open"
+    if all(g.strip() in MARKERS for g in golds):
+        return "mc"
+    # A released mc-nl log records no format either; its questions say it.
+    questions = [r.question.rstrip() for r in rows if r.question]
+    worded = bool(questions) and all(q.endswith(WORDED_CHOICES) for q in questions)
+    return "mc-nl" if worded else "open"
 
 
 def options_of(question: str) -> list[str]:
