@@ -116,6 +116,9 @@ class GcaReport(BaseModel):
 
     rows: list[ModelRow] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    length_correction: bool = Field(default=True, exclude=True)
+    """False when the dimension scores were computed without the length correction (a rescore
+    with ``--no-length-penalty``): the heading then says so (a note says it in the JSON)."""
 
     def table(self, split: str = "all") -> list[dict[str, Any]]:
         """Rows of one split as plain dicts (column → value)."""
@@ -133,7 +136,8 @@ class GcaReport(BaseModel):
         """Table 2: one table per split (all, in-domain, out-of-domain), then the notes."""
         titles = {"all": "All cases", "in-domain": "In-domain", "out-of-domain": "Out-of-domain"}
         doc = Doc("Given-circumstance acting (CoSER Table 2 layout)", 1)
-        doc.text("LLM-judged scores (0-100, penalty-based with length correction) and n-gram overlap with "
+        scoring = "with length correction" if self.length_correction else "without the length correction"
+        doc.text(f"LLM-judged scores (0-100, penalty-based {scoring}) and n-gram overlap with "
                  "the original conversation (0-100).")
         for split in SPLITS:
             rows = [r for r in self.rows if split in r.splits]

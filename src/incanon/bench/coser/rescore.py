@@ -273,6 +273,7 @@ def rescore_data(data: Any, *, source: str, test: str | Path | None = None, cont
         result.report.notes.append("simulation file: no critiques, BLEU / ROUGE-L only (judge the cases to get "
                                    "the four dimensions)")
     if not length_penalty:
+        result.report.length_correction = False
         result.report.notes.append("scored without the length correction (--no-length-penalty)")
     for reason, count in result.skipped.items():
         result.report.notes.append(f"{count} case(s) skipped: {reason}")
@@ -296,13 +297,27 @@ def rescore_file(path: str | Path, *, test: str | Path | None = None, continue_f
     report; True / False: as asked (a note says so when the name says otherwise)."""
     named = named_without_penalty(path)
     penalty = (not named) if length_penalty is None else length_penalty
-    try:
-        result = rescore_data(read_json(path), source=str(path), test=test, continue_from=continue_from,
-                              length_penalty=penalty)
-    except InputError as exc:
-        if exc.source is None:
-            raise InputError(str(exc), source=str(path)) from None
-        raise
+    data = read_json(path)
+
+    def scored(with_penalty: bool) -> RescoreResult:
+        try:
+            return rescore_data(data, source=str(path), test=test, continue_from=continue_from,
+                                length_penalty=with_penalty)
+        except InputError as exc:
+            if exc.source is None:
+                raise InputError(str(exc), source=str(path)) from None
+            raise
+
+    result = scored(penalty)
+    if penalty and not named and result.disagreeing_cases:
+        # A *-no_length_penalty file under another name disagrees on every case; say which flag
+        # would read it as stored rather than leave "100 disagree" unexplained.
+        agree = result.disagreeing_cases - scored(False).disagreeing_cases
+        if agree > 0:
+            result.report.notes.append(
+                f"{agree} of the {result.disagreeing_cases} disagreeing case(s) agree when scored without the "
+                "length correction: the file may have been scored as CoSER's *-no_length_penalty files are "
+                "(try --no-length-penalty)")
     if named and length_penalty is None:
         result.report.notes = [n for n in result.report.notes if "--no-length-penalty" not in n]
         result.report.notes.append("the file's name says no_length_penalty: scored without the length "

@@ -69,12 +69,22 @@ def major_characters(sample: TestSample) -> list[str]:
 
 def profiles(sample: TestSample) -> dict[str, str]:
     """Speaker → profile: the plot's description of them, then their book profile; speakers
-    with neither are left out."""
-    plot_info = {c.name: c.description for c in sample.plot.key_characters}
+    with neither are left out.
+
+    Joined as CoSER's evaluator joins them (``gca_evaluation/main.py``): each part loses only its
+    outer line breaks, the whole its outer spaces and line breaks. So a profile that starts with
+    spaces keeps them after the description (they are inside the text then), and only a profile
+    that stands alone loses them; stripping every part of all whitespace changed the actor and
+    critic prompts of such a profile."""
+    plot_info: dict[str, str] = {}
+    for c in sample.plot.key_characters:
+        plot_info.setdefault(c.name, c.description)  # the reference takes the first entry of a name
     out: dict[str, str] = {}
     for name in characters(sample):
-        parts = [plot_info.get(name, "").strip(), (sample.character_profiles.get(name) or "").strip()]
-        text = "\n\n".join(p for p in parts if p)
+        profile, description = sample.character_profiles.get(name) or "", plot_info.get(name, "")
+        # An empty description joins to the same text as none (the outer strip removes the break).
+        text = description.strip("\n") + "\n\n" + profile.strip("\n") if description else profile
+        text = text.strip(" \n")
         if text:
             out[name] = text
     return out
