@@ -7,7 +7,7 @@
   position (the point by its position) and to a reader at that point (by its label);
 * ``timeline``: the web app's timeline as a reader at the point is sent it (every stop, scene
   title, participant, time-point label, alias and book title up to there), read against what
-  such a reader has read (:class:`~incanon.serve.reader_horizon.ReaderHorizon`), not against the
+  such a reader has read (:class:`~incanon.canon.reader_horizon.ReaderHorizon`), not against the
   character's horizon: it is shown to a person, who has read the scenes the character missed;
 * ``card``: the Character Card exported at the position;
 * ``timepoint``: the store's own texts of the character as of the position (labels, descriptions,
@@ -143,7 +143,7 @@ def timeline_surface(store: CanonStore, work: str, position: Position) -> Sent:
 @lru_cache(maxsize=64)
 def _reader_timeline(store: CanonStore, generation: tuple[int, int], work: str, position: Position) -> Sent:
     from incanon.serve.reader import ReaderView
-    from incanon.serve.reader_horizon import ReaderHorizon
+    from incanon.canon.reader_horizon import ReaderHorizon
     from incanon.serve.timeline import timeline
 
     sent = timeline(store, work, ReaderView(at=position))

@@ -39,7 +39,7 @@ def timeline(store: CanonStore, work: str, view: ReaderView | None = None, *,
     info = store.work(work)
     horizon = None
     if view.at is not None and not view.everything:
-        from incanon.serve.reader_horizon import ReaderHorizon
+        from incanon.canon.reader_horizon import ReaderHorizon
 
         horizon = ReaderHorizon(store, work, view.at)
     named = view.named
