@@ -124,6 +124,20 @@ def paper_strategies(retriever: "GraphRetriever", view: GraphView, me: int | Non
         out.passages = out.passages or shared_chunks(view, [me], config.source_tokens, cut)
     out.nodes = list(nodes.values())
     out.relations = relations
+    out.paper = True
+    if emptied(specific, general, out) and me is not None:
+        out.echoed = shared_chunks(view, [me], config.source_tokens, cut)
+
+
+def emptied(specific: Sequence["QueryEntity"], general: Sequence["QueryEntity"], out: "Retrieval") -> bool:
+    """Does the reference's name loop empty its list of specific entities, with no general one?
+
+    ``_build_local_query_context`` removes each entity found by name from the list it iterates,
+    which skips the entity after each removal: the list ends empty only when it held one entity
+    and that one was found by name. The caller then sees no specific and no general entity and
+    runs its last branch as well: the character renamed in upper case (the answer prompt's
+    "Please play as ..."), and the character's row and chunks added again after the others."""
+    return len(specific) == 1 and not general and specific[0].name in out.exact
 
 
 def _specific_nodes(retriever: "GraphRetriever", cut: PromptCut, specific: list["QueryEntity"],

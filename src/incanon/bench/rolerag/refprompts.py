@@ -70,16 +70,34 @@ def _csv(rows: list[list[Any]]) -> str:
     return out.getvalue()
 
 
+def _graph_name(text: str, v: dict[str, Any]) -> str:
+    # The reference's graph stores names and types upper-cased (``_handle_single_entity_extraction``).
+    return text.upper() if v.get("paper_graph") else text
+
+
+def answer_character(v: dict[str, Any]) -> str:
+    """The character as the reference's answer prompt names it: upper-cased when its name loop
+    emptied the list (``paper.emptied``), as the last branch of ``local_query`` renames it."""
+    return v["character"].upper() if v.get("echoed") is not None else v["character"]
+
+
 def context_data(variables: dict[str, Any]) -> str:
     """The retrieved context in the reference's layout, from ``rolerag_answer``'s variables."""
-    chunks = [["id", "content"]] + [[i, p["text"]] for i, p in enumerate(variables.get("passages") or [])]
+    v = variables
+    passages = list(v.get("passages") or []) + list(v.get("echoed") or [])
+    chunks = [["id", "content"]] + [[i, p["text"]] for i, p in enumerate(passages)]
     entities = [["entity", "type", "description"]]
-    if variables.get("summary"):
-        entities.append([variables["character"], "character", variables["summary"]])
-    entities += [[e["name"], e["type"], e["description"]] for e in variables.get("entities") or []]
+    me = [_graph_name(v["character"], v), _graph_name("character", v), v.get("summary") or ""]
+    if v.get("summary"):
+        entities.append(me)
+    entities += [[_graph_name(e["name"], v), _graph_name(e["type"], v), e["description"]] for e in v.get("entities") or []]
+    if v.get("summary") and v.get("echoed") is not None:
+        entities.append(me)  # the last branch appends the character's node once more
     relations = [["source", "target", "description"]]
-    relations += [[r["source"], r["target"], r["description"]] for r in variables.get("relations") or []]
-    relations += [[variables["character"], o["name"], o["reason"]] for o in variables.get("outside") or []]
+    relations += [[_graph_name(r["source"], v), _graph_name(r["target"], v), r["description"]]
+                  for r in v.get("relations") or []]
+    # Outside rows: the character as the prompt names it, the entity as the model wrote it.
+    relations += [[answer_character(v), o["name"], o["reason"]] for o in v.get("outside") or []]
     pad = " " * 8  # the reference's f-string keeps its source indentation: so does the layout
     sections = [("Chunks", chunks), ("Entities", entities), ("Relationships", relations)]
     body = "".join(f"\n{pad}-----{title}-----\n{pad}```csv\n{pad}{_csv(rows)}\n{pad}```" for title, rows in sections)
@@ -92,7 +110,7 @@ def _entities(text: str, v: dict[str, Any]) -> str:
 
 
 def _answer(text: str, v: dict[str, Any]) -> str:
-    return text.format(**DELIMITERS, entity_types="", context_data=context_data(v), character=v["character"],
+    return text.format(**DELIMITERS, entity_types="", context_data=context_data(v), character=answer_character(v),
                        question=f"{v['character']}: \t {v['question']}")
 
 

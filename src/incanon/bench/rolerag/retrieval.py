@@ -135,6 +135,12 @@ class Retrieval:
     gave_up: bool = False
     """No entity could be read after every re-ask (paper protocol): the reference then answers
     "" without an answer call."""
+    paper: bool = False
+    """Filled by the paper protocol: the reference's answer context shows graph names and types
+    upper-cased, as its graph stores them (``refprompts.context_data``)."""
+    echoed: list[dict[str, Any]] | None = None
+    """Paper protocol, when the reference's name loop empties its list (``paper.emptied``): the
+    character's chunks, which its last branch adds again after the others."""
     calls: list[tuple[str, list[Message], str]] = field(default_factory=list)
 
     def prompt_vars(self) -> dict[str, Any]:
@@ -145,6 +151,8 @@ class Retrieval:
             "outside": [{"name": e.name, "reason": e.reason} for e in self.outside],
             "unknown": self.unknown,
             "passages": self.passages,
+            **({"paper_graph": True} if self.paper else {}),
+            **({"echoed": self.echoed} if self.echoed is not None else {}),
         }
 
     def details(self) -> dict[str, Any]:
