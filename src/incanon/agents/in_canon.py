@@ -124,5 +124,7 @@ class InCanonAgent(Agent):
             lambda kept: final_messages(self, who, dialogue, hints=hints, passages=kept, system_extra=knowledge),
             passages, calls)
         details["dropped_for_context"] = len(passages) - len(shown)
+        # The facts' own words, for the evidence a person reads (the context holds their ids).
+        details["fact_texts"] = {f"fact:{f.id}": f.text for f in facts}
         return Reply(text=text, method=self.name, calls=calls, hints=hints,
                      context=[c.id for c in shown] + [f"fact:{f.id}" for f in facts], details=details)

@@ -88,7 +88,9 @@ def build_evidence(reply: Reply, who: CharacterAt, lookup: ChunkLookup) -> Evide
     graph_names = set(graph.get("nodes", [])) | {
         f"{r.get('source')} - {r.get('target')}" for r in graph.get("relations", []) if isinstance(r, dict)}
     examples = [e for e in details.get("examples", []) if isinstance(e, dict)]
-    memories = [c for c in reply.context
+    said = details.get("fact_texts") if isinstance(details.get("fact_texts"), dict) else {}
+    # A known fact is shown by its words ("fact:f-trial" told a person nothing).
+    memories = [str(said.get(c, c)) for c in reply.context
                 if c not in chunk_ids and c not in graph_names and not c.startswith("example:")]
     return Evidence(
         method=reply.method, at=str(who.position), when=who.when,

@@ -41,7 +41,7 @@ async function chatView() {
   const start = h("button", { class: "primary", testid: "start", onclick: () => startChat() }, "Start chat");
   const turns = h("div", { class: "turns", testid: "turns" },
     h("p", { class: "muted" }, "Choose a character and a point in the story, then start the chat."));
-  const input = h("input", { type: "text", placeholder: "Say something, or /why, /at 2-4, /method rag-cutoff",
+  const input = h("input", { type: "text", placeholder: "Say something, or /why, /at 2-4, /method rag-cutoff", title: "/help lists the commands",
     testid: "say", disabled: true, onkeydown: (e) => { if (e.key === "Enter") send(); } });
   const sendBtn = h("button", { class: "primary", testid: "send", disabled: true, onclick: () => send() }, "Send");
   const saveBtn = h("button", { testid: "save", disabled: true, onclick: () => save() }, "Save");
@@ -167,7 +167,10 @@ function showStop() {
   if (stop.scenes.length > 1) bits.push(stop.scenes.map((s) => s.title || s.id).join(" / "));
   if (stop.date) bits.push(stop.date);
   if (stop.participants.length) bits.push(`present: ${stop.participants.join(", ")}`);
-  for (const mark of stop.marks) bits.push(`${mark.character}: “${mark.label}”`);
+  // A time point named only by its position says whose it is once, not "NAME: “1-3”" per character.
+  const bare = stop.marks.filter((m) => m.label === stop.at).map((m) => m.character);
+  if (bare.length) bits.push(`time point of ${bare.join(", ")}`);
+  for (const mark of stop.marks) if (mark.label !== stop.at) bits.push(`${mark.character}: “${mark.label}”`);
   ui.stopInfo.textContent = bits.join(" · ");
 }
 

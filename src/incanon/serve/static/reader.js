@@ -48,7 +48,8 @@ export function positionName(at) {
 export function readerControl(reader, onchange) {
   const unset = !reader.cap || reader.spoilers;  // under a cap a reader position always applies
   const options = [];
-  if (unset) options.push(h("option", { value: "" }, "not set: points by position only"));
+  // Short enough for the panel; the help under it says what "not set" means.
+  if (unset) options.push(h("option", { value: "", title: "not set: points by position only" }, "not set"));
   for (const at of reader.choices) options.push(h("option", { value: at }, positionName(at)));
   const select = h("select", { testid: "reader", "aria-label": "I have read up to",
     onchange: () => onchange(select.value) }, options);

@@ -43,7 +43,7 @@ export async function runsView(params) {
       compare.disabled = chosen.size === 0;
     } })),
     h("td", {}, h("a", { href: `#/runs/${encodeURIComponent(run.id)}` }, run.id)), h("td", {}, run.benchmark),
-    h("td", {}, run.label), h("td", {}, run.status),
+    h("td", {}, run.label), h("td", { class: "nowrap" }, run.status),
     h("td", { class: "num" }, `${run.ok}${run.failed ? ` + ${run.failed} failed` : ""} / ${run.total ?? "?"}`),
     scoreNames.map((name) => h("td", { class: "num" }, meanSem(run.scores[name]))),
     h("td", { class: "num" }, fmt(run.usage.calls)), h("td", { class: "num" }, run.usage.cost ? `$${run.usage.cost.toFixed(4)}` : "-"),

@@ -9,7 +9,7 @@ import { markdown } from "./markdown.js";
 import { storeReader, withReader, readerControl, timelineLoader, isAfter } from "./reader.js";
 
 const MAX_CAST = 4;
-const NARRATE = "Say something as the narrator, or /why, /to NAME …, /next NAME";
+const NARRATE = "Narrate, or /why, /to NAME …, /next NAME, /help";
 const PICK = "display:flex;gap:.4rem;align-items:center;margin-top:.15rem;color:inherit";
 const KEPT_SCENE = "incanon.scene.last";
 const state = { works: [], timeline: null, scene: null, selected: null, busy: false, reader: "", ui: null };
@@ -50,7 +50,7 @@ export async function sceneView() {
     h("p", { class: "muted" }, "Choose two to four characters and a point in the story, then start the scene."));
   const asSel = h("select", { testid: "scene-as", "aria-label": "Speak as", onchange: () => {
     input.placeholder = asSel.value ? `Say something as ${asSel.value}` : NARRATE; } });
-  const input = h("input", { type: "text", testid: "scene-say", disabled: true, placeholder: NARRATE,
+  const input = h("input", { type: "text", testid: "scene-say", disabled: true, placeholder: NARRATE, title: NARRATE,
     onkeydown: (e) => { if (e.key === "Enter") send(); } });
   const sendBtn = h("button", { class: "primary", testid: "scene-send", disabled: true, onclick: () => send() }, "Send");
   const nextBtn = h("button", { testid: "scene-next", disabled: true, title: "Let the next speaker answer",
@@ -97,7 +97,9 @@ async function loadWork(work) {
     h("input", { type: "checkbox", value: c.name, testid: "scene-character", checked: picked.has(c.name),
       style: "display:inline;width:auto;margin:0" }), c.name)));
   const scenes = timeline.stops.flatMap((s) => s.scenes.map((x) => ({ ...x, at: s.at })));
-  ui.settingSel.replaceChildren(h("option", { value: "" }, "none"),
+  // Without a reader position no scene of the book is named (titles tell what happens): say why.
+  const none = scenes.length || state.reader ? "none" : "none: set your reading first";
+  ui.settingSel.replaceChildren(h("option", { value: "" }, none),
     ...scenes.map((x) => h("option", { value: x.id }, `${x.at}${x.title ? ` · ${x.title}` : ""}`)));
   ui.slider.max = Math.max(0, timeline.stops.length - 1);
   const scene = state.scene;
@@ -197,7 +199,9 @@ function lineEl(line, scene) {
   const aside = line.to ? ` · aside to ${line.to}` : "";
   const everyone = line.heard_by.length === scene.present.length && !line.to;
   const heard = everyone ? "" : ` · heard by ${line.heard_by.join(", ") || "nobody"}`;
-  const who = narrator ? `narrator${aside}` : `${line.speaker}${line.written_by === "user" ? " (written by you)" : ` · ${line.chosen}`}${aside}`;
+  // "user" as the chooser means the person picked the speaker (/next NAME); the model wrote it.
+  const chosen = line.chosen === "user" ? "chosen by you" : line.chosen;
+  const who = narrator ? `narrator${aside}` : `${line.speaker}${line.written_by === "user" ? " (written by you)" : ` · ${chosen}`}${aside}`;
   const answered = Boolean(line.evidence);
   return h("div", { class: `turn ${narrator ? "user" : "character"}${state.selected === line.index ? " selected" : ""}`,
     testid: narrator ? "scene-line-narrator" : "scene-line-character",
