@@ -163,3 +163,17 @@ def test_all_eight_methods_on_four_series_with_no_failed_item(tmp_path):
     assert failed.returncode == 2 and "no item was judged: 20 of 20 items failed" in failed.stderr
     report = json.loads(failed.stdout)["report"]
     assert report["runs"][0]["failed"] == 20 and report["runs"][0]["failed_ids"][:2] == ["00000", "00001"]
+
+
+def test_the_third_hunger_games_book_is_named_as_published_and_the_difference_is_documented() -> None:
+    # The authors' data writes "Mocking Jay"; incanon keeps the published title under both
+    # protocols, and docs/timechara.md says so with its size (8 of 224 prompts).
+    from pathlib import Path
+
+    from incanon.bench.timechara.published import series_info
+
+    hunger = series_info("hunger_games")
+    assert hunger is not None and hunger.books[3] == "Mockingjay"
+    guide = (Path(__file__).resolve().parents[3] / "docs" / "timechara.md").read_text(encoding="utf-8")
+    row = next(line for line in guide.splitlines() if "Mocking Jay" in line)
+    assert "8 prompts" in row and "224" in row
