@@ -124,24 +124,23 @@ class CharacterKnowledge:
         chunk_id = getattr(chunk, "id", None)
         if chunk_id is None:  # a bare placed thing: witnessing alone
             return chunk.scene is None or chunk.scene in self.witnessed_ids
-        return chunk_id in self._views_by_id
+        return chunk_id in self._perceived
 
     def chunk_view(self, chunk: Placed) -> str:
         """The text of ``chunk`` the character perceived ("" when nothing, or when it lies after
         the position); pieces not next to each other are joined by ``perception.GAP``."""
         if not self.may_know_time(chunk.position):
             return ""
-        return self._views_by_id.get(getattr(chunk, "id", ""), "")
+        return self._perceived.get(getattr(chunk, "id", ""), (0, ""))[1]
 
     @cached_property
-    def chunk_views(self) -> dict[int, str]:
-        """Chunk row id → the text the character perceived of it, for every chunk at or before
-        the position of which it perceived anything (in story order)."""
+    def _perceived(self) -> dict[str, tuple[int, str]]:
+        # Chunk id -> (row id, the text perceived), for every chunk at or before the position of
+        # which the character perceived anything, in story order: read once per knowledge.
         s = self.scope
         witnessed = set(self.witnessed_ids)
         name, at = self.character.name, self.at.key
-        views: dict[int, str] = {}
-        self.__dict__["_views_by_id"] = by_id = {}
+        found: dict[str, tuple[int, str]] = {}
         for rid, ext_id, text, units, scene in plain_rows(
                 s._conn, "SELECT k.id, k.ext_id, k.text, k.units, sc.ext_id FROM chunks k LEFT JOIN scenes sc"
                 " ON sc.id = k.scene_id WHERE k.work_id = ? AND k.pos_key <= ? ORDER BY k.pos_key, k.ord",
@@ -152,13 +151,18 @@ class CharacterKnowledge:
             else:
                 got = view(text, [Unit.from_json(d) for d in json.loads(units)], name, at, seen)
             if got:
-                views[rid] = by_id[ext_id] = got
-        return views
+                found[ext_id] = (rid, got)
+        return found
 
     @cached_property
-    def _views_by_id(self) -> dict[str, str]:
-        self.chunk_views  # fills it
-        return self.__dict__["_views_by_id"]
+    def chunk_views(self) -> dict[int, str]:
+        """Chunk row id → the text the character perceived of it, for every chunk at or before
+        the position of which it perceived anything (in story order)."""
+        return dict(self._perceived.values())
+
+    def perceived(self, chunk_id: str) -> bool:
+        """True when the character perceived something of chunk ``chunk_id`` by the position."""
+        return chunk_id in self._perceived
 
     @cached_property
     def perceived_rows(self) -> np.ndarray:

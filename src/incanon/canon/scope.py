@@ -134,7 +134,7 @@ class KnowledgeScope:
             return IN_SCOPE
         knows = self.knowledge()
         if chunk is not None:
-            return IN_SCOPE if chunk in knows._views_by_id else NOT_WITNESSED
+            return IN_SCOPE if knows.perceived(chunk) else NOT_WITNESSED
         if scene is not None and not knows.may_know_scene(scene):
             return NOT_WITNESSED
         return IN_SCOPE
