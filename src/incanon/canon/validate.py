@@ -21,8 +21,8 @@ from typing import NoReturn
 from incanon.canon.names import OUTSIDE_SPEAKERS, did_you_mean, listing, norm
 from incanon.canon.position import Axis, Position
 from incanon.canon.world import SCHEMA_VERSION as WORLD_SCHEMA_VERSION
-from incanon.canon.perception import StatedUnit, place_units
-from incanon.canon.world import Chunk, World
+from incanon.canon.unit_plan import plan_units
+from incanon.canon.world import World
 from incanon.errors import InputError
 
 #: A relation endpoint or fact subject: ("c", character index) or ("e", entity index).
@@ -231,31 +231,7 @@ class _Checker:
             seen.add(ck.id)
             key = self.position(f"{path}.position", ck.position)
             self.plan.chunks.append((key, self.scene(f"{path}.scene", ck.scene)))
-            self.plan.chunk_units.append(self.units(path, ck))
-
-    def units(self, path: str, ck: Chunk) -> str:
-        """The chunk's perceived units as stored (JSON), stated ones placed in its text."""
-        canonical = [c.name for c in self.world.characters]
-        narrator = self.plan.narrator
-        if ck.narrator is not None:
-            narrator = canonical[self.character(f"{path}.narrator", ck.narrator)]
-        stated = []
-        for j, u in enumerate(ck.units):
-            upath = f"{path}.units[{j}]"
-            self.nonblank(f"{upath}.text", u.text, "unit text")
-            by = None if u.by is None else canonical[self.character(f"{upath}.by", u.by)]
-            known = tuple(canonical[self.character(f"{upath}.known_by[{k}]", n)] for k, n in enumerate(u.known_by))
-            if u.mode == "thought" and by is None:
-                self.fail(f"{upath}.by", "a thought unit needs 'by' (whose thought it is)")
-            if u.mode == "document" and by is None and not known:
-                self.fail(f"{upath}.by", "a document unit needs 'by' (its writer) or 'known_by' (its readers)")
-            start = self.opt_position(f"{upath}.from", u.from_)
-            stated.append(StatedUnit(u.text, u.mode, u.audience, by, known, start))
-        units, missing = place_units(ck.text, stated, narrator)
-        if missing is not None:
-            self.fail(f"{path}.units[{missing}].text", f"{ck.units[missing].text[:60]!r} is not in the chunk's text "
-                      "after the previous unit (units are given in text order, each its exact text)")
-        return json.dumps([u.to_json() for u in units], ensure_ascii=False)
+            self.plan.chunk_units.append(plan_units(self, path, ck))
 
     def scenes(self) -> None:
         for i, sc in enumerate(self.world.scenes):
