@@ -131,7 +131,7 @@ class CharacterKnowledge:
         the position); pieces not next to each other are joined by ``perception.GAP``."""
         if not self.may_know_time(chunk.position):
             return ""
-        return self._perceived.get(getattr(chunk, "id", ""), (0, ""))[1]
+        return self.perceived_text(getattr(chunk, "id", ""))
 
     @cached_property
     def _perceived(self) -> dict[str, tuple[int, str]]:
@@ -163,6 +163,10 @@ class CharacterKnowledge:
     def perceived(self, chunk_id: str) -> bool:
         """True when the character perceived something of chunk ``chunk_id`` by the position."""
         return chunk_id in self._perceived
+
+    def perceived_text(self, chunk_id: str) -> str:
+        """What the character perceived of chunk ``chunk_id`` by the position ("" for nothing)."""
+        return self._perceived.get(chunk_id, (0, ""))[1]
 
     @cached_property
     def perceived_rows(self) -> np.ndarray:

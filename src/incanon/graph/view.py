@@ -79,15 +79,6 @@ _VEC_CACHE: dict[tuple[str, int, str], tuple[int, np.ndarray, np.ndarray]] = {}
 _VEC_LOCK = threading.Lock()
 
 
-@dataclass(frozen=True)
-class _Placed:
-    """A canon chunk by id, placed at the reader's position (its time already checked)."""
-
-    id: str
-    position: Position
-    scene: str | None = None
-
-
 class GraphView:
     """The graph of one work, cut by ``scope`` (None: everything)."""
 
@@ -186,7 +177,7 @@ class GraphView:
             self._canon_text = {c.id: c.text for c in self.db.canon.chunks(self.db.work.id)}
         if canon_chunk is not None and canon_chunk in self._canon_text and (pos_key is None or pos_key <= scope.at.key):
             # What the character perceived of the chunk (its units): nothing, a part, or all.
-            seen = scope.knowledge().chunk_view(_Placed(canon_chunk, scope.at))
+            seen = scope.knowledge().perceived_text(canon_chunk)
             if seen and seen != self._canon_text[canon_chunk]:
                 self._partial[chunk_id] = fold(seen)
             return bool(seen)
